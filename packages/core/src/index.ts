@@ -1,0 +1,3 @@
+export * from "./api.ts";
+export * from "./manifest.ts";
+export * from "./span.ts";

@@ -1,0 +1,42 @@
+/**
+ * Span lines of SPEC section 3: one JSON object per line on a target's stdout.
+ */
+import { z } from "zod";
+
+export const SpanKind = z.enum(["gateway", "function"]);
+export const Entity = z.enum(["product", "user", "cart", "order"]);
+
+export const Span = z.object({
+  sfbench: z.literal("span"),
+  traceId: z.string().regex(/^[0-9a-f]{32}$/),
+  spanId: z.string().regex(/^[0-9a-f]{16}$/),
+  parentId: z.string().regex(/^[0-9a-f]{16}$/).nullable().optional(),
+  kind: SpanKind,
+  entity: Entity.optional(),
+  op: z.string().min(1),
+  key: z.string().optional(),
+  /** epoch microseconds */
+  start: z.number().int().nonnegative(),
+  /** epoch microseconds */
+  end: z.number().int().nonnegative(),
+});
+export type Span = z.infer<typeof Span>;
+
+/** Parses one stdout line; lines that are not spans give null (SPEC 3: they are ignored). */
+export function parseSpanLine(line: string): Span | null {
+  if (!line.startsWith("{") || !line.includes('"sfbench"')) return null;
+  try {
+    const r = Span.safeParse(JSON.parse(line));
+    return r.success ? r.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** W3C traceparent: version-traceid-parentid-flags. */
+export const TRACEPARENT_RE = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
+
+export function parseTraceparent(header: string | undefined): { traceId: string; parentId: string } | null {
+  const m = header ? TRACEPARENT_RE.exec(header.trim()) : null;
+  return m ? { traceId: m[1]!, parentId: m[2]! } : null;
+}
