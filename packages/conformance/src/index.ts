@@ -1,0 +1,57 @@
+/**
+ * runConformance(url): black-box checks of SPEC 2 over HTTP, so that the
+ * same suite checks every target. A check that cannot fail is not a check:
+ * test/ runs it against deliberately broken targets.
+ */
+import { runCheck, type CheckResult } from "./check.ts";
+import { Client } from "./client.ts";
+import { suite, type SuiteOptions } from "./suite.ts";
+
+export type { CheckResult } from "./check.ts";
+export { formatReport, formatFailure } from "./report.ts";
+
+export interface ConformanceReport {
+  url: string;
+  startedAt: string;
+  ms: number;
+  passed: number;
+  failed: number;
+  checks: CheckResult[];
+}
+
+export interface ConformanceOptions extends Partial<SuiteOptions> {
+  /** per-request timeout */
+  timeoutMs?: number;
+  /** only run checks whose id starts with one of these (e.g. "checkout", "analytics.cycle") */
+  only?: string[];
+  /** called after each check, for progress output */
+  onCheck?: (result: CheckResult, done: number, total: number) => void;
+}
+
+/** How many checks the suite has (for progress bars). */
+export function countChecks(opts: ConformanceOptions = {}): number {
+  return plan(opts).length;
+}
+
+function plan(opts: ConformanceOptions) {
+  const groups = suite({ quietMs: opts.quietMs ?? 10_000 });
+  return groups
+    .flatMap(({ group, checks }) => checks.map((check) => ({ group, check })))
+    .filter(({ group, check }) => !opts.only?.length || opts.only.some((o) => `${group}.${check.id}`.startsWith(o)));
+}
+
+export async function runConformance(url: string, opts: ConformanceOptions = {}): Promise<ConformanceReport> {
+  const base = url.replace(/\/+$/, "");
+  const client = new Client(base, opts.timeoutMs ?? 10_000);
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const checks = plan(opts);
+  const results: CheckResult[] = [];
+  for (const { group, check } of checks) {
+    const result = await runCheck(group, check, client);
+    results.push(result);
+    opts.onCheck?.(result, results.length, checks.length);
+  }
+  const failed = results.filter((r) => !r.passed).length;
+  return { url: base, startedAt, ms: performance.now() - started, passed: results.length - failed, failed, checks: results };
+}

@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { manifestDigest, parseManifest, parseManifestText } from "../src/manifest.ts";
+
+const valid = {
+  name: "demo",
+  system: "Demo",
+  version: "1.0.0",
+  language: "typescript",
+  guarantees: { consistency: "serializable", messaging: "synchronous", durability: "durable" },
+  port: 8080,
+  local: { command: ["node", "server.js"] },
+  services: ["postgres"],
+  loc: { app: ["src/**/*.ts"] },
+};
+
+const errorsOf = (m: unknown) => {
+  const r = parseManifest(m);
+  if (r.ok) throw new Error("expected an invalid manifest");
+  return r.errors;
+};
+
+describe("target.json validation", () => {
+  it("accepts a valid manifest and fills defaults", () => {
+    const r = parseManifest(valid);
+    expect(r.ok && r.manifest).toMatchObject({ health: "/health", tracing: false, loc: { gateway: [] }, local: { env: {}, startupTimeoutSeconds: 60 } });
+  });
+
+  it("names the field and the allowed values of a bad enum", () => {
+    const [line] = errorsOf({ ...valid, services: ["postgres", "mysql"] });
+    expect(line).toMatch(/^services\.1: /);
+    expect(line).toContain("postgres, redis, kafka");
+  });
+
+  it("names a bad nested field with its allowed values", () => {
+    const [line] = errorsOf({ ...valid, guarantees: { ...valid.guarantees, messaging: "maybe" } });
+    expect(line).toMatch(/^guarantees\.messaging: /);
+    expect(line).toContain("exactly-once");
+  });
+
+  it("suggests the closest field for a misspelt one", () => {
+    const [line] = errorsOf({ ...valid, servics: ["redis"] });
+    expect(line).toContain('servics: unknown field (did you mean "services"?)');
+  });
+
+  it("names a missing required field", () => {
+    const { name: _n, ...rest } = valid;
+    expect(errorsOf(rest)[0]).toMatch(/^name: .*(allowed: a short slug)/);
+  });
+
+  it("rejects a port out of range, an invalid name and globs leaving the folder", () => {
+    const errors = errorsOf({ ...valid, port: 80, name: "Bad Name", loc: { app: ["../secret/**"] } });
+    expect(errors.some((e) => e.startsWith("port: "))).toBe(true);
+    expect(errors.some((e) => e.startsWith("name: must be 1-63 chars"))).toBe(true);
+    expect(errors.some((e) => e.startsWith("loc.app.0: must be a relative glob"))).toBe(true);
+  });
+
+  it("reports invalid JSON as one line instead of throwing", () => {
+    const r = parseManifestText("{ nope");
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.errors[0]).toMatch(/^\(root\): not valid JSON/);
+  });
+
+  it("digests equal manifests equally whatever the key order", () => {
+    const a = parseManifest(valid);
+    const b = parseManifest(Object.fromEntries(Object.entries(valid).reverse()));
+    expect(a.ok && b.ok && manifestDigest(a.manifest)).toBe(b.ok && manifestDigest(b.manifest));
+    expect(a.ok && manifestDigest(a.manifest)).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+});
