@@ -1,0 +1,44 @@
+/**
+ * The sfbench command line. Errors end with a one-line message and an exit
+ * code (2 usage, 3 environment, 1 other); SFBENCH_DEBUG=1 shows stacks.
+ */
+import { MissingPrerequisiteError } from "@sfbench/services";
+import { TargetError } from "@sfbench/provider-local";
+import { UsageError } from "./args.ts";
+import { manifest } from "./commands/manifest.ts";
+import { services } from "./commands/services.ts";
+import { target } from "./commands/target.ts";
+import { verify } from "./commands/verify.ts";
+
+const HELP = `sfbench: benchmark stateful serverless function systems
+
+usage:
+  sfbench services up|down|status [postgres|redis|kafka|k6 ...]
+  sfbench target list
+  sfbench target up <name> [--port N] [--trace]
+  sfbench target down <name>
+  sfbench verify (--url URL | --target NAME) [--json] [--only PREFIX]
+  sfbench manifest check <target.json>
+`;
+
+const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = { services, target, verify, manifest };
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === "help" || command === "--help" || command === "-h") {
+    process.stdout.write(HELP);
+    return command ? 0 : 2;
+  }
+  const run = COMMANDS[command];
+  try {
+    if (!run) throw new UsageError(`sfbench: unknown command "${command}"; allowed: ${Object.keys(COMMANDS).join(", ")} (see sfbench help)`);
+    return await run(rest);
+  } catch (e) {
+    const err = e as Error;
+    if (process.env.SFBENCH_DEBUG === "1") process.stderr.write(`${err.stack}\n`);
+    process.stderr.write(`error: ${err.message}\n`);
+    if (err instanceof UsageError) return 2;
+    if (err instanceof MissingPrerequisiteError || err instanceof TargetError) return 3;
+    return 1;
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The bundled targets: every packages/targets/<name>/target.json. Only these
+ * are ever started locally; commands from submissions are never executed.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseManifestText, type TargetManifest } from "@sfbench/core";
+import { paths } from "@sfbench/services";
+
+export interface BundledTarget {
+  name: string;
+  dir: string;
+  manifest: TargetManifest;
+}
+
+export class TargetError extends Error {}
+
+export const targetsDir = () => join(paths.root, "packages", "targets");
+
+/** Reads and validates one manifest file; errors name the file and the field. */
+export function loadManifest(file: string): TargetManifest {
+  if (!existsSync(file)) throw new TargetError(`${file}: no such file`);
+  const result = parseManifestText(readFileSync(file, "utf8"));
+  if (!result.ok) throw new TargetError(`${file}: ${result.errors.join("; ")}`);
+  return result.manifest;
+}
+
+export function listTargets(): BundledTarget[] {
+  return readdirSync(targetsDir(), { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(join(targetsDir(), d.name, "target.json")))
+    .map((d) => {
+      const dir = join(targetsDir(), d.name);
+      return { name: d.name, dir, manifest: loadManifest(join(dir, "target.json")) };
+    });
+}
+
+export function findTarget(name: string): BundledTarget {
+  const names = readdirSync(targetsDir()).filter((n) => existsSync(join(targetsDir(), n, "target.json")));
+  if (!names.includes(name)) {
+    throw new TargetError(`unknown target "${name}"; bundled targets: ${names.join(", ") || "(none)"}`);
+  }
+  const dir = join(targetsDir(), name);
+  const manifest = loadManifest(join(dir, "target.json"));
+  if (manifest.name !== name) throw new TargetError(`${dir}/target.json: name: "${manifest.name}" must equal its folder name "${name}"`);
+  if (!manifest.local) throw new TargetError(`${dir}/target.json: local: missing; a bundled target needs a local start command`);
+  return { name, dir, manifest };
+}

@@ -1,0 +1,152 @@
+/**
+ * Starting and stopping a bundled target as a detached process on loopback.
+ * State lives in .sfbench/targets/<name>.json so that `target down` from
+ * another process, and the worker's start-up sweep, can find it.
+ */
+import { spawn } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { createDatabase, kafkaBrokers, paths, redisUrl, up, type ServiceName } from "@sfbench/services";
+import { findTarget, TargetError } from "./catalog.ts";
+
+export interface RunningTarget {
+  name: string;
+  pid: number;
+  port: number;
+  url: string;
+  log: string;
+  startedAt: string;
+}
+
+export interface StartOptions {
+  port?: number;
+  trace?: boolean;
+  onProgress?: (message: string) => void;
+}
+
+const stateDir = () => join(paths.home, "targets");
+const stateFile = (name: string) => join(stateDir(), `${name}.json`);
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The running instance of a target started by sfbench, if any. */
+export function runningTarget(name: string): RunningTarget | undefined {
+  if (!existsSync(stateFile(name))) return undefined;
+  const state = JSON.parse(readFileSync(stateFile(name), "utf8")) as RunningTarget;
+  if (isAlive(state.pid)) return state;
+  rmSync(stateFile(name), { force: true });
+  return undefined;
+}
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once("error", () => resolve(false));
+    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
+  });
+}
+
+function tail(file: string, lines = 15): string {
+  try {
+    return readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+  } catch {
+    return "(no log)";
+  }
+}
+
+async function waitHealthy(url: string, pid: number, exited: () => string | undefined, timeoutMs: number, log: string) {
+  const deadline = Date.now() + timeoutMs;
+  let last = "no answer";
+  while (Date.now() < deadline) {
+    const how = exited();
+    if (how !== undefined) throw new TargetError(`target exited with ${how} during startup; last log lines:\n${tail(log)}`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      if (res.status === 200) return;
+      last = `answered ${res.status}`;
+    } catch (e) {
+      last = (e as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    /* already gone */
+  }
+  throw new TargetError(`target not healthy within ${timeoutMs / 1000} s (${url}: ${last}); last log lines:\n${tail(log)}`);
+}
+
+/** Starts a bundled target with the services it needs and waits for its health route. */
+export async function startTarget(name: string, opts: StartOptions = {}): Promise<RunningTarget> {
+  const { dir, manifest } = findTarget(name);
+  const local = manifest.local!;
+  const existing = runningTarget(name);
+  if (existing) throw new TargetError(`target ${name} is already running at ${existing.url} (pid ${existing.pid}); stop it with: sfbench target down ${name}`);
+  const port = opts.port ?? manifest.port;
+  if (!(await portFree(port))) throw new TargetError(`port ${port} on 127.0.0.1 is in use; choose another with --port`);
+
+  const env: Record<string, string> = { ...local.env, PORT: String(port), HOST: "127.0.0.1", SFBENCH_TRACE: opts.trace ? "1" : "0" };
+  const services = manifest.services as ServiceName[];
+  if (services.length) {
+    opts.onProgress?.(`starting services: ${services.join(", ")}`);
+    await up(services, { onProgress: (s, m) => opts.onProgress?.(`${s}: ${m}`) });
+  }
+  if (services.includes("postgres")) env.DATABASE_URL = await createDatabase(`target_${name.replace(/-/g, "_")}`, { fresh: true });
+  if (services.includes("redis")) env.REDIS_URL = redisUrl();
+  if (services.includes("kafka")) env.KAFKA_BROKERS = kafkaBrokers().join(",");
+
+  mkdirSync(stateDir(), { recursive: true });
+  const log = join(stateDir(), `${name}.log`);
+  const fd = openSync(log, "w");
+  opts.onProgress?.(`starting ${name}: ${local.command.join(" ")}`);
+  const child = spawn(local.command[0]!, local.command.slice(1), {
+    cwd: dir,
+    env: { ...process.env, ...env },
+    detached: true,
+    stdio: ["ignore", fd, fd],
+  });
+  closeSync(fd);
+  let exited: string | undefined;
+  child.on("exit", (code, signal) => (exited = code !== null ? `code ${code}` : `signal ${signal}`));
+  child.on("error", (e) => (exited = `an error: ${e.message}`));
+  if (!child.pid) throw new TargetError(`could not start ${local.command.join(" ")}`);
+  const state: RunningTarget = { name, pid: child.pid, port, url: `http://127.0.0.1:${port}`, log, startedAt: new Date().toISOString() };
+  writeFileSync(stateFile(name), JSON.stringify(state, null, 2));
+  try {
+    await waitHealthy(state.url + manifest.health, child.pid, () => exited, local.startupTimeoutSeconds * 1000, log);
+  } catch (e) {
+    rmSync(stateFile(name), { force: true });
+    throw e;
+  }
+  child.unref();
+  return state;
+}
+
+/** Stops a target started by startTarget (SIGTERM to its process group, SIGKILL after 10 s). Idempotent. */
+export async function stopTarget(name: string): Promise<boolean> {
+  const state = runningTarget(name);
+  if (!state) return false;
+  const signal = (s: NodeJS.Signals) => {
+    try {
+      process.kill(-state.pid, s);
+    } catch {
+      /* gone */
+    }
+  };
+  signal("SIGTERM");
+  const deadline = Date.now() + 10_000;
+  while (isAlive(state.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  if (isAlive(state.pid)) signal("SIGKILL");
+  while (isAlive(state.pid)) await new Promise((r) => setTimeout(r, 20));
+  rmSync(stateFile(name), { force: true });
+  return true;
+}
