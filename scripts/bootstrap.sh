@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Idempotent first step of `npm test` and `npm run demo`: checks the
+# prerequisites a fresh machine must have (Node, Go, Java) and installs the
+# npm dependencies when they are missing or stale. Services (PostgreSQL,
+# Redis, Kafka, k6) are started later, on demand, by @sfbench/services.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+fail() { echo "sfbench bootstrap: $*" >&2; exit 1; }
+
+command -v node >/dev/null || fail "Node.js is not installed: install Node 20.19+ (https://nodejs.org or your package manager)"
+node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)' \
+  || fail "Node $(node --version) is too old: install Node 20.19 or newer"
+command -v npm >/dev/null || fail "npm is not installed: it ships with Node.js"
+
+if [ ! -d node_modules ] || [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "sfbench bootstrap: installing npm dependencies"
+  npm install --no-audit --no-fund --loglevel=error
+fi
