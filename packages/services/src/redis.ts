@@ -1,0 +1,123 @@
+import { existsSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import net from "node:net";
+import path from "node:path";
+import { env, HOST, paths, ports } from "./env.ts";
+import { withLock } from "./lock.ts";
+import { CommandError, findExecutable, livePid, portAnswers, run, stopPid, tail, waitFor } from "./process.ts";
+import { MissingPrerequisiteError, type Progress, type Service, type ServiceStatus } from "./types.ts";
+
+const dir = path.join(paths.home, "redis");
+const pidFile = path.join(dir, "redis.pid");
+const logFile = path.join(dir, "redis.log");
+/** redis-server renames its process to "redis-server 127.0.0.1:PORT", so this identifies ours. */
+const processName = `redis-server ${HOST}:${ports.redis}`;
+
+export function redisUrl(): string {
+  return `redis://${HOST}:${ports.redis}`;
+}
+
+/** True when PING on a fresh TCP connection gets +PONG. */
+export function ping(port = ports.redis, timeoutMs = 1_000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: HOST, port, timeout: timeoutMs });
+    let reply = "";
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once("connect", () => socket.write("PING\r\n"));
+    socket.on("data", (chunk) => {
+      reply += chunk.toString();
+      if (reply.includes("\r\n")) done(reply.startsWith("+PONG"));
+    });
+    socket.once("timeout", () => done(false));
+    socket.once("error", () => done(false));
+    socket.once("close", () => done(false));
+  });
+}
+
+export interface RedisServerLookup {
+  pathEnv: string;
+  isRoot: boolean;
+  progress?: Progress;
+}
+
+/**
+ * The path of redis-server: from PATH, else installed with apt-get when running as root
+ * on a machine that has it; otherwise a MissingPrerequisiteError that says what to run.
+ */
+export async function ensureRedisServer({ pathEnv, isRoot, progress }: RedisServerLookup): Promise<string> {
+  const found = findExecutable("redis-server", pathEnv);
+  if (found) return found;
+  const aptGet = findExecutable("apt-get", pathEnv);
+  if (!isRoot || !aptGet) {
+    throw new MissingPrerequisiteError("redis-server not found: run `sudo apt-get install -y redis-server`");
+  }
+  progress?.("installing redis-server with apt-get");
+  const aptEnv = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  const install = () => run(aptGet, ["install", "-y", "redis-server"], { env: aptEnv, timeoutMs: 600_000 });
+  await install().catch(async () => {
+    await run(aptGet, ["update"], { env: aptEnv, timeoutMs: 600_000 });
+    await install();
+  });
+  const installed = findExecutable("redis-server", pathEnv) ?? findExecutable("redis-server", "/usr/bin:/usr/sbin");
+  if (!installed) throw new MissingPrerequisiteError("apt-get installed redis-server but it is not on PATH");
+  return installed;
+}
+
+async function status(): Promise<ServiceStatus> {
+  const pid = await livePid(pidFile, processName);
+  if (pid !== undefined && (await ping())) {
+    return { name: "redis", running: true, url: redisUrl(), pid, detail: `redis on ${HOST}:${ports.redis}, log ${logFile}` };
+  }
+  const detail =
+    pid === undefined && (await portAnswers(ports.redis))
+      ? `${HOST}:${ports.redis} is in use by a process sfbench did not start; set SFBENCH_REDIS_PORT to a free port`
+      : `not running (log ${logFile})`;
+  return { name: "redis", running: false, pid, detail };
+}
+
+async function up(progress: Progress): Promise<ServiceStatus> {
+  return withLock("redis", 600_000, async () => {
+    const current = await status();
+    if (current.running) {
+      progress("already running");
+      return current;
+    }
+    if (current.pid !== undefined) {
+      // Ours, but not answering PING: a hung server. Replace it.
+      await stopPid(current.pid, { command: processName, timeoutMs: 10_000 });
+    } else if (await portAnswers(ports.redis)) {
+      throw new Error(current.detail);
+    }
+    await rm(pidFile, { force: true });
+    const redisServer = await ensureRedisServer({ pathEnv: env.PATH, isRoot: process.getuid?.() === 0, progress });
+    await mkdir(dir, { recursive: true });
+    progress(`starting on ${HOST}:${ports.redis}`);
+    // Persistence is off: BullMQ queues for local runs are scratch data.
+    const args = [
+      "--port", String(ports.redis), "--bind", HOST, "--daemonize", "yes", "--dir", dir,
+      "--pidfile", pidFile, "--logfile", logFile, "--save", "", "--appendonly", "no",
+    ];
+    await run(redisServer, args, { timeoutMs: 30_000 }).catch(async (error: CommandError) => {
+      throw new Error(`redis-server did not start: ${error.message}\n${await tail(logFile)}`);
+    });
+    await waitFor(async () => ((await ping()) && existsSync(pidFile) ? true : undefined), {
+      timeoutMs: 15_000,
+      describe: async () => `redis-server does not answer PING on ${HOST}:${ports.redis}; log ${logFile}:\n${await tail(logFile)}`,
+    });
+    progress("ready");
+    return status();
+  });
+}
+
+async function down(): Promise<void> {
+  await withLock("redis", 600_000, async () => {
+    const pid = await livePid(pidFile, processName);
+    if (pid !== undefined) await stopPid(pid, { command: processName, timeoutMs: 15_000 });
+    await rm(pidFile, { force: true });
+  });
+}
+
+export const redis: Service = { up, down, status };

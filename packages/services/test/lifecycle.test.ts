@@ -1,0 +1,72 @@
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connects, freePort, servicesIn } from "./helpers.ts";
+
+// Each service here runs in a child process with its own SFBENCH_HOME and ports, so stopping
+// it cannot disturb the shared servers the other test files use.
+describe("services on a private home", () => {
+  let home: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    home = await mkdtemp(path.join(os.tmpdir(), "sfbench-home-"));
+    await chmod(home, 0o755); // mkdtemp makes it 0700; as root, postgres runs as sfbench-pg and must get in
+    env = {
+      SFBENCH_HOME: home,
+      SFBENCH_PG_PORT: String(await freePort()),
+      SFBENCH_REDIS_PORT: String(await freePort()),
+      SFBENCH_KAFKA_PORT: String(await freePort(2)),
+    };
+  });
+
+  afterAll(async () => {
+    await servicesIn(env, "down", ["postgres", "redis", "kafka"]);
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it("two concurrent starts of redis share one server", async () => {
+    const [a, b] = await Promise.all([servicesIn(env, "up", ["redis"]), servicesIn(env, "up", ["redis"])]);
+    expect(a?.[0]?.running).toBe(true);
+    expect(b?.[0]?.pid).toBe(a?.[0]?.pid);
+  });
+
+  it("redis stops on down, down twice is fine, and it starts again", async () => {
+    const port = Number(env.SFBENCH_REDIS_PORT);
+    const [before] = (await servicesIn(env, "up", ["redis"])) ?? [];
+    await servicesIn(env, "down", ["redis"]);
+    await servicesIn(env, "down", ["redis"]);
+    expect(await connects("127.0.0.1", port)).toBe(false);
+    const [stopped] = (await servicesIn(env, "status", ["redis"])) ?? [];
+    expect(stopped?.running).toBe(false);
+
+    const [after] = (await servicesIn(env, "up", ["redis"])) ?? [];
+    expect(after?.running).toBe(true);
+    expect(after?.pid).not.toBe(before?.pid);
+  });
+
+  it("postgres starts again after being killed, despite its stale postmaster.pid", async () => {
+    const [first] = (await servicesIn(env, "up", ["postgres"])) ?? [];
+    expect(first?.running).toBe(true);
+    process.kill(first!.pid!, "SIGKILL");
+
+    const [second] = (await servicesIn(env, "up", ["postgres"])) ?? [];
+    expect(second?.running).toBe(true);
+    expect(second?.pid).not.toBe(first?.pid);
+
+    await servicesIn(env, "down", ["postgres"]);
+    expect(await connects("127.0.0.1", Number(env.SFBENCH_PG_PORT))).toBe(false);
+  });
+
+  it("kafka stops on down and its ports are free afterwards", async () => {
+    const [started] = (await servicesIn(env, "up", ["kafka"])) ?? [];
+    expect(started?.running).toBe(true);
+    await servicesIn(env, "down", ["kafka"]);
+    const port = Number(env.SFBENCH_KAFKA_PORT);
+    expect(await connects("127.0.0.1", port)).toBe(false);
+    expect(await connects("127.0.0.1", port + 1)).toBe(false);
+    const [stopped] = (await servicesIn(env, "status", ["kafka"])) ?? [];
+    expect(stopped?.running).toBe(false);
+  });
+});
