@@ -15,6 +15,8 @@ export const MAX_ID_LENGTH = 128;
 export const Id = z.string().min(1).max(MAX_ID_LENGTH).describe("opaque id, 1-128 characters");
 export const NonNegInt = z.number().int().min(0).max(MAX_INT);
 export const PosInt = z.number().int().min(1).max(MAX_INT);
+/** Stored values (stock, credits, totals) may grow past 2^31-1 through additions: responses only need safe integers. */
+export const Count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
 // ---- request bodies (unknown fields are ignored: z.object strips them) ----
 
@@ -43,18 +45,18 @@ export const FreqItemsQuery = z.object({
 // ---- responses ----
 
 export const CreatedId = Id.describe("the new entity's id, as a JSON string");
-export const Product = z.object({ id: Id, price: NonNegInt, stock: NonNegInt });
-export const User = z.object({ id: Id, credits: NonNegInt });
-export const CartItem = z.object({ productId: Id, amount: PosInt });
+export const Product = z.object({ id: Id, price: NonNegInt, stock: Count });
+export const User = z.object({ id: Id, credits: Count });
+export const CartItem = z.object({ productId: Id, amount: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) });
 export const Cart = z.object({ id: Id, items: z.array(CartItem), checkedOut: z.boolean() });
-export const CheckoutResult = z.object({ orderId: Id, total: NonNegInt });
+export const CheckoutResult = z.object({ orderId: Id, total: Count });
 export const OrderStatus = z.enum(["completed", "failed"]);
 export const Order = z.object({
   id: Id,
   cartId: Id,
   userId: Id,
   status: OrderStatus,
-  total: NonNegInt,
+  total: Count,
   failure: z.string().optional(),
 });
 export const FreqItems = z.array(Id).describe("a set of product ids, any order");

@@ -1,0 +1,230 @@
+/**
+ * The result document of one run (SPEC 6): versioned, validated on write,
+ * never overwritten. A failed run keeps its error and is never plotted.
+ *
+ * Latencies are milliseconds; rates are requests (or iterations) per second;
+ * histograms are HDR histograms, compressed and base64-encoded
+ * (hdr-histogram-js `encodeIntoCompressedBase64`), in microseconds, so that
+ * they can be merged across runs later.
+ */
+import { z } from "zod";
+
+export const RESULT_SCHEMA_VERSION = 1;
+
+const count = z.number().int().nonnegative();
+const nonneg = z.number().nonnegative();
+const share = z.number().min(0).max(1);
+/** an encoded HDR histogram (microseconds, 1 us .. 60 s, 3 significant digits) */
+const EncodedHistogram = z.string().min(1);
+
+export const LatencyStats = z.strictObject({
+  count,
+  mean: nonneg,
+  p50: nonneg,
+  p95: nonneg,
+  p99: nonneg,
+  p999: nonneg,
+  max: nonneg,
+  min: nonneg,
+});
+export type LatencyStats = z.infer<typeof LatencyStats>;
+
+/** Requests of one kind, by outcome: 200 successful, 409 rejected (business failure), anything else an error. */
+export const OutcomeSummary = z.strictObject({
+  requests: count,
+  successful: count,
+  rejected: count,
+  errors: count,
+  /** over the answered requests (successful and rejected) */
+  latency: LatencyStats,
+  histogram: EncodedHistogram.optional(),
+});
+export type OutcomeSummary = z.infer<typeof OutcomeSummary>;
+
+/** One second of a run; t counts seconds from the run's start. */
+export const SeriesPoint = z.strictObject({
+  t: z.number().int().nonnegative(),
+  /** offered arrival rate of the step running in this second */
+  offered: nonneg.optional(),
+  successful: count,
+  rejected: count,
+  errors: count,
+  dropped: count,
+  /** null when no request ended in this second */
+  p50: nonneg.nullable(),
+  p99: nonneg.nullable(),
+});
+export type SeriesPoint = z.infer<typeof SeriesPoint>;
+
+/** One arrival-rate step of the max-throughput ramp. */
+export const StepResult = z.strictObject({
+  scenario: z.string().min(1),
+  offeredRate: nonneg,
+  durationS: z.number().positive(),
+  /** successful requests per second over the step */
+  achievedRate: nonneg,
+  /** (successful + rejected) / offered */
+  completedShare: nonneg,
+  errorRate: share,
+  droppedIterations: count,
+  latency: LatencyStats,
+  histogram: EncodedHistogram.optional(),
+  /** why the step is not sustainable; empty or absent when it is */
+  failedBecause: z.array(z.string()).optional(),
+});
+export type StepResult = z.infer<typeof StepResult>;
+
+export const MaxThroughput = z.strictObject({
+  /** maximum of the trailing 10 s moving average of successful requests per second */
+  maxMovingAvg10s: nonneg,
+  /** true when the series was shorter than 10 s and the average covers what exists */
+  movingAvgPartial: z.boolean().optional(),
+  /** the highest sustainable step's offered rate, or null when no step was sustainable */
+  sustainableRate: nonneg.nullable(),
+  steps: z.array(StepResult),
+});
+export type MaxThroughput = z.infer<typeof MaxThroughput>;
+
+const ByTag = z.record(z.string(), OutcomeSummary);
+
+export const StableLoad = z.strictObject({
+  offeredRate: nonneg,
+  durationS: z.number().positive(),
+  achievedRate: nonneg,
+  errorRate: share,
+  droppedIterations: count.optional(),
+  latency: LatencyStats,
+  /** key: number of products in the cart */
+  byCartSize: ByTag.optional(),
+  /** key: linear | fan-out | exponential */
+  byShape: ByTag.optional(),
+  /** key: "<top>/<depth>" */
+  byTopDepth: ByTag.optional(),
+  histogram: EncodedHistogram,
+});
+export type StableLoad = z.infer<typeof StableLoad>;
+
+export const Cost = z.strictObject({
+  coreSecondsPer1000: nonneg,
+  throughputPerCore: nonneg,
+  peakRssBytes: count,
+  targetCpuSeconds: nonneg,
+  generatorCpuSeconds: nonneg,
+  /** share of the generator's cores it kept busy; above 0.9 the generator was the bottleneck */
+  generatorCpuShare: nonneg,
+});
+export type Cost = z.infer<typeof Cost>;
+
+export const Anomalies = z.strictObject({
+  kinds: z.record(z.string(), count),
+  total: count,
+});
+export type Anomalies = z.infer<typeof Anomalies>;
+
+export const WORKLOADS = ["checkout", "analytics", "contention"] as const;
+export const DISTRIBUTIONS = ["uniform", "zipf"] as const;
+
+const JsonScalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const Parameters = z.record(z.string(), z.union([JsonScalar, z.array(JsonScalar), z.record(z.string(), JsonScalar)]));
+
+export const Cell = z.strictObject({
+  workload: z.enum(WORKLOADS),
+  distribution: z.enum(DISTRIBUTIONS),
+  /** every configurable workload parameter as it was used (SPEC 4) */
+  parameters: Parameters.default({}),
+  seed: z.number().int(),
+  maxThroughput: MaxThroughput.optional(),
+  stable: StableLoad.optional(),
+  series: z.array(SeriesPoint).default([]),
+  /** the requests that prepare the measured one (create-user, add-to-cart, ...), by op */
+  setupOps: z.record(z.string(), OutcomeSummary).optional(),
+  cost: Cost.optional(),
+  anomalies: Anomalies.optional(),
+  /** span breakdown (SPEC 5); shape defined when the breakdown is built */
+  breakdown: z.record(z.string(), z.unknown()).optional(),
+  valid: z.boolean(),
+  invalidReason: z.string().min(1).optional(),
+});
+export type Cell = z.infer<typeof Cell>;
+
+export const Environment = z.strictObject({
+  kind: z.enum(["local", "kubernetes"]),
+  nodes: z.number().int().positive(),
+  machineType: z.string().min(1).optional(),
+  cpuModel: z.string(),
+  cores: z.number().int().positive(),
+  memoryBytes: count,
+  os: z.string(),
+  /** Node.js version of the worker */
+  node: z.string(),
+  k6Version: z.string(),
+  systemVersion: z.string().optional(),
+  gitSha: z.string().regex(/^[0-9a-f]{7,40}$/).optional(),
+  /** CPU lists (taskset syntax) when generator and target share a machine */
+  cpuSplit: z.strictObject({ generator: z.string().min(1), target: z.string().min(1) }).optional(),
+});
+export type Environment = z.infer<typeof Environment>;
+
+export const ResultDocument = z
+  .strictObject({
+    $schema: z.string().optional(),
+    schemaVersion: z.literal(RESULT_SCHEMA_VERSION),
+    runId: z.uuid(),
+    status: z.enum(["completed", "failed"]),
+    error: z.strictObject({ stage: z.string().min(1), message: z.string() }).optional(),
+    target: z.strictObject({
+      name: z.string().min(1),
+      version: z.string().min(1),
+      system: z.string().min(1),
+      manifestDigest: z.string().regex(/^sha256:[0-9a-f]{64}$/, { message: "must be sha256:<64 hex digits>" }),
+    }),
+    environment: Environment,
+    startedAt: z.iso.datetime({ offset: true }),
+    finishedAt: z.iso.datetime({ offset: true }),
+    profile: z.enum(["quick", "standard", "thesis"]),
+    cells: z.array(Cell),
+    rawData: z.strictObject({ dir: z.string().min(1), files: z.array(z.string().min(1)) }),
+  })
+  .superRefine((doc, ctx) => {
+    if (doc.status === "failed" && !doc.error)
+      ctx.addIssue({ code: "custom", path: ["error"], message: 'required when status is "failed": {stage, message}' });
+    if (doc.status === "completed" && doc.error)
+      ctx.addIssue({ code: "custom", path: ["error"], message: 'only allowed when status is "failed"' });
+    if (Date.parse(doc.finishedAt) < Date.parse(doc.startedAt))
+      ctx.addIssue({ code: "custom", path: ["finishedAt"], message: "is before startedAt" });
+    doc.cells.forEach((cell, i) => {
+      if (!cell.valid && !cell.invalidReason)
+        ctx.addIssue({ code: "custom", path: ["cells", i, "invalidReason"], message: "required when valid is false" });
+    });
+  });
+export type ResultDocument = z.infer<typeof ResultDocument>;
+export type ResultDocumentInput = z.input<typeof ResultDocument>;
+
+export type ResultParse = { ok: true; result: ResultDocument } | { ok: false; errors: string[] };
+
+/** One line per problem: `cells.0.stable.latency.p99: Invalid input: expected number, received string`. */
+export function formatResultErrors(error: z.ZodError): string[] {
+  return error.issues.map((issue) => {
+    const field = issue.path.map(String).join(".") || "(root)";
+    if (issue.code === "unrecognized_keys") return `${field}: unknown field(s) ${issue.keys.join(", ")}`;
+    return `${field}: ${issue.message}`;
+  });
+}
+
+/** Validates parsed JSON (or JSON text) as a result document. Never throws. */
+export function parseResult(json: unknown): ResultParse {
+  if (typeof json === "string") {
+    try {
+      json = JSON.parse(json);
+    } catch (e) {
+      return { ok: false, errors: [`(root): not valid JSON: ${(e as Error).message}`] };
+    }
+  }
+  if (json && typeof json === "object" && "schemaVersion" in json && json.schemaVersion !== RESULT_SCHEMA_VERSION)
+    return {
+      ok: false,
+      errors: [`schemaVersion: this reader understands version ${RESULT_SCHEMA_VERSION}, the document has ${JSON.stringify(json.schemaVersion)}`],
+    };
+  const r = ResultDocument.safeParse(json);
+  return r.success ? { ok: true, result: r.data } : { ok: false, errors: formatResultErrors(r.error) };
+}

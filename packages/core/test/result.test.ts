@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { parseResult, RESULT_SCHEMA_VERSION, type ResultDocumentInput } from "../src/index.ts";
+
+const stats = { count: 10, mean: 5, p50: 4, p95: 9, p99: 10, p999: 10, max: 10, min: 1 };
+
+function doc(): ResultDocumentInput {
+  return {
+    schemaVersion: RESULT_SCHEMA_VERSION,
+    runId: "3f0c6c2e-8a4b-4d7e-9c1a-2b3c4d5e6f70",
+    status: "completed",
+    target: { name: "node-postgres", version: "0.1.0", system: "Node.js + Postgres", manifestDigest: "sha256:" + "a".repeat(64) },
+    environment: {
+      kind: "local", nodes: 1, cpuModel: "AMD EPYC", cores: 8, memoryBytes: 16e9, os: "Linux 6.1", node: "v20.19.0",
+      k6Version: "v1.8.1", gitSha: "b973eae", cpuSplit: { generator: "0-1", target: "2-7" },
+    },
+    startedAt: "2026-11-22T06:00:00.000Z",
+    finishedAt: "2026-11-22T06:10:00.000Z",
+    profile: "quick",
+    cells: [
+      {
+        workload: "checkout",
+        distribution: "zipf",
+        parameters: { products: 5000, zipfExponent: 1.25, cartSize: [2, 8] },
+        seed: 42,
+        maxThroughput: {
+          maxMovingAvg10s: 812.4,
+          sustainableRate: 800,
+          steps: [
+            { scenario: "step_0", offeredRate: 800, durationS: 30, achievedRate: 799.5, completedShare: 0.999, errorRate: 0, droppedIterations: 0, latency: stats },
+            { scenario: "step_1", offeredRate: 1600, durationS: 30, achievedRate: 900, completedShare: 0.56, errorRate: 0.2, droppedIterations: 900, latency: stats, failedBecause: ["completed 56% of the offered rate (< 95%)"] },
+          ],
+        },
+        stable: {
+          offeredRate: 640, durationS: 60, achievedRate: 639.9, errorRate: 0, latency: stats,
+          byCartSize: { "2": { requests: 10, successful: 9, rejected: 1, errors: 0, latency: stats } },
+          histogram: "HISTFAAAACl4nJNpmSzMwMDAxsDAwMjAwMDMAAEgNgPz5HYGGP88P9NZfiYAVIQELg==",
+        },
+        series: [{ t: 0, offered: 800, successful: 790, rejected: 1, errors: 0, dropped: 0, p50: 4.2, p99: 12.5 }, { t: 1, successful: 0, rejected: 0, errors: 0, dropped: 0, p50: null, p99: null }],
+        anomalies: { kinds: { "negative-stock": 0 }, total: 0 },
+        valid: true,
+      },
+    ],
+    rawData: { dir: ".sfbench/runs/3f0c6c2e", files: ["checkout-zipf.csv.gz"] },
+  };
+}
+
+describe("result document", () => {
+  it("accepts a complete document and fills defaults", () => {
+    const r = parseResult(doc());
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(r.result.cells[0]!.maxThroughput!.sustainableRate).toBe(800);
+  });
+
+  it("accepts JSON text", () => expect(parseResult(JSON.stringify(doc())).ok).toBe(true));
+
+  it("names the field of every problem", () => {
+    const d = doc() as Record<string, unknown> & ReturnType<typeof doc>;
+    d.cells[0]!.stable!.latency = { ...stats, p99: "slow" as unknown as number };
+    d.environment.kind = "cloud" as "local";
+    d.extra = 1;
+    const r = parseResult(d);
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.errors).toContainEqual(expect.stringMatching(/^cells\.0\.stable\.latency\.p99: /));
+      expect(r.errors).toContainEqual(expect.stringMatching(/^environment\.kind: .*"local"\|"kubernetes"/));
+      expect(r.errors).toContainEqual(expect.stringMatching(/^\(root\): unknown field\(s\) extra/));
+    }
+  });
+
+  it("requires the error of a failed run", () => {
+    const r = parseResult({ ...doc(), status: "failed", cells: [] });
+    expect(r).toEqual({ ok: false, errors: ['error: required when status is "failed": {stage, message}'] });
+    expect(parseResult({ ...doc(), status: "failed", cells: [], error: { stage: "seed", message: "target answered 500" } }).ok).toBe(true);
+  });
+
+  it("requires a reason for an invalid cell", () => {
+    const d = doc();
+    d.cells[0]!.valid = false;
+    expect(parseResult(d)).toEqual({ ok: false, errors: ["cells.0.invalidReason: required when valid is false"] });
+  });
+
+  it("refuses another schema version with a readable message", () => {
+    const r = parseResult({ ...doc(), schemaVersion: 2 });
+    expect(r).toEqual({ ok: false, errors: ["schemaVersion: this reader understands version 1, the document has 2"] });
+  });
+
+  it("reports broken JSON text", () => {
+    const r = parseResult("{");
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors[0]).toMatch(/^\(root\): not valid JSON/);
+  });
+});
