@@ -25,21 +25,22 @@ export function loadManifest(file: string): TargetManifest {
   return result.manifest;
 }
 
-export function listTargets(): BundledTarget[] {
-  return readdirSync(targetsDir(), { withFileTypes: true })
-    .filter((d) => d.isDirectory() && existsSync(join(targetsDir(), d.name, "target.json")))
+export function listTargets(root = targetsDir()): BundledTarget[] {
+  return readdirSync(root, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(join(root, d.name, "target.json")))
     .map((d) => {
-      const dir = join(targetsDir(), d.name);
+      const dir = join(root, d.name);
       return { name: d.name, dir, manifest: loadManifest(join(dir, "target.json")) };
     });
 }
 
-export function findTarget(name: string): BundledTarget {
-  const names = readdirSync(targetsDir()).filter((n) => existsSync(join(targetsDir(), n, "target.json")));
+/** A bundled target by name; `root` is the folder of target folders (tests use their own). */
+export function findTarget(name: string, root = targetsDir()): BundledTarget {
+  const names = readdirSync(root).filter((n) => existsSync(join(root, n, "target.json")));
   if (!names.includes(name)) {
     throw new TargetError(`unknown target "${name}"; bundled targets: ${names.join(", ") || "(none)"}`);
   }
-  const dir = join(targetsDir(), name);
+  const dir = join(root, name);
   const manifest = loadManifest(join(dir, "target.json"));
   if (manifest.name !== name) throw new TargetError(`${dir}/target.json: name: "${manifest.name}" must equal its folder name "${name}"`);
   if (!manifest.local) throw new TargetError(`${dir}/target.json: local: missing; a bundled target needs a local start command`);

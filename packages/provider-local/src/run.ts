@@ -21,6 +21,8 @@ export interface RunningTarget {
 
 export interface StartOptions {
   port?: number;
+  /** the folder of target folders (default packages/targets) */
+  targetsRoot?: string;
   trace?: boolean;
   onProgress?: (message: string) => void;
 }
@@ -87,7 +89,7 @@ async function waitHealthy(url: string, pid: number, exited: () => string | unde
 
 /** Starts a bundled target with the services it needs and waits for its health route. */
 export async function startTarget(name: string, opts: StartOptions = {}): Promise<RunningTarget> {
-  const { dir, manifest } = findTarget(name);
+  const { dir, manifest } = findTarget(name, opts.targetsRoot);
   const local = manifest.local!;
   const existing = runningTarget(name);
   if (existing) throw new TargetError(`target ${name} is already running at ${existing.url} (pid ${existing.pid}); stop it with: sfbench target down ${name}`);

@@ -9,7 +9,8 @@ function names(command: string, positionals: string[]): ServiceName[] | undefine
 }
 
 function table(rows: ServiceStatus[]): string {
-  return rows.map((s) => `${s.name.padEnd(9)} ${(s.running ? "up" : "down").padEnd(5)} ${(s.url ?? "").padEnd(36)} ${s.detail}`).join("\n") + "\n";
+  const state = (s: ServiceStatus) => (s.name === "k6" ? (s.running ? "installed" : "missing") : s.running ? "up" : "down");
+  return rows.map((s) => `${s.name.padEnd(9)} ${state(s).padEnd(10)} ${(s.url ?? "").padEnd(36)} ${s.detail}`).join("\n") + "\n";
 }
 
 export async function services(argv: string[]): Promise<number> {
