@@ -1,0 +1,159 @@
+/**
+ * The consistency audit (SPEC 2.3): after the load, read back what the
+ * workload touched and count anomalies by kind. Reads go over the same HTTP
+ * API as the load (GET routes), with a bounded number in flight.
+ */
+import { coPurchaseCounts, completedOrders, expectedTop, retracted, type ProductIdOf } from "./expected.ts";
+import type { CheckoutRecord } from "./records.ts";
+
+export const ANOMALY_KINDS = [
+  "stock-drift",
+  "negative-stock",
+  "credit-drift",
+  "negative-credits",
+  "ok-without-completed-order",
+  "wrong-total",
+  "rejected-with-side-effects",
+  "co-purchase-wrong",
+] as const;
+export type AnomalyKind = (typeof ANOMALY_KINDS)[number];
+
+export interface AuditInput {
+  baseUrl: string;
+  /** checkouts of the audited phase: stock and credits are checked against them */
+  records: CheckoutRecord[];
+  /** every checkout since the target started (co-purchase counts accumulate over the whole run) */
+  allRecords?: CheckoutRecord[];
+  idOf: ProductIdOf;
+  priceOf: (productId: string) => number;
+  /** stock of the products in scope right before the audited phase */
+  stockBefore: Map<string, number>;
+  /** at most this many records get their user, cart and order read (all ambiguous ones always are) */
+  sampleRecords?: number;
+  /** products whose frequently-bought-together answer is compared */
+  coPurchaseSample?: number;
+  /** time for off-path co-purchase updates to land before they are compared */
+  quietMs?: number;
+  concurrency?: number;
+}
+
+export interface AuditResult {
+  anomalies: Record<AnomalyKind, number>;
+  total: number;
+  checked: { records: number; products: number; coPurchase: number };
+  /** checkouts that got no clear answer (timeout, 5xx), resolved by reading the cart */
+  ambiguous: number;
+  /** a few concrete anomalies, for the report */
+  examples: string[];
+}
+
+async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
+}
+
+async function getJson(baseUrl: string, path: string): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(baseUrl + path, { signal: AbortSignal.timeout(10_000) });
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = text;
+  }
+  return { status: res.status, body };
+}
+
+const num = (v: unknown, key: string) => (v && typeof v === "object" ? Number((v as Record<string, unknown>)[key]) : NaN);
+
+/** A deterministic sample of at most n items, spread over the list. */
+function spread<T>(items: T[], n: number): T[] {
+  if (items.length <= n) return items;
+  const step = items.length / n;
+  return Array.from({ length: n }, (_, i) => items[Math.floor(i * step)]!);
+}
+
+export async function audit(input: AuditInput): Promise<AuditResult> {
+  const { baseUrl, records, idOf, priceOf } = input;
+  const concurrency = input.concurrency ?? 16;
+  const anomalies = Object.fromEntries(ANOMALY_KINDS.map((k) => [k, 0])) as Record<AnomalyKind, number>;
+  const examples: string[] = [];
+  const flag = (kind: AnomalyKind, example: string) => {
+    anomalies[kind]++;
+    if (examples.length < 20) examples.push(`${kind}: ${example}`);
+  };
+  const totalOf = (r: CheckoutRecord) => r.items.reduce((s, [p, a]) => s + priceOf(idOf(p)) * a, 0);
+
+  // 1. Which checkouts completed. A clear 200 or 409 is taken at its word (and
+  //    checked below); no answer or a 5xx is resolved by reading the cart.
+  const completed = new Set<CheckoutRecord>();
+  const ambiguous = records.filter((r) => r.status !== 200 && r.status !== 409);
+  const toRead = new Set([...ambiguous, ...spread(records.filter((r) => r.status === 200 || r.status === 409), input.sampleRecords ?? 5000)]);
+  for (const r of records) if (r.status === 200) completed.add(r);
+  await pool([...toRead], concurrency, async (r) => {
+    const cart = await getJson(baseUrl, `/shopping-carts/${r.cart}`);
+    const checkedOut = cart.status === 200 && (cart.body as { checkedOut?: unknown }).checkedOut === true;
+    const expectedTotal = totalOf(r);
+    if (r.status === 200) {
+      if (!checkedOut) flag("ok-without-completed-order", `checkout of cart ${r.cart} answered 200 but the cart is not checked out`);
+      if (r.total !== undefined && r.total !== expectedTotal) flag("wrong-total", `cart ${r.cart}: total ${r.total}, expected ${expectedTotal}`);
+      if (r.orderId) {
+        const order = await getJson(baseUrl, `/orders/${r.orderId}`);
+        if (order.status !== 200 || (order.body as { status?: unknown }).status !== "completed") {
+          flag("ok-without-completed-order", `order ${r.orderId} of a 200 checkout: ${order.status} ${JSON.stringify(order.body).slice(0, 120)}`);
+        }
+      }
+    } else if (r.status === 409) {
+      if (checkedOut) flag("rejected-with-side-effects", `checkout of cart ${r.cart} answered 409 but the cart is checked out`);
+    } else if (checkedOut) completed.add(r);
+    const user = await getJson(baseUrl, `/users/${r.user}`);
+    const credits = num(user.body, "credits");
+    const want = r.credits - (completed.has(r) ? expectedTotal : 0);
+    if (credits < 0) flag("negative-credits", `user ${r.user} has ${credits} credits`);
+    if (credits !== want) {
+      flag(r.status === 409 ? "rejected-with-side-effects" : "credit-drift", `user ${r.user}: ${credits} credits, expected ${want} (checkout answered ${r.status})`);
+    }
+  });
+
+  // 2. Stock: before minus what completed orders retracted, for every product in scope.
+  const taken = retracted(completedOrders(records, (r) => completed.has(r), idOf));
+  await pool([...input.stockBefore.keys()], concurrency, async (p) => {
+    const stock = num((await getJson(baseUrl, `/products/${p}`)).body, "stock");
+    const want = input.stockBefore.get(p)! - (taken.get(p) ?? 0);
+    if (stock < 0) flag("negative-stock", `product ${p} has stock ${stock}`);
+    if (stock !== want) flag("stock-drift", `product ${p}: stock ${stock}, expected ${want}`);
+  });
+
+  // 3. Co-purchase counts, once quiet: compare top-5 answers with the expected ones.
+  const all = input.allRecords ?? records;
+  const phase = new Set(records);
+  const allCompleted = (r: CheckoutRecord) => (phase.has(r) ? completed.has(r) : r.status === 200);
+  const counts = coPurchaseCounts(completedOrders(all, allCompleted, idOf));
+  const sample = spread([...counts.keys()].sort(), input.coPurchaseSample ?? 100);
+  await new Promise((r) => setTimeout(r, input.quietMs ?? 1000));
+  await pool(sample, concurrency, async (p) => {
+    const want = expectedTop(counts.get(p), 5).sort();
+    const got = (await getJson(baseUrl, `/products/${p}/freq-items?top=5&depth=1`)).body;
+    const gotIds = Array.isArray(got) ? (got as string[]).slice().sort() : got;
+    if (JSON.stringify(gotIds) !== JSON.stringify(want)) {
+      flag("co-purchase-wrong", `freq-items of ${p}: ${JSON.stringify(gotIds).slice(0, 120)}, expected ${JSON.stringify(want).slice(0, 120)}`);
+    }
+  });
+
+  const total = Object.values(anomalies).reduce((a, b) => a + b, 0);
+  return { anomalies, total, checked: { records: toRead.size, products: input.stockBefore.size, coPurchase: sample.length }, ambiguous: ambiguous.length, examples };
+}
+
+/** Reads the stock of products before a phase, for the audit. */
+export async function snapshotStock(baseUrl: string, productIds: string[], concurrency = 16): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  await pool(productIds, concurrency, async (p) => {
+    const stock = num((await getJson(baseUrl, `/products/${p}`)).body, "stock");
+    if (Number.isFinite(stock)) out.set(p, stock);
+  });
+  return out;
+}

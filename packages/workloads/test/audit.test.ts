@@ -1,0 +1,87 @@
+/**
+ * The audit against a correct and against deliberately broken targets: it
+ * must find nothing in the first and the named anomaly in each of the others.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { startMemoryTarget, type Fault, type MemoryTarget } from "@sfbench/conformance/testing";
+import { audit, snapshotStock } from "../src/audit/audit.ts";
+import type { CheckoutRecord } from "../src/audit/records.ts";
+
+let target: MemoryTarget | undefined;
+afterEach(async () => {
+  await target?.close();
+  target = undefined;
+});
+
+const PRICE = (i: number) => 1 + (i % 7);
+const idOf = (p: string | number) => `p-${p}`;
+const priceOf = (id: string) => PRICE(Number(id.slice(2)));
+
+async function call(base: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(base + path, { method, headers: body ? { "content-type": "application/json" } : {}, body: body ? JSON.stringify(body) : undefined });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** A small workload like the k6 checkout script's: fresh user and cart per iteration, audit records out. */
+async function workload(base: string, n: number, concurrent = false): Promise<CheckoutRecord[]> {
+  const prepared: Array<{ items: Array<[number, number]>; credits: number; user: string; cart: string }> = [];
+  for (let i = 0; i < n; i++) {
+    const items: Array<[number, number]> = [[i % 6, 1 + (i % 3)], [(i + 2) % 6, 1], [6 + (i % 2), 1]];
+    const total = items.reduce((s, [p, a]) => s + PRICE(p) * a, 0);
+    const credits = i % 5 === 0 ? total - 1 : total + 10; // every fifth lacks credits
+    const user = (await call(base, "POST", "/users", { credits })).body as string;
+    const cart = (await call(base, "POST", "/shopping-carts")).body as string;
+    for (const [p, a] of items) await call(base, "POST", `/shopping-carts/${cart}/products`, { productId: idOf(p), amount: a });
+    prepared.push({ items, credits, user, cart });
+  }
+  const checkout = async (x: (typeof prepared)[number]): Promise<CheckoutRecord> => {
+    const res = await call(base, "POST", "/orders/checkout", { cartId: x.cart, userId: x.user });
+    const body = res.body as { orderId?: string; total?: number };
+    return { sfbench: "audit", kind: "checkout", ...x, status: res.status, orderId: body?.orderId, total: body?.total };
+  };
+  if (concurrent) return Promise.all(prepared.map(checkout));
+  const out: CheckoutRecord[] = [];
+  for (const x of prepared) out.push(await checkout(x));
+  return out;
+}
+
+async function run(fault: Fault, opts: { stock?: number; n?: number; concurrent?: boolean } = {}) {
+  target = await startMemoryTarget({ fault });
+  const ids = Array.from({ length: 8 }, (_, i) => idOf(i));
+  for (const [i, id] of ids.entries()) await call(target.url, "PATCH", `/products/${id}`, { price: PRICE(i), stock: opts.stock ?? 1000 });
+  const before = await snapshotStock(target.url, ids);
+  const records = await workload(target.url, opts.n ?? 40, opts.concurrent);
+  return audit({ baseUrl: target.url, records, idOf, priceOf, stockBefore: before, quietMs: 50 });
+}
+
+describe("the consistency audit", () => {
+  it("finds no anomaly in a correct target, including its 409s", async () => {
+    const result = await run("none");
+    expect(result.examples).toEqual([]);
+    expect(result.total).toBe(0);
+    expect(result.checked).toMatchObject({ records: 40, products: 8 });
+    expect(result.checked.coPurchase).toBeGreaterThan(0);
+  });
+
+  it("finds stock drift when a failed checkout does not put stock back", async () => {
+    const result = await run("no-rollback");
+    expect(result.anomalies["stock-drift"]).toBeGreaterThan(0);
+  });
+
+  it("finds a wrong total and the credit drift it causes", async () => {
+    const result = await run("wrong-total");
+    expect(result.anomalies["wrong-total"]).toBeGreaterThan(0);
+  });
+
+  it("finds negative stock when concurrent checkouts oversell", async () => {
+    const result = await run("oversell", { stock: 3, n: 30, concurrent: true });
+    expect(result.anomalies["negative-stock"]).toBeGreaterThan(0);
+  });
+
+  it("finds wrong co-purchase counts", async () => {
+    const result = await run("no-co-purchase");
+    expect(result.anomalies["co-purchase-wrong"]).toBeGreaterThan(0);
+    expect(result.anomalies["stock-drift"]).toBe(0);
+  });
+});

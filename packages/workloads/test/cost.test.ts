@@ -1,0 +1,52 @@
+import { spawn } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { descendants, readStat } from "../src/cost/proc.ts";
+import { ProcessSampler } from "../src/cost/sampler.ts";
+import { planSplit } from "../src/cost/affinity.ts";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A shell whose child burns CPU for `seconds`, so the tree has depth 2. */
+function burner(seconds: number) {
+  return spawn("sh", ["-c", `node -e 'const end = Date.now() + ${seconds * 1000}; const a = Buffer.alloc(64 << 20, 1); while (Date.now() < end) {} a[0]'`], { stdio: "ignore" });
+}
+
+describe("process sampling from /proc", () => {
+  it("reads this process's own stat", () => {
+    const s = readStat(process.pid)!;
+    expect(s.ppid).toBe(process.ppid);
+    expect(s.rssBytes).toBeGreaterThan(10 << 20);
+    expect(s.cpuSeconds).toBeGreaterThan(0);
+  });
+
+  it("finds descendants of a root", async () => {
+    const child = burner(0.5);
+    await sleep(200);
+    const tree = descendants([child.pid!]);
+    expect(tree.map((p) => p.pid)).toContain(child.pid);
+    expect(tree.length).toBeGreaterThanOrEqual(2);
+    await new Promise((r) => child.on("exit", r));
+  });
+
+  it("measures the CPU seconds and peak memory of a busy tree, and not of an idle one", async () => {
+    const busy = burner(1.5);
+    const idle = spawn("sleep", ["3"], { stdio: "ignore" });
+    const sampler = new ProcessSampler({ busy: () => [busy.pid!], idle: () => [idle.pid!] }, 100);
+    sampler.start();
+    await new Promise((r) => busy.on("exit", r));
+    const result = sampler.stop();
+    idle.kill();
+    expect(result.groups.busy!.cpuSeconds).toBeGreaterThan(1.0);
+    expect(result.groups.busy!.cpuSeconds).toBeLessThan(2.2);
+    expect(result.groups.busy!.peakRssBytes).toBeGreaterThan(64 << 20);
+    expect(result.groups.idle!.cpuSeconds).toBeLessThan(0.05);
+  });
+
+  it("plans a generator/target core split on a multi-core machine", () => {
+    expect(planSplit(1)).toBeUndefined();
+    const two = planSplit(2);
+    if (two) expect(two).toEqual({ generator: "0", target: "1", generatorCores: 1, targetCores: 1 });
+    const eight = planSplit(8);
+    if (eight) expect(eight).toMatchObject({ generator: "0-1", target: "2-7" });
+  });
+});
