@@ -1,0 +1,255 @@
+/**
+ * One pass over a k6 CSV file: per-second series, per-step results, latency
+ * histograms of the measured request (overall and by tag) and a summary of
+ * the setup requests.
+ *
+ * Conventions (the k6 scripts follow them):
+ * - every request carries an `op` tag; the measured one is `checkout` or
+ *   `freq-items`, the others (create-user, add-to-cart, ...) are setup;
+ * - each arrival-rate step is its own scenario `step_<i>`, offered at
+ *   stepRates[i] iterations per second, one measured request per iteration;
+ * - a request belongs to the step (scenario) that started its iteration, even
+ *   when it ends after the step; a step's rates divide its request counts by
+ *   the step's duration (given, or estimated from the iteration start times
+ *   and rounded to whole seconds).
+ */
+import type { SeriesPoint } from "@sfbench/core";
+import { streamK6Csv, type K6Sample } from "./k6-csv.ts";
+import { OutcomeCounter, type OutcomeAggregate } from "./outcome.ts";
+import { SeriesBuilder, type OfferedWindow } from "./series.ts";
+
+export type MeasuredOp = "checkout" | "freq-items";
+
+/** Tags (or tag pairs) the measured request's latency is broken down by. */
+export const DEFAULT_GROUP_BY: Record<MeasuredOp, string[][]> = {
+  checkout: [["cart_size"]],
+  "freq-items": [["shape"], ["top", "depth"]],
+};
+
+export interface AggregateOptions {
+  op: MeasuredOp;
+  /** offered iterations per second of scenario step_<i> */
+  stepRates: readonly number[];
+  /** configured duration of step_<i>, seconds; estimated from the data (whole seconds) when absent */
+  stepDurationsS?: readonly number[];
+  /** default DEFAULT_GROUP_BY[op]; a group of several tags is keyed "a/b" with values "x/y" */
+  groupBy?: readonly (readonly string[])[];
+}
+
+export interface StepAggregate extends OutcomeAggregate {
+  scenario: string;
+  /** i of step_<i>; null for a scenario of another name */
+  index: number | null;
+  offeredRate: number | null;
+  /** seconds from the run's start */
+  startS: number;
+  durationS: number;
+  durationEstimated: boolean;
+  iterations: number;
+  droppedIterations: number;
+  /** dropped / (completed iterations + dropped) */
+  droppedShare: number;
+  /** successful per second */
+  achievedRate: number;
+  /** (successful + rejected) per second */
+  completedRate: number;
+  /** completedRate / offeredRate; null when the offered rate is unknown */
+  completedShare: number | null;
+  /** errors / requests (0 without requests) */
+  errorRate: number;
+}
+
+export interface K6Aggregate {
+  op: MeasuredOp;
+  /** epoch ms of the first iteration or request start */
+  startMs: number;
+  /** epoch ms of the last sample */
+  endMs: number;
+  perSecond: SeriesPoint[];
+  /** latencies that arrived too late for their second's percentiles (see series.ts) */
+  lateSamples: number;
+  steps: StepAggregate[];
+  /** scenarios step_<i> that stepRates names but the file has no sample of */
+  missingSteps: string[];
+  /** the measured request over the whole file */
+  overall: OutcomeAggregate;
+  /** group name ("cart_size", "top/depth") -> tag value ("3", "5/2") -> the measured request */
+  byTag: Record<string, Record<string, OutcomeAggregate>>;
+  /** every other op */
+  setupOps: Record<string, OutcomeAggregate>;
+  iterations: number;
+  droppedIterations: number;
+  checks: { passes: number; fails: number };
+  /** HTTP requests without an op tag (not counted anywhere else) */
+  untaggedRequests: number;
+  lines: number;
+}
+
+const METRICS = ["http_req_duration", "dropped_iterations", "iterations", "iteration_duration", "checks"];
+const STEP_RE = /^step_(\d+)$/;
+
+class ScenarioAcc {
+  readonly measured = new OutcomeCounter();
+  iterations = 0;
+  dropped = 0;
+  /** scheduled iteration starts (iteration_duration, dropped_iterations) */
+  firstStart = Infinity;
+  lastStart = -Infinity;
+  /** measured request starts: the fallback when iteration samples are missing */
+  firstRequest = Infinity;
+  lastRequest = -Infinity;
+
+  iterationStart(ms: number): void {
+    this.firstStart = Math.min(this.firstStart, ms);
+    this.lastStart = Math.max(this.lastStart, ms);
+  }
+}
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+/**
+ * A step's duration from the span of its iteration starts: n starts at rate r
+ * cover n/r seconds, i.e. span + 1/r. k6 (v1.8.1) sometimes starts one more
+ * iteration exactly at the step's end (rate * duration + 1 in all), so the
+ * estimate is rounded to whole seconds, which is what the scripts configure.
+ */
+function estimateDuration(spanS: number, rate: number | null): number {
+  const est = spanS + (rate ? 1 / rate : 0);
+  const whole = Math.round(est);
+  return whole >= 1 ? whole : Math.max(0.001, round3(est));
+}
+
+function stepOf(scenario: string, acc: ScenarioAcc, runStartMs: number, options: AggregateOptions): StepAggregate {
+  const m = STEP_RE.exec(scenario);
+  const index = m ? Number(m[1]) : null;
+  const offeredRate = index === null ? null : (options.stepRates[index] ?? null);
+  const [first, last] = Number.isFinite(acc.firstStart) ? [acc.firstStart, acc.lastStart] : [acc.firstRequest, acc.lastRequest];
+  const given = index === null ? undefined : options.stepDurationsS?.[index];
+  const spanS = Number.isFinite(first) ? (last - first) / 1000 : 0;
+  const durationS = given ?? estimateDuration(spanS, offeredRate);
+  const s = acc.measured.summary();
+  const completedRate = (s.successful + s.rejected) / durationS;
+  return {
+    scenario,
+    index,
+    offeredRate,
+    startS: Number.isFinite(first) ? round3((first - runStartMs) / 1000) : 0,
+    durationS,
+    durationEstimated: given === undefined,
+    ...s,
+    iterations: acc.iterations,
+    droppedIterations: acc.dropped,
+    droppedShare: acc.dropped === 0 ? 0 : acc.dropped / (acc.iterations + acc.dropped),
+    achievedRate: s.successful / durationS,
+    completedRate,
+    completedShare: offeredRate ? completedRate / offeredRate : null,
+    errorRate: s.requests === 0 ? 0 : s.errors / s.requests,
+  };
+}
+
+const summarize = (m: Map<string, OutcomeCounter>) => Object.fromEntries([...m].sort(([a], [b]) => a.localeCompare(b, "en", { numeric: true })).map(([k, c]) => [k, c.summary()]));
+
+/** Reads a k6 CSV file (gzipped or not) once, streaming, and aggregates what the metrics of SPEC 5 need. */
+export async function aggregateK6(file: string, options: AggregateOptions): Promise<K6Aggregate> {
+  const groups = (options.groupBy ?? DEFAULT_GROUP_BY[options.op]).map((tags) => ({ name: tags.join("/"), tags, values: new Map<string, OutcomeCounter>() }));
+  const scenarios = new Map<string, ScenarioAcc>();
+  const scenario = (name: string) => {
+    let acc = scenarios.get(name);
+    if (!acc) scenarios.set(name, (acc = new ScenarioAcc()));
+    return acc;
+  };
+  const overall = new OutcomeCounter();
+  const setup = new Map<string, OutcomeCounter>();
+  const series = new SeriesBuilder();
+  const checks = { passes: 0, fails: 0 };
+  let [startMs, endMs, iterations, dropped, untagged] = [Infinity, -Infinity, 0, 0, 0];
+
+  const onSample = (s: K6Sample) => {
+    endMs = Math.max(endMs, s.timeMs);
+    switch (s.metric) {
+      case "http_req_duration": {
+        const begin = s.timeMs - s.value;
+        startMs = Math.min(startMs, begin);
+        const op = s.tags.op;
+        if (op === undefined) {
+          untagged++;
+        } else if (op !== options.op) {
+          let c = setup.get(op);
+          if (!c) setup.set(op, (c = new OutcomeCounter()));
+          c.add(s.status, s.value);
+        } else {
+          const outcome = overall.add(s.status, s.value);
+          series.request(s.timeMs, outcome, outcome === "errors" ? undefined : s.value);
+          const acc = scenario(s.scenario);
+          acc.measured.add(s.status, s.value);
+          acc.firstRequest = Math.min(acc.firstRequest, begin);
+          acc.lastRequest = Math.max(acc.lastRequest, begin);
+          for (const g of groups) {
+            const parts = g.tags.map((t) => s.tags[t]);
+            if (parts.some((p) => p === undefined)) continue;
+            const key = parts.join("/");
+            let c = g.values.get(key);
+            if (!c) g.values.set(key, (c = new OutcomeCounter()));
+            c.add(s.status, s.value);
+          }
+        }
+        break;
+      }
+      case "iteration_duration": {
+        const begin = s.timeMs - s.value;
+        startMs = Math.min(startMs, begin);
+        scenario(s.scenario).iterationStart(begin);
+        break;
+      }
+      case "iterations":
+        iterations += s.value;
+        scenario(s.scenario).iterations += s.value;
+        break;
+      case "dropped_iterations": {
+        startMs = Math.min(startMs, s.timeMs);
+        dropped += s.value;
+        const acc = scenario(s.scenario);
+        acc.dropped += s.value;
+        acc.iterationStart(s.timeMs);
+        series.dropped(s.timeMs);
+        break;
+      }
+      case "checks":
+        if (s.value > 0) checks.passes++;
+        else checks.fails++;
+        break;
+    }
+  };
+
+  const { lines } = await streamK6Csv(file, onSample, { metrics: METRICS });
+  if (!Number.isFinite(startMs)) startMs = Number.isFinite(endMs) ? endMs : 0;
+  if (!Number.isFinite(endMs)) endMs = startMs;
+
+  const steps = [...scenarios]
+    .filter(([name, acc]) => STEP_RE.test(name) || acc.measured.requests > 0)
+    .map(([name, acc]) => stepOf(name, acc, startMs, options))
+    .sort((a, b) => (a.index ?? Infinity) - (b.index ?? Infinity) || a.scenario.localeCompare(b.scenario));
+  const windows: OfferedWindow[] = steps.flatMap((s) =>
+    s.offeredRate === null ? [] : [{ startMs: startMs + s.startS * 1000, endMs: startMs + (s.startS + s.durationS) * 1000, rate: s.offeredRate }],
+  );
+  const seen = new Set(steps.map((s) => s.scenario));
+
+  return {
+    op: options.op,
+    startMs,
+    endMs,
+    perSecond: series.finish(startMs, windows),
+    lateSamples: series.lateSamples,
+    steps,
+    missingSteps: options.stepRates.map((_, i) => `step_${i}`).filter((n) => !seen.has(n)),
+    overall: overall.summary(),
+    byTag: Object.fromEntries(groups.map((g) => [g.name, summarize(g.values)])),
+    setupOps: summarize(setup),
+    iterations,
+    droppedIterations: dropped,
+    checks,
+    untaggedRequests: untagged,
+    lines,
+  };
+}
+
