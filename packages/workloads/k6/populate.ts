@@ -1,0 +1,60 @@
+/**
+ * Populate (SPEC 4 analytics, first phase): POPULATE checkouts of k ~
+ * U[CART_MIN, CART_MAX] uniformly chosen distinct products, as fast as VUS
+ * connections allow, by USERS users created in setup() with CREDITS each.
+ * Builds the co-purchase graph that k6/analytics.ts queries. No audit records.
+ * DISTRIBUTION is ignored: the population is always uniform.
+ *
+ *   k6 run -e BASE_URL=http://127.0.0.1:8080 -e SEED=1 k6/populate.ts
+ */
+import exec from "k6/execution";
+import type { Options } from "k6/options";
+import { productChooser, productId, productPrice } from "../src/distributions.ts";
+import { populateEnv } from "../src/workload-env.ts";
+import { Api } from "./lib/http.ts";
+import { iterationRng } from "./lib/iteration.ts";
+import { commonOptions } from "./lib/options.ts";
+import { drawItems } from "./lib/shop.ts";
+
+const config = populateEnv(__ENV);
+const api = new Api(config.baseUrl);
+const choose = productChooser({ n: config.products, distribution: "uniform", seed: config.seed });
+const product = (index: number) => ({ id: productId(config.productPrefix, index), price: productPrice(config.seed, index) });
+
+export const options: Options = {
+  ...commonOptions,
+  scenarios: {
+    populate: {
+      executor: "shared-iterations",
+      vus: Math.min(config.vus, config.populate),
+      iterations: config.populate,
+      maxDuration: `${config.maxDuration}s`,
+    },
+  },
+  // A few failures leave a slightly smaller graph; many mean the target is broken.
+  thresholds: { checks: ["rate>0.99"] },
+};
+
+interface SetupData {
+  users: string[];
+}
+
+export function setup(): SetupData {
+  const users: string[] = [];
+  for (let i = 0; i < config.users; i++) {
+    const user = api.createUser(config.credits);
+    if (user === undefined) exec.test.abort("populate: could not create the users that check out");
+    else users.push(user);
+  }
+  return { users };
+}
+
+export default function (data: SetupData): void {
+  const iteration = exec.scenario.iterationInTest;
+  const rng = iterationRng(config.seed);
+  const items = drawItems(rng, config, choose, config.products, product);
+  const cart = api.createCart();
+  if (cart === undefined) return;
+  for (const item of items) if (!api.addToCart(cart, item.id, item.amount)) return;
+  api.checkout(cart, data.users[iteration % data.users.length] as string, items.length, false);
+}

@@ -1,0 +1,326 @@
+/**
+ * The k6 workloads, run by the real k6 against the in-memory SPEC-2 target
+ * over loopback: exit codes, request counts per step, tags in the CSV output,
+ * audit records in the console output, and the state they leave behind.
+ */
+import { spawn } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { createServer, request as httpRequest, Agent, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { gunzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startMemoryTarget, type MemoryTarget } from "@sfbench/conformance/testing";
+import { drawItems } from "../k6/lib/shop.ts";
+import { hotProductId, hotProductPrice, maxExponentialDepth, productChooser, productId, productPrice, soldOutProductId } from "../src/distributions.ts";
+import { TRACEPARENT, rngFor } from "../src/random.ts";
+import { checkoutEnv } from "../src/workload-env.ts";
+
+const K6_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../k6");
+const SEED = 7;
+const PRODUCTS = 300;
+const PREFIX = `t${SEED}`;
+
+// ---- running k6
+
+async function k6Binary(): Promise<string> {
+  if (process.env.K6) return process.env.K6;
+  try {
+    // Not a static import: @sfbench/services is optional here, and its types are not ours to check.
+    const services = "@sfbench/services";
+    const { k6Path } = (await import(services)) as { k6Path: () => Promise<string> };
+    return await k6Path();
+  } catch {
+    return path.join(os.homedir(), "go", "bin", "k6");
+  }
+}
+
+interface Sample {
+  metric: string;
+  timestamp: string;
+  value: number;
+  scenario: string;
+  method: string;
+  status: string;
+  expected: string;
+  tags: Record<string, string>;
+}
+
+interface K6Run {
+  code: number | null;
+  stderr: string;
+  samples: Sample[];
+  /** The parsed `msg` of every console line that is an sfbench record. */
+  records: Record<string, unknown>[];
+}
+
+function parseCsv(text: string): Sample[] {
+  const [header, ...lines] = text.trim().split("\n");
+  const columns = (header ?? "").split(",");
+  const at = (name: string) => columns.indexOf(name);
+  const col = { metric: at("metric_name"), timestamp: at("timestamp"), value: at("metric_value"), scenario: at("scenario"), method: at("method"), status: at("status"), expected: at("expected_response"), extra: at("extra_tags") };
+  return lines.map((line) => {
+    const f = line.split(",");
+    const tags: Record<string, string> = {};
+    for (const pair of (f[col.extra] ?? "").split("&")) {
+      const eq = pair.indexOf("=");
+      if (eq > 0) tags[pair.slice(0, eq)] = pair.slice(eq + 1);
+    }
+    return {
+      metric: f[col.metric] ?? "",
+      timestamp: f[col.timestamp] ?? "",
+      value: Number(f[col.value]),
+      scenario: f[col.scenario] ?? "",
+      method: f[col.method] ?? "",
+      status: f[col.status] ?? "",
+      expected: f[col.expected] ?? "",
+      tags,
+    };
+  });
+}
+
+let k6: string;
+let workDir: string;
+let runs = 0;
+
+async function runK6(script: string, env: Record<string, string | number>): Promise<K6Run> {
+  const dir = path.join(workDir, `run-${runs++}`);
+  const csv = path.join(dir, "out.csv.gz");
+  const consoleFile = path.join(dir, "console.log");
+  const args = ["run", "--quiet", "--no-color", "--include-system-env-vars=false", "--out", `csv=${csv}`, "--log-format=json", `--console-output=${consoleFile}`];
+  for (const [key, value] of Object.entries(env)) args.push("-e", `${key}=${value}`);
+  args.push(path.join(K6_DIR, script));
+  await mkdir(dir, { recursive: true });
+  const child = spawn(k6, args, {
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? os.homedir(), K6_CSV_TIME_FORMAT: "unix_milli", K6_NO_USAGE_REPORT: "true" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", resolve);
+  });
+  const samples = await readFile(csv).then((gz) => parseCsv(gunzipSync(gz).toString("utf8")), () => []);
+  const records = (await readFile(consoleFile, "utf8").catch(() => ""))
+    .split("\n")
+    .filter((line) => line.includes("sfbench"))
+    .map((line) => JSON.parse((JSON.parse(line) as { msg: string }).msg) as Record<string, unknown>);
+  return { code, stderr, samples, records };
+}
+
+const requests = (run: K6Run, op: string, scenario?: string) =>
+  run.samples.filter((s) => s.metric === "http_reqs" && s.tags.op === op && (scenario === undefined || s.scenario === scenario));
+const count = (run: K6Run, metric: string, scenario: string) => run.samples.filter((s) => s.metric === metric && s.scenario === scenario).reduce((sum, s) => sum + s.value, 0);
+
+/** Within 10% (and 2 iterations) of rate x duration: constant-arrival-rate starts one at t=0 and may not start the last. */
+function expectRate(actual: number, rate: number, seconds: number): void {
+  const expected = rate * seconds;
+  expect(actual, `${actual} iterations for ${rate}/s x ${seconds}s`).toBeGreaterThanOrEqual(Math.floor(expected * 0.9) - 2);
+  expect(actual, `${actual} iterations for ${rate}/s x ${seconds}s`).toBeLessThanOrEqual(Math.ceil(expected * 1.1) + 2);
+}
+
+async function getJson(base: string, route: string): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(base + route);
+  return { status: res.status, body: await res.json() };
+}
+
+// ---- a recording proxy in front of the target, to see the headers k6 sent
+
+interface Recorder {
+  url: string;
+  traceparents: string[];
+  close(): Promise<void>;
+}
+
+async function startRecorder(target: string): Promise<Recorder> {
+  const upstream = new URL(target);
+  const agent = new Agent({ keepAlive: true });
+  const traceparents: string[] = [];
+  const server: Server = createServer((req, res) => {
+    traceparents.push(String(req.headers.traceparent));
+    const forward = httpRequest({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers, agent }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forward.on("error", () => res.destroy());
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    traceparents,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+        agent.destroy();
+      }),
+  };
+}
+
+// ---- the tests
+
+let target: MemoryTarget;
+
+beforeAll(async () => {
+  k6 = await k6Binary();
+  workDir = await mkdtemp(path.join(os.tmpdir(), "sfbench-k6-"));
+  target = await startMemoryTarget();
+}, 60_000);
+
+afterAll(async () => {
+  await target?.close();
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
+describe("k6 workloads against the in-memory target", () => {
+  const common = () => ({ BASE_URL: target.url, SEED, PRODUCTS, PRODUCT_PREFIX: PREFIX });
+
+  it("seed creates exactly PRODUCTS products with the seeded prices, and can be re-run", async () => {
+    const run = await runK6("seed.ts", common());
+    expect(run.code, run.stderr).toBe(0);
+    expect(requests(run, "seed-product").filter((s) => s.method === "PATCH")).toHaveLength(PRODUCTS);
+    expect(run.records.filter((r) => r.kind === "product")).toHaveLength(PRODUCTS);
+    for (const index of [0, 1, 150, PRODUCTS - 1]) {
+      const { status, body } = await getJson(target.url, `/products/${productId(PREFIX, index)}`);
+      expect(status).toBe(200);
+      expect(body).toEqual({ id: productId(PREFIX, index), price: productPrice(SEED, index), stock: 1_000_000_000 });
+    }
+    expect((await getJson(target.url, `/products/${productId(PREFIX, PRODUCTS)}`)).status).toBe(404);
+
+    // A second seed tops stock up instead of adding another 10^9.
+    const again = await runK6("seed.ts", common());
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.records.every((r) => r.stockAdded === 0 && r.stockBefore === 1_000_000_000)).toBe(true);
+    expect((await getJson(target.url, `/products/${productId(PREFIX, 3)}`)).body).toMatchObject({ stock: 1_000_000_000 });
+  }, 30_000);
+
+  it("seed fails loudly when the target does not answer", async () => {
+    const run = await runK6("seed.ts", { ...common(), BASE_URL: "http://127.0.0.1:9", PRODUCTS: 20 });
+    expect(run.code).toBe(108); // aborted by the script
+    expect(run.stderr).toContain("could not be written");
+  }, 30_000);
+
+  it("a bad environment stops k6 before any request, naming the variables", async () => {
+    const run = await runK6("checkout.ts", { BASE_URL: target.url, SEED: "x", STEPS: "[]" });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain("SEED must be an integer");
+    expect(run.stderr).toContain("STEPS must be a non-empty JSON array");
+    expect(run.samples.filter((s) => s.metric === "http_reqs")).toHaveLength(0);
+  }, 30_000);
+
+  it("checkout runs each step at its rate, tags every request and logs one audit record per checkout", async () => {
+    const recorder = await startRecorder(target.url);
+    try {
+      const steps = [
+        { rate: 40, duration: 2 },
+        { rate: 80, duration: 2 },
+      ];
+      const run = await runK6("checkout.ts", { ...common(), BASE_URL: recorder.url, STEPS: JSON.stringify(steps) });
+      expect(run.code, run.stderr).toBe(0);
+
+      steps.forEach((step, i) => {
+        const scenario = `step_${i}`;
+        expectRate(requests(run, "checkout", scenario).length, step.rate, step.duration);
+        expect(count(run, "dropped_iterations", scenario)).toBe(0);
+      });
+
+      const reqs = run.samples.filter((s) => s.metric === "http_reqs");
+      expect(new Set(reqs.map((s) => s.tags.op))).toEqual(new Set(["create-user", "add-credits", "create-cart", "add-to-cart", "checkout"]));
+      expect(reqs.every((s) => /^step_\d$/.test(s.scenario) && s.status === "200" && s.expected === "true" && s.method !== "")).toBe(true);
+      expect(reqs.every((s) => /^\d{13}$/.test(s.timestamp))).toBe(true); // K6_CSV_TIME_FORMAT=unix_milli
+      const checkouts = requests(run, "checkout");
+      expect(checkouts.every((s) => Number(s.tags.cart_size) >= 2 && Number(s.tags.cart_size) <= 8)).toBe(true);
+      expect(run.samples.some((s) => s.metric === "http_req_duration" && s.tags.op === "checkout" && s.value > 0)).toBe(true);
+
+      // Every request carried a valid, fresh traceparent.
+      expect(recorder.traceparents).toHaveLength(reqs.length);
+      expect(recorder.traceparents.every((h) => TRACEPARENT.test(h))).toBe(true);
+      expect(new Set(recorder.traceparents).size).toBe(recorder.traceparents.length);
+
+      const audits = run.records.filter((r) => r.kind === "checkout");
+      expect(audits).toHaveLength(checkouts.length);
+      for (const r of audits) {
+        const items = r.items as [string, number][];
+        expect(r).toMatchObject({ sfbench: "audit", status: 200, credits: 1_000_000_000, total: r.expectedTotal });
+        expect(new Set(items.map(([id]) => id)).size).toBe(items.length);
+        expect(items.every(([id, amount]) => id.startsWith(`${PREFIX}-`) && amount >= 1 && amount <= 4)).toBe(true);
+        expect(r.expectedTotal).toBe(items.reduce((sum, [id, amount]) => sum + productPrice(SEED, Number(id.slice(PREFIX.length + 1))) * amount, 0));
+        expect(typeof r.orderId).toBe("string");
+        expect(recorder.traceparents.some((h) => h.includes(r.traceId as string))).toBe(true);
+      }
+      // k6 drew exactly what Node draws from rngFor(SEED, scenario, iteration): the two engines agree.
+      const config = checkoutEnv({ BASE_URL: target.url, SEED: String(SEED), PRODUCTS: String(PRODUCTS), PRODUCT_PREFIX: PREFIX, STEPS: JSON.stringify(steps) });
+      const choose = productChooser({ n: PRODUCTS, distribution: config.distribution, s: config.zipfS, seed: SEED });
+      for (const r of audits) {
+        const rng = rngFor(SEED, r.scenario as string, r.iteration as number);
+        const items = drawItems(rng, config, choose, PRODUCTS, (i) => ({ id: productId(PREFIX, i), price: productPrice(SEED, i) }));
+        expect(r.items).toEqual(items.map((item) => [item.id, item.amount]));
+      }
+      expect(new Set(audits.map((r) => `${r.scenario as string}/${r.iteration as number}`)).size).toBe(audits.length);
+
+      // The audit record matches the target's state.
+      const sample = audits[0]!;
+      expect((await getJson(target.url, `/users/${sample.user as string}`)).body).toMatchObject({ credits: 1_000_000_000 - (sample.total as number) });
+    } finally {
+      await recorder.close();
+    }
+  }, 40_000);
+
+  it("populate then analytics: freq-items at the step rate, tagged with shape, top and depth", async () => {
+    const populate = await runK6("populate.ts", { ...common(), POPULATE: 300, VUS: 8, USERS: 4 });
+    expect(populate.code, populate.stderr).toBe(0);
+    expect(requests(populate, "checkout").filter((s) => s.status === "200")).toHaveLength(300);
+    expect(populate.records).toHaveLength(0);
+    const graph = (await getJson(target.url, `/products/${productId(PREFIX, 0)}/freq-items?top=5`)).body as string[];
+    expect(graph.length).toBeGreaterThan(0);
+
+    const run = await runK6("analytics.ts", { ...common(), STEPS: JSON.stringify([{ rate: 50, duration: 3 }]) });
+    expect(run.code, run.stderr).toBe(0);
+    const queries = requests(run, "freq-items");
+    expectRate(queries.length, 50, 3);
+    expect(queries.every((s) => s.status === "200" && s.method === "GET")).toBe(true);
+    expect(new Set(queries.map((s) => s.tags.shape))).toEqual(new Set(["linear", "fan-out", "exponential"]));
+    for (const { tags } of queries) {
+      const top = Number(tags.top);
+      const depth = Number(tags.depth);
+      if (tags.shape === "linear") expect(top === 1 && depth >= 1 && depth <= 20).toBe(true);
+      if (tags.shape === "fan-out") expect(depth === 2 && top >= 2 && top <= 20).toBe(true);
+      if (tags.shape === "exponential") expect(top >= 2 && top <= 10 && depth >= 3 && depth <= maxExponentialDepth(top)).toBe(true);
+    }
+  }, 40_000);
+
+  it("contention fails the planned share of checkouts with the planned 409 and puts all stock back", async () => {
+    const prefix = `${PREFIX}c`;
+    const rate = 150;
+    const seconds = 5;
+    const run = await runK6("contention.ts", { BASE_URL: target.url, SEED, PRODUCT_PREFIX: prefix, STEPS: JSON.stringify([{ rate, duration: seconds }]) });
+    expect(run.code, run.stderr).toBe(0);
+    const checkouts = requests(run, "checkout");
+    expectRate(checkouts.length, rate, seconds);
+    expect(checkouts.every((s) => s.expected === "true" && (s.status === "200" || s.status === "409"))).toBe(true);
+
+    const audits = run.records.filter((r) => r.kind === "checkout");
+    expect(audits).toHaveLength(checkouts.length);
+    for (const r of audits) {
+      if (r.planned === "ok") expect(r).toMatchObject({ status: 200, total: r.expectedTotal, credits: r.expectedTotal });
+      else expect(r).toMatchObject({ status: 409, error: r.planned });
+    }
+    const share = audits.filter((r) => r.status === 409).length / audits.length;
+    expect(share).toBeGreaterThan(1 - 0.85 * 0.85 - 0.05);
+    expect(share).toBeLessThan(1 - 0.85 * 0.85 + 0.05);
+
+    // Stock: only completed orders took any (compensation put back the rest).
+    const sold = new Map<string, number>();
+    for (const r of audits) if (r.status === 200) for (const [id, amount] of r.items as [string, number][]) sold.set(id, (sold.get(id) ?? 0) + amount);
+    for (let i = 0; i < 10; i++) {
+      const id = hotProductId(prefix, i);
+      expect((await getJson(target.url, `/products/${id}`)).body).toEqual({ id, price: hotProductPrice(SEED, i), stock: 1_000_000_000 - (sold.get(id) ?? 0) });
+    }
+    expect((await getJson(target.url, `/products/${soldOutProductId(prefix)}`)).body).toMatchObject({ stock: 0 });
+  }, 40_000);
+});
