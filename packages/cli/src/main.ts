@@ -6,8 +6,10 @@ import { MissingPrerequisiteError } from "@sfbench/services";
 import { TargetError } from "@sfbench/provider-local";
 import { UsageError } from "./args.ts";
 import { manifest } from "./commands/manifest.ts";
+import { results } from "./commands/results.ts";
 import { services } from "./commands/services.ts";
 import { target } from "./commands/target.ts";
+import { run } from "./commands/run.ts";
 import { verify } from "./commands/verify.ts";
 
 const HELP = `sfbench: benchmark stateful serverless function systems
@@ -18,10 +20,13 @@ usage:
   sfbench target up <name> [--port N] [--trace]
   sfbench target down <name>
   sfbench verify (--url URL | --target NAME) [--json] [--only PREFIX]
+  sfbench run (--target NAME | --url URL) [--workload checkout|analytics|contention|all]
+              [--distribution uniform|zipf|both] [--profile quick|standard|thesis] [--seed N] [--json]
   sfbench manifest check <target.json>
+  sfbench results import <file|dir>
 `;
 
-const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = { services, target, verify, manifest };
+const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = { services, target, verify, run, manifest, results };
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;

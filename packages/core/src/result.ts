@@ -118,6 +118,10 @@ export type Cost = z.infer<typeof Cost>;
 export const Anomalies = z.strictObject({
   kinds: z.record(z.string(), count),
   total: count,
+  /** a few concrete anomalies, readable */
+  examples: z.array(z.string()).max(20).optional(),
+  /** checkouts without a clear answer (timeout, 5xx), resolved by reading the cart */
+  ambiguous: count.optional(),
 });
 export type Anomalies = z.infer<typeof Anomalies>;
 

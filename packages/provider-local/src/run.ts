@@ -19,6 +19,12 @@ export interface RunningTarget {
   startedAt: string;
 }
 
+/** A target started by this process: it can tell how the target ended. */
+export interface StartedTarget extends RunningTarget {
+  /** "code 1" or "signal SIGKILL" once the target has exited, else undefined */
+  exited(): string | undefined;
+}
+
 export interface StartOptions {
   port?: number;
   /** the folder of target folders (default packages/targets) */
@@ -88,7 +94,7 @@ async function waitHealthy(url: string, pid: number, exited: () => string | unde
 }
 
 /** Starts a bundled target with the services it needs and waits for its health route. */
-export async function startTarget(name: string, opts: StartOptions = {}): Promise<RunningTarget> {
+export async function startTarget(name: string, opts: StartOptions = {}): Promise<StartedTarget> {
   const { dir, manifest } = findTarget(name, opts.targetsRoot);
   const local = manifest.local!;
   const existing = runningTarget(name);
@@ -130,7 +136,7 @@ export async function startTarget(name: string, opts: StartOptions = {}): Promis
     throw e;
   }
   child.unref();
-  return state;
+  return { ...state, exited: () => exited };
 }
 
 /** Stops a target started by startTarget (SIGTERM to its process group, SIGKILL after 10 s). Idempotent. */

@@ -28,6 +28,8 @@ export interface AuditInput {
   priceOf: (productId: string) => number;
   /** stock of the products in scope right before the audited phase */
   stockBefore: Map<string, number>;
+  /** stock added to products during the phase (e.g. by a workload's setup) */
+  stockAdded?: Map<string, number>;
   /** at most this many records get their user, cart and order read (all ambiguous ones always are) */
   sampleRecords?: number;
   /** products whose frequently-bought-together answer is compared */
@@ -123,7 +125,7 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
   const taken = retracted(completedOrders(records, (r) => completed.has(r), idOf));
   await pool([...input.stockBefore.keys()], concurrency, async (p) => {
     const stock = num((await getJson(baseUrl, `/products/${p}`)).body, "stock");
-    const want = input.stockBefore.get(p)! - (taken.get(p) ?? 0);
+    const want = input.stockBefore.get(p)! + (input.stockAdded?.get(p) ?? 0) - (taken.get(p) ?? 0);
     if (stock < 0) flag("negative-stock", `product ${p} has stock ${stock}`);
     if (stock !== want) flag("stock-drift", `product ${p}: stock ${stock}, expected ${want}`);
   });
@@ -152,7 +154,9 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
 export async function snapshotStock(baseUrl: string, productIds: string[], concurrency = 16): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   await pool(productIds, concurrency, async (p) => {
-    const stock = num((await getJson(baseUrl, `/products/${p}`)).body, "stock");
+    const res = await getJson(baseUrl, `/products/${p}`);
+    if (res.status === 404) out.set(p, 0); // created later by the workload: it starts from nothing
+    const stock = num(res.body, "stock");
     if (Number.isFinite(stock)) out.set(p, stock);
   });
   return out;

@@ -23,8 +23,22 @@ export const CheckoutRecord = z.object({
 });
 export type CheckoutRecord = z.infer<typeof CheckoutRecord>;
 
+/** A product written by a seeding step (k6/seed.ts, contention's setup). */
+export const ProductRecord = z.object({
+  sfbench: z.literal("audit"),
+  kind: z.literal("product"),
+  product: z.string(),
+  price: z.number(),
+  stockBefore: z.number(),
+  stockAdded: z.number(),
+});
+export type ProductRecord = z.infer<typeof ProductRecord>;
+
+const AuditRecord = z.discriminatedUnion("kind", [CheckoutRecord, ProductRecord]);
+export type AuditRecord = z.infer<typeof AuditRecord>;
+
 /** One audit record from a console line: raw JSON, or k6's `--log-format=json` wrapper `{"msg": "..."}`. */
-export function parseAuditLine(line: string): CheckoutRecord | undefined {
+export function parseAuditLine(line: string): AuditRecord | undefined {
   if (!line.includes("sfbench")) return undefined;
   let value: unknown;
   try {
@@ -35,16 +49,29 @@ export function parseAuditLine(line: string): CheckoutRecord | undefined {
   } catch {
     return undefined;
   }
-  const r = CheckoutRecord.safeParse(value);
+  const r = AuditRecord.safeParse(value);
   return r.success ? r.data : undefined;
 }
 
-export async function readAuditRecords(file: string): Promise<CheckoutRecord[]> {
-  const out: CheckoutRecord[] = [];
-  const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
-  for await (const line of lines) {
+export interface AuditRecords {
+  checkouts: CheckoutRecord[];
+  products: ProductRecord[];
+}
+
+/** Every audit record of a k6 console file (a missing file has none). */
+export async function readAuditRecords(file: string): Promise<AuditRecords> {
+  const out: AuditRecords = { checkouts: [], products: [] };
+  let input;
+  try {
+    input = createReadStream(file);
+    await new Promise((resolve, reject) => input!.once("open", resolve).once("error", reject));
+  } catch {
+    return out;
+  }
+  for await (const line of createInterface({ input, crlfDelay: Infinity })) {
     const r = parseAuditLine(line);
-    if (r) out.push(r);
+    if (r?.kind === "checkout") out.checkouts.push(r);
+    else if (r?.kind === "product") out.products.push(r);
   }
   return out;
 }

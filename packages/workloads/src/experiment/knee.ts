@@ -3,7 +3,7 @@
  * double the offered rate until one is not sustainable, then finer steps
  * between the last sustainable rate and the first that was not.
  */
-export interface StepVerdict {
+export interface KneeStep {
   rate: number;
   sustainable: boolean;
 }
@@ -19,7 +19,7 @@ export interface KneePlan {
   fineSteps: number;
 }
 
-export interface KneeResult<V extends StepVerdict> {
+export interface KneeResult<V extends KneeStep> {
   steps: V[];
   /** the highest sustainable offered rate found, or null when even the first step was not */
   sustainableRate: number | null;
@@ -27,7 +27,7 @@ export interface KneeResult<V extends StepVerdict> {
   stoppedBecause: "unsustainable-step-found" | "max-rate-reached" | "max-steps-reached" | "first-step-unsustainable";
 }
 
-export async function findKnee<V extends StepVerdict>(plan: KneePlan, runStep: (rate: number, phase: "coarse" | "fine") => Promise<V>): Promise<KneeResult<V>> {
+export async function findKnee<V extends KneeStep>(plan: KneePlan, runStep: (rate: number, phase: "coarse" | "fine") => Promise<V>): Promise<KneeResult<V>> {
   const steps: V[] = [];
   let good: number | null = null;
   let bad: number | null = null;

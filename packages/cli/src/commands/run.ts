@@ -1,0 +1,129 @@
+/**
+ * sfbench run (--target NAME | --url URL) [--workload ...] [--distribution ...] [--profile ...]:
+ * verify first (a failing target gets no numbers), then the experiments, with
+ * live progress and a summary table; one result document per run.
+ */
+import { join } from "node:path";
+import { manifestDigest, type ResultDocument } from "@sfbench/core";
+import { formatFailure, runConformance } from "@sfbench/conformance";
+import { findTarget, isAlive, startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
+import { k6Path, paths, status, up } from "@sfbench/services";
+import { localEnvironment, PROFILES, runBenchmark, StageError, writeResult, type Distribution, type Profile, type ProgressEvent, type Workload } from "@sfbench/workloads";
+import { randomUUID } from "node:crypto";
+import { intFlag, oneOf, parseFlags, UsageError, urlFlag } from "../args.ts";
+import { note } from "../progress.ts";
+import { LiveLine } from "../live.ts";
+import { summaryTable } from "../summary.ts";
+
+const WORKLOAD_CHOICES = ["checkout", "analytics", "contention", "all"] as const;
+const DISTRIBUTION_CHOICES = ["uniform", "zipf", "both"] as const;
+
+export const runFlags = {
+  target: { type: "string", value: "NAME", help: "a bundled target: started fresh, measured, stopped" },
+  url: { type: "string", value: "URL", help: "a running target (no cost figures: its processes are unknown)" },
+  workload: { type: "string", value: WORKLOAD_CHOICES.join("|"), help: "default all" },
+  distribution: { type: "string", value: DISTRIBUTION_CHOICES.join("|"), help: "default both" },
+  profile: { type: "string", value: PROFILES.join("|"), help: "default quick" },
+  seed: { type: "string", value: "N", help: "seeds every random choice, default 1" },
+  results: { type: "string", value: "DIR", help: "where result documents go, default results/" },
+  json: { type: "boolean", help: "print the result document instead of the summary" },
+} as const;
+
+export async function run(argv: string[]): Promise<number> {
+  const cmd = "sfbench run";
+  const { values } = parseFlags(cmd, argv, runFlags);
+  const url = urlFlag(cmd, "url", values.url);
+  if (!url === !values.target) throw new UsageError(`${cmd}: give exactly one of --url URL or --target NAME`);
+  const workload = oneOf(cmd, "--workload", values.workload, WORKLOAD_CHOICES) ?? "all";
+  const distribution = oneOf(cmd, "--distribution", values.distribution, DISTRIBUTION_CHOICES) ?? "both";
+  const profile: Profile = oneOf(cmd, "--profile", values.profile, PROFILES) ?? "quick";
+  const seed = intFlag(cmd, "seed", values.seed, 0, 2 ** 31 - 1) ?? 1;
+  const resultsDir = values.results ?? join(paths.root, "results");
+  const workloads: Workload[] = workload === "all" ? ["checkout", "analytics", "contention"] : [workload];
+  const distributions: Distribution[] = distribution === "both" ? ["uniform", "zipf"] : [distribution];
+  const cells = workloads.flatMap((w) => distributions.map((d) => ({ workload: w, distribution: d })));
+
+  const k6 = await k6Path({ onProgress: (m) => note(`k6: ${m}`) });
+  let started: StartedTarget | undefined;
+  let target: ResultDocument["target"];
+  let baseUrl: string;
+  let pids: () => number[] = () => [];
+  let systemVersion: string | undefined;
+  if (values.target) {
+    const { manifest } = findTarget(values.target);
+    target = { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: manifestDigest(manifest) };
+    started = await startTarget(values.target, { onProgress: note });
+    baseUrl = started.url;
+    note(`${values.target} is up at ${baseUrl}`);
+    const services = manifest.services.length ? await status(manifest.services) : [];
+    const servicePids = services.flatMap((s) => (s.pid ? [s.pid] : []));
+    pids = () => [started!.pid, ...servicePids];
+    systemVersion = [`${manifest.system} ${manifest.version}`, ...services.map((s) => s.detail.split(" on ")[0])].join("; ");
+  } else {
+    baseUrl = url!;
+    target = { name: new URL(baseUrl).host.replace(/[^a-z0-9-]/gi, "-").toLowerCase(), version: "0.0.0", system: `target at ${baseUrl}`, manifestDigest: `sha256:${"0".repeat(64)}` };
+  }
+  const checkAlive = (stage: string) => {
+    if (!started) return;
+    const how = started.exited() ?? (isAlive(started.pid) ? undefined : "an unknown code");
+    if (how) throw new StageError(stage, `target exited with ${how} during ${stage}`);
+  };
+
+  try {
+    // 1. Verify before measuring.
+    note(`verifying ${baseUrl} (conformance suite)`);
+    const report = await runConformance(baseUrl);
+    if (report.failed > 0) {
+      for (const r of report.checks.filter((c) => !c.passed)) process.stderr.write(formatFailure(r) + "\n");
+      const now = new Date().toISOString();
+      const file = writeResult(resultsDir, failedDoc(target, profile, now, "verify", `${report.failed} of ${report.checks.length} conformance checks failed: ${report.checks.filter((c) => !c.passed).map((c) => c.id).slice(0, 10).join(", ")}`, k6));
+      note(`verify failed: no numbers for a non-conformant target; failed run written to ${file}`);
+      return 1;
+    }
+    note(`verify: ${report.passed} checks passed`);
+    await up(["k6"]);
+
+    // 2. The experiments.
+    const live = new LiveLine();
+    const outcome = await runBenchmark({
+      target,
+      baseUrl,
+      k6,
+      profile,
+      cells,
+      seed,
+      repoRoot: paths.root,
+      resultsDir,
+      rawRoot: join(paths.home, "runs"),
+      targetPids: pids,
+      checkAlive,
+      systemVersion,
+      onProgress: (e: ProgressEvent) => live.update(e),
+    });
+    live.done();
+    process.stdout.write(values.json ? JSON.stringify(outcome.doc, null, 2) + "\n" : summaryTable(outcome.doc) + `\nresult: ${outcome.file}\nraw data: ${outcome.doc.rawData.dir}\n`);
+    if (outcome.doc.status === "failed") {
+      note(`run failed during ${outcome.doc.error!.stage}: ${outcome.doc.error!.message}`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    if (started) await stopTarget(values.target!);
+  }
+}
+
+function failedDoc(target: ResultDocument["target"], profile: Profile, at: string, stage: string, message: string, k6: string): ResultDocument {
+  return {
+    schemaVersion: 1,
+    runId: randomUUID(),
+    status: "failed",
+    error: { stage, message },
+    target,
+    environment: localEnvironment({ k6, repoRoot: paths.root }),
+    startedAt: at,
+    finishedAt: new Date().toISOString(),
+    profile,
+    cells: [],
+    rawData: { dir: join(paths.home, "runs"), files: [] },
+  };
+}

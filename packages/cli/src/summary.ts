@@ -1,0 +1,25 @@
+/** The summary table printed at the end of `sfbench run`. */
+import type { ResultDocument } from "@sfbench/core";
+
+const f = (x: number | null | undefined, digits = 1) => (x === null || x === undefined || !Number.isFinite(x) ? "-" : x.toFixed(digits));
+
+export function summaryTable(doc: ResultDocument): string {
+  const head = ["cell", "sustainable/s", "max 10s avg/s", "stable/s", "achieved/s", "p50 ms", "p99 ms", "errors", "core-s/1000", "anomalies", "valid"];
+  const rows = doc.cells.map((c) => [
+    `${c.workload}/${c.distribution}`,
+    f(c.maxThroughput?.sustainableRate, 0),
+    f(c.maxThroughput?.maxMovingAvg10s),
+    f(c.stable?.offeredRate, 0),
+    f(c.stable?.achievedRate),
+    f(c.stable?.latency.p50, 2),
+    f(c.stable?.latency.p99, 2),
+    c.stable ? `${(c.stable.errorRate * 100).toFixed(2)}%` : "-",
+    f(c.cost?.coreSecondsPer1000, 2),
+    c.anomalies ? String(c.anomalies.total) : "-",
+    c.valid ? "yes" : `no: ${c.invalidReason}`,
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (i === head.length - 1 ? 5 : r[i]!.length))));
+  const line = (r: string[]) => r.map((v, i) => (i === 0 || i === r.length - 1 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join("  ");
+  const title = `${doc.target.name} ${doc.target.version}, profile ${doc.profile}, ${doc.status}${doc.error ? ` during ${doc.error.stage}: ${doc.error.message}` : ""}`;
+  return [title, line(head), ...rows.map(line)].join("\n") + "\n";
+}

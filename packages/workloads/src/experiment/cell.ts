@@ -1,0 +1,269 @@
+/**
+ * One cell of a run (workload x distribution): max-throughput ramp, stable
+ * load at 80% of the sustainable rate with cost sampling, then the audit.
+ */
+import type { Cell, MaxThroughput, SeriesPoint, StepResult } from "@sfbench/core";
+import { aggregateK6, type K6Aggregate, type StepAggregate } from "../analysis/aggregate.ts";
+import { generatorSaturated, judgeStep, maxMovingAverage } from "../analysis/metrics.ts";
+import { setupOpsResult, stableResult } from "../analysis/result-parts.ts";
+import { audit } from "../audit/audit.ts";
+import { readAuditRecords, type CheckoutRecord } from "../audit/records.ts";
+import { snapshotStock } from "../audit/audit.ts";
+import type { CpuSplit } from "../cost/affinity.ts";
+import { ProcessSampler, type SamplerResult } from "../cost/sampler.ts";
+import { hotProductId, productId, soldOutProductId } from "../distributions.ts";
+import { findKnee } from "./knee.ts";
+import { runK6, type LiveFigures, type Script } from "./k6-runner.ts";
+import type { ProfileSettings } from "./profiles.ts";
+
+export type Workload = "checkout" | "analytics" | "contention";
+export type Distribution = "uniform" | "zipf";
+
+/** An error that knows the stage it happened in (it ends up in the failed run's document). */
+export class StageError extends Error {
+  constructor(
+    readonly stage: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ProgressEvent {
+  cell: string;
+  stage: string;
+  detail: string;
+  offeredRate?: number;
+  stepS?: number;
+  live?: LiveFigures;
+}
+
+export interface RunContext {
+  baseUrl: string;
+  k6: string;
+  seed: number;
+  settings: ProfileSettings;
+  rawDir: string;
+  productPrefix: string;
+  split?: CpuSplit;
+  /** root pids of the target and of the services it uses; empty when unknown (a target given by URL) */
+  targetPids: () => number[];
+  /** throws a StageError when the target has died */
+  checkAlive: (stage: string) => void;
+  onProgress: (event: ProgressEvent) => void;
+  /** every checkout of the run so far: co-purchase counts accumulate over the run */
+  allCheckouts: CheckoutRecord[];
+  /** product id -> price, from the seeding records */
+  prices: Map<string, number>;
+  /** raw files written so far (kept in the result document) */
+  rawFiles: string[];
+}
+
+const MEASURED: Record<Workload, "checkout" | "freq-items"> = { checkout: "checkout", contention: "checkout", analytics: "freq-items" };
+
+interface PhaseOutcome {
+  agg: K6Aggregate;
+  step: StepAggregate;
+  checkouts: CheckoutRecord[];
+  stockAdded: Map<string, number>;
+  generatorCpuShare?: number;
+  usage?: SamplerResult;
+}
+
+function scriptEnv(ctx: RunContext, workload: Workload, distribution: Distribution, rate: number, durationS: number): Record<string, string> {
+  return {
+    BASE_URL: ctx.baseUrl,
+    SEED: String(ctx.seed),
+    PRODUCTS: String(ctx.settings.products),
+    PRODUCT_PREFIX: ctx.productPrefix,
+    DISTRIBUTION: distribution,
+    STEPS: JSON.stringify([{ rate, duration: durationS }]),
+  };
+}
+
+/** One k6 run at one arrival rate, with the generator's CPU (and, when asked, the target's) sampled. */
+async function phase(
+  ctx: RunContext,
+  cell: string,
+  workload: Workload,
+  distribution: Distribution,
+  rate: number,
+  durationS: number,
+  name: string,
+  stage: string,
+  sampleTarget: boolean,
+): Promise<PhaseOutcome> {
+  ctx.checkAlive(stage);
+  let generatorPid: number | undefined;
+  const sampler = new ProcessSampler({
+    generator: () => (generatorPid ? [generatorPid] : []),
+    ...(sampleTarget ? { target: ctx.targetPids } : {}),
+  });
+  sampler.start();
+  const out = await runK6({
+    k6: ctx.k6,
+    script: workload as Script,
+    env: scriptEnv(ctx, workload, distribution, rate, durationS),
+    outDir: ctx.rawDir,
+    name,
+    cpus: ctx.split?.generator,
+    onStart: (pid) => (generatorPid = pid),
+    onTick: (live) => ctx.onProgress({ cell, stage, detail: name, offeredRate: rate, stepS: durationS, live }),
+  });
+  const usage = sampler.stop();
+  ctx.rawFiles.push(out.csv, out.console);
+  ctx.checkAlive(stage);
+  if (out.exitCode !== 0) throw new StageError(stage, `k6 exited with code ${out.exitCode} running ${workload} at ${rate}/s: ${out.stderrTail || "(no output)"}`);
+  const agg = await aggregateK6(out.csv, { op: MEASURED[workload], stepRates: [rate], stepDurationsS: [durationS] });
+  const step = agg.steps[0];
+  if (!step) throw new StageError(stage, `k6 recorded no ${MEASURED[workload]} request at ${rate}/s (raw data: ${out.csv})`);
+  const records = await readAuditRecords(out.console);
+  const stockAdded = new Map<string, number>();
+  for (const p of records.products) {
+    stockAdded.set(p.product, (stockAdded.get(p.product) ?? 0) + p.stockAdded);
+    ctx.prices.set(p.product, p.price);
+  }
+  const genCores = ctx.split?.generatorCores;
+  const generatorCpuShare = genCores ? usage.groups.generator!.cpuSeconds / (usage.wallSeconds * genCores) : undefined;
+  return { agg, step, checkouts: records.checkouts, stockAdded, generatorCpuShare, usage: sampleTarget ? usage : undefined };
+}
+
+function stepResult(s: StepAggregate, i: number): StepResult {
+  const verdict = judgeStep({ ...s, scenario: `step_${i}` });
+  return {
+    scenario: `step_${i}`,
+    offeredRate: s.offeredRate!,
+    durationS: s.durationS,
+    achievedRate: s.achievedRate,
+    completedShare: s.completedShare ?? 0,
+    errorRate: s.errorRate,
+    droppedIterations: s.droppedIterations,
+    latency: s.latency,
+    histogram: s.histogram.encode(),
+    ...(verdict.reasons.length ? { failedBecause: verdict.reasons } : {}),
+  };
+}
+
+/** Per-second series of phases run one after another, as one series. */
+function concatSeries(aggs: K6Aggregate[]): SeriesPoint[] {
+  const out: SeriesPoint[] = [];
+  for (const a of aggs) {
+    const offset = out.length ? out[out.length - 1]!.t + 1 : 0;
+    for (const p of a.perSecond) out.push({ ...p, t: p.t + offset });
+  }
+  return out;
+}
+
+/** The products whose stock the audit checks for a workload. */
+function stockScope(ctx: RunContext, workload: Workload): string[] {
+  if (workload === "contention") return [...Array.from({ length: 10 }, (_, i) => hotProductId(ctx.productPrefix, i)), soldOutProductId(ctx.productPrefix)];
+  if (workload === "checkout") return Array.from({ length: ctx.settings.products }, (_, i) => productId(ctx.productPrefix, i));
+  return [];
+}
+
+export async function runCell(ctx: RunContext, workload: Workload, distribution: Distribution): Promise<Cell> {
+  const cell = `${workload}/${distribution}`;
+  const s = ctx.settings;
+  const file = (part: string) => `${workload}-${distribution}-${part}`;
+  const scope = stockScope(ctx, workload);
+  ctx.onProgress({ cell, stage: "audit", detail: `reading the stock of ${scope.length} products before the load` });
+  const stockBefore = scope.length ? await snapshotStock(ctx.baseUrl, scope) : new Map<string, number>();
+
+  // 1. Max throughput: stepped arrival rates, coarse then fine.
+  const phases: PhaseOutcome[] = [];
+  const knee = await findKnee({ ...s.knee }, async (rate, kind) => {
+    const p = await phase(ctx, cell, workload, distribution, rate, s.stepS, file(`ramp-${phases.length}`), `ramp (${kind} step at ${rate}/s)`, false);
+    phases.push(p);
+    return { rate, sustainable: judgeStep(p.step).sustainable, generatorCpuShare: p.generatorCpuShare };
+  });
+  const ramp = phases.map((p) => p.agg);
+  const series = concatSeries(ramp);
+  const avg = maxMovingAverage(series, 10);
+  const maxThroughput: MaxThroughput = {
+    maxMovingAvg10s: avg.value,
+    ...(avg.partial ? { movingAvgPartial: true } : {}),
+    sustainableRate: knee.sustainableRate,
+    steps: phases.map((p, i) => stepResult(p.step, i)),
+  };
+
+  // 2. Stable load at 80% of the sustainable rate (or of the best 10 s average when no step was sustainable).
+  const basis = knee.sustainableRate ?? avg.value;
+  const stableRate = Math.max(1, Math.round(basis * s.stableShare));
+  const stable = await phase(ctx, cell, workload, distribution, stableRate, s.stableS, file("stable"), `stable load at ${stableRate}/s`, true);
+
+  // 3. Cost of the target during the stable phase.
+  const pids = ctx.targetPids();
+  let cost: Cell["cost"];
+  if (stable.usage && pids.length) {
+    const t = stable.usage.groups.target!;
+    const g = stable.usage.groups.generator!;
+    const successful = stable.step.successful;
+    const coresUsed = t.cpuSeconds / stable.usage.wallSeconds;
+    cost = {
+      coreSecondsPer1000: successful ? (t.cpuSeconds / successful) * 1000 : 0,
+      throughputPerCore: coresUsed > 0 ? stable.step.achievedRate / coresUsed : 0,
+      peakRssBytes: t.peakRssBytes,
+      targetCpuSeconds: t.cpuSeconds,
+      generatorCpuSeconds: g.cpuSeconds,
+      generatorCpuShare: stable.generatorCpuShare ?? g.cpuSeconds / (stable.usage.wallSeconds * (ctx.split?.generatorCores ?? 1)),
+    };
+  }
+
+  // 4. Audit (SPEC 2.3) of what this cell's checkouts did.
+  const checkouts = [...phases, stable].flatMap((p) => p.checkouts);
+  ctx.allCheckouts.push(...checkouts);
+  let anomalies: Cell["anomalies"];
+  if (workload !== "analytics") {
+    ctx.checkAlive("audit");
+    ctx.onProgress({ cell, stage: "audit", detail: `${checkouts.length} checkouts, ${scope.length} products` });
+    const stockAdded = new Map<string, number>();
+    for (const p of [...phases, stable]) for (const [id, n] of p.stockAdded) stockAdded.set(id, (stockAdded.get(id) ?? 0) + n);
+    const result = await audit({
+      baseUrl: ctx.baseUrl,
+      records: checkouts,
+      allRecords: ctx.allCheckouts,
+      idOf: (p) => String(p),
+      priceOf: (id) => ctx.prices.get(id) ?? NaN,
+      stockBefore,
+      stockAdded,
+      sampleRecords: s.auditSample,
+      coPurchaseSample: s.coPurchaseSample,
+      quietMs: s.quietMs,
+    });
+    anomalies = { kinds: result.anomalies, total: result.total, ...(result.examples.length ? { examples: result.examples } : {}), ambiguous: result.ambiguous };
+  }
+
+  // 5. Validity: a saturated generator measures itself, not the target.
+  const reasons: string[] = [];
+  const gen = generatorSaturated({ droppedIterations: stable.step.droppedIterations, iterations: stable.step.iterations, generatorCpuShare: stable.generatorCpuShare });
+  reasons.push(...gen.reasons.map((r) => `stable phase: ${r}`));
+  const firstBad = phases.find((p) => !judgeStep(p.step).sustainable);
+  if (firstBad && firstBad.generatorCpuShare !== undefined && firstBad.generatorCpuShare > 0.9) {
+    reasons.push(`the ramp stopped at ${firstBad.step.offeredRate}/s while the load generator CPU was at ${Math.round(firstBad.generatorCpuShare * 100)}%: the knee may be the generator's`);
+  }
+
+  return {
+    workload,
+    distribution,
+    parameters: {
+      products: s.products,
+      ...(workload === "analytics" ? { populate: s.populate } : {}),
+      stepS: s.stepS,
+      stableS: s.stableS,
+      stableRate,
+      stableBasis: knee.sustainableRate === null ? "max-moving-average" : "sustainable-rate",
+      kneeStoppedBecause: knee.stoppedBecause,
+      zipfS: 1.25,
+      productPrefix: ctx.productPrefix,
+    },
+    seed: ctx.seed,
+    maxThroughput,
+    stable: stableResult(stable.agg),
+    series: concatSeries([...ramp, stable.agg]),
+    setupOps: setupOpsResult(stable.agg),
+    ...(cost ? { cost } : {}),
+    ...(anomalies ? { anomalies } : {}),
+    valid: reasons.length === 0,
+    ...(reasons.length ? { invalidReason: reasons.join("; ") } : {}),
+  };
+}

@@ -1,0 +1,44 @@
+/** The environment fingerprint of a local run (SPEC 6). */
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { availableParallelism, cpus, totalmem } from "node:os";
+import type { Environment } from "@sfbench/core";
+
+const run = (cmd: string, args: string[], cwd?: string) => {
+  try {
+    return execFileSync(cmd, args, { encoding: "utf8", cwd, stdio: ["ignore", "pipe", "ignore"] }).trim();
+  } catch {
+    return undefined;
+  }
+};
+
+function osName(): string {
+  try {
+    const line = readFileSync("/etc/os-release", "utf8").split("\n").find((l) => l.startsWith("PRETTY_NAME="));
+    if (line) return line.slice("PRETTY_NAME=".length).replace(/^"|"$/g, "");
+  } catch {
+    // not Linux
+  }
+  return `${process.platform} ${process.arch}`;
+}
+
+export function k6Version(k6: string): string {
+  return /k6 (v[\d.]+)/.exec(run(k6, ["version"]) ?? "")?.[1] ?? "unknown";
+}
+
+export function localEnvironment(opts: { k6: string; repoRoot: string; systemVersion?: string; cpuSplit?: { generator: string; target: string } }): Environment {
+  const sha = run("git", ["rev-parse", "HEAD"], opts.repoRoot);
+  return {
+    kind: "local",
+    nodes: 1,
+    cpuModel: cpus()[0]?.model.trim() || "unknown",
+    cores: availableParallelism(),
+    memoryBytes: totalmem(),
+    os: osName(),
+    node: process.version,
+    k6Version: k6Version(opts.k6),
+    ...(opts.systemVersion ? { systemVersion: opts.systemVersion } : {}),
+    ...(sha && /^[0-9a-f]{40}$/.test(sha) ? { gitSha: sha } : {}),
+    ...(opts.cpuSplit ? { cpuSplit: opts.cpuSplit } : {}),
+  };
+}

@@ -1,0 +1,151 @@
+/**
+ * A whole benchmark run against a target that already passed verification:
+ * seed, (populate), every cell, then one result document, written once and
+ * never overwritten. A failure anywhere still writes a document, with the
+ * stage and the error, and keeps the raw data gathered so far.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import { parseResult, type Cell, type ResultDocument } from "@sfbench/core";
+import { readAuditRecords } from "../audit/records.ts";
+import { pinTrees, planSplit } from "../cost/affinity.ts";
+import { runCell, StageError, type Distribution, type ProgressEvent, type RunContext, type Workload } from "./cell.ts";
+import { localEnvironment } from "./environment.ts";
+import { runK6 } from "./k6-runner.ts";
+import { PROFILE_SETTINGS, type Profile } from "./profiles.ts";
+
+export interface BenchmarkOptions {
+  target: ResultDocument["target"];
+  baseUrl: string;
+  k6: string;
+  profile: Profile;
+  cells: Array<{ workload: Workload; distribution: Distribution }>;
+  seed: number;
+  repoRoot: string;
+  /** result documents go to <resultsDir>/<target>/ */
+  resultsDir: string;
+  /** raw k6 output goes to <rawRoot>/<runId>/ */
+  rawRoot: string;
+  /** root pids of the target and its services (empty when the target was given by URL) */
+  targetPids: () => number[];
+  /** throws when the target has died */
+  checkAlive: (stage: string) => void;
+  systemVersion?: string;
+  /** give the generator and the target separate cores (default: when the machine has >= 2) */
+  pin?: boolean;
+  onProgress?: (event: ProgressEvent) => void;
+  runId?: string;
+}
+
+export interface BenchmarkOutcome {
+  doc: ResultDocument;
+  file: string;
+}
+
+/** Cells in the order that keeps the audit exact: checkouts first, analytics (after its populate phase) last. */
+export function orderCells(cells: BenchmarkOptions["cells"]): BenchmarkOptions["cells"] {
+  const rank: Record<Workload, number> = { checkout: 0, contention: 1, analytics: 2 };
+  return [...cells].sort((a, b) => rank[a.workload] - rank[b.workload] || a.distribution.localeCompare(b.distribution));
+}
+
+const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "").replace("T", "-");
+
+/** Writes a result document under results/<target>/, refusing to overwrite anything. */
+export function writeResult(resultsDir: string, doc: ResultDocument): string {
+  const parsed = parseResult(doc);
+  if (!parsed.ok) throw new Error(`the result document does not validate (a bug): ${parsed.errors.slice(0, 5).join("; ")}`);
+  const dir = join(resultsDir, doc.target.name);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${stamp(new Date(doc.startedAt))}-${doc.runId.slice(0, 8)}.json`);
+  writeFileSync(file, JSON.stringify(parsed.result, null, 2) + "\n", { flag: "wx" });
+  return file;
+}
+
+export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOutcome> {
+  const runId = opts.runId ?? randomUUID();
+  const startedAt = new Date();
+  const settings = PROFILE_SETTINGS[opts.profile];
+  const rawDir = join(opts.rawRoot, runId);
+  mkdirSync(rawDir, { recursive: true });
+  const progress = opts.onProgress ?? (() => {});
+  const split = opts.pin === false ? undefined : planSplit();
+  const ctx: RunContext = {
+    baseUrl: opts.baseUrl,
+    k6: opts.k6,
+    seed: opts.seed,
+    settings,
+    rawDir,
+    // a fresh product set per run: earlier runs against the same target cannot disturb the audit
+    productPrefix: `r${runId.slice(0, 8)}`,
+    split,
+    targetPids: opts.targetPids,
+    checkAlive: opts.checkAlive,
+    onProgress: progress,
+    allCheckouts: [],
+    prices: new Map(),
+    rawFiles: [],
+  };
+  const cells: Cell[] = [];
+  let error: ResultDocument["error"];
+  const pinned = split && opts.targetPids().length > 0;
+  try {
+    if (pinned) pinTrees(opts.targetPids(), split.target);
+    const env = { BASE_URL: ctx.baseUrl, SEED: String(ctx.seed), PRODUCTS: String(settings.products), PRODUCT_PREFIX: ctx.productPrefix };
+    progress({ cell: "-", stage: "seed", detail: `${settings.products} products` });
+    await setupScript(ctx, "seed", env, "seed");
+    let populated = false;
+    for (const { workload, distribution } of orderCells(opts.cells)) {
+      // populate's checkouts are not audited, so it runs after every audited cell
+      if (workload === "analytics" && !populated) {
+        progress({ cell: "analytics", stage: "populate", detail: `${settings.populate} checkouts build the co-purchase graph` });
+        await setupScript(ctx, "populate", { ...env, POPULATE: String(settings.populate) }, "populate");
+        populated = true;
+      }
+      cells.push(await runCell(ctx, workload, distribution));
+    }
+  } catch (e) {
+    const err = e as Error;
+    error = { stage: e instanceof StageError ? e.stage : "run", message: err.message };
+  } finally {
+    if (pinned) pinTrees(opts.targetPids(), `0-${availableParallelism() - 1}`);
+  }
+  const doc: ResultDocument = {
+    schemaVersion: 1,
+    runId,
+    status: error ? "failed" : "completed",
+    ...(error ? { error } : {}),
+    target: opts.target,
+    environment: localEnvironment({
+      k6: opts.k6,
+      repoRoot: opts.repoRoot,
+      systemVersion: opts.systemVersion,
+      cpuSplit: pinned ? { generator: split.generator, target: split.target } : undefined,
+    }),
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    profile: opts.profile,
+    cells,
+    rawData: { dir: rawDir, files: ctx.rawFiles.map((f) => f.slice(rawDir.length + 1)) },
+  };
+  return { doc, file: writeResult(opts.resultsDir, doc) };
+}
+
+/** Seeding and populating: closed-loop setup runs, not measured; they must succeed. */
+async function setupScript(ctx: RunContext, script: "seed" | "populate", env: Record<string, string>, stage: string): Promise<void> {
+  ctx.checkAlive(stage);
+  const out = await runK6({
+    k6: ctx.k6,
+    script,
+    env,
+    outDir: ctx.rawDir,
+    name: script,
+    cpus: ctx.split?.generator,
+    onTick: (live) => ctx.onProgress({ cell: "-", stage, detail: `${live.requests} requests`, live }),
+  });
+  ctx.rawFiles.push(out.csv, out.console);
+  ctx.checkAlive(stage);
+  if (out.exitCode !== 0) throw new StageError(stage, `${script} failed (k6 exit code ${out.exitCode}): ${out.stderrTail || "(no output)"}`);
+  for (const p of (await readAuditRecords(out.console)).products) ctx.prices.set(p.product, p.price);
+}

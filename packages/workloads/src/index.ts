@@ -1,0 +1,7 @@
+/** @sfbench/workloads: k6 workloads, their analysis, the audit, and the run orchestration. */
+export * from "./analysis/index.ts";
+export * from "./experiment/index.ts";
+export { audit, snapshotStock, ANOMALY_KINDS, type AnomalyKind, type AuditResult } from "./audit/audit.ts";
+export { readAuditRecords, type CheckoutRecord } from "./audit/records.ts";
+export { ProcessSampler } from "./cost/sampler.ts";
+export { planSplit, type CpuSplit } from "./cost/affinity.ts";
