@@ -17,3 +17,13 @@ if [ ! -d node_modules ] || [ ! -f node_modules/.package-lock.json ] || [ packag
   echo "sfbench bootstrap: installing npm dependencies"
   npm install --no-audit --no-fund --loglevel=error
 fi
+
+# --- @sfbench/db: the Prisma client (begin) ---------------------------------
+# packages/db/src/generated is not committed: (re)generate it when it is missing,
+# or older than prisma/schema.prisma or the installed packages (a Prisma upgrade).
+db_marker=packages/db/src/generated/.generated
+if [ ! -f "$db_marker" ] || [ prisma/schema.prisma -nt "$db_marker" ] || [ node_modules/.package-lock.json -nt "$db_marker" ]; then
+  echo "sfbench bootstrap: generating the Prisma client (packages/db/src/generated)"
+  node packages/db/scripts/generate.mjs --quiet
+fi
+# --- @sfbench/db: the Prisma client (end) -----------------------------------
