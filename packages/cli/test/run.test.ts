@@ -1,0 +1,115 @@
+/**
+ * sfbench run end to end: real node-postgres on real PostgreSQL, real k6.
+ * The result document must validate and agree with the raw k6 output.
+ */
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseResult, type ResultDocument } from "@sfbench/core";
+import { startMemoryTarget, type MemoryTarget } from "@sfbench/conformance/testing";
+import { readAuditRecords, streamK6Csv } from "@sfbench/workloads";
+import { sfbench } from "./helpers.ts";
+
+function onlyResult(dir: string, target: string): ResultDocument {
+  const files = readdirSync(join(dir, target));
+  expect(files).toHaveLength(1);
+  const parsed = parseResult(readFileSync(join(dir, target, files[0]!), "utf8"));
+  if (!parsed.ok) throw new Error(parsed.errors.join("\n"));
+  return parsed.result;
+}
+
+/** Counts checkout requests in a raw k6 CSV by status. */
+async function checkoutStatuses(csv: string): Promise<Map<number, number>> {
+  const counts = new Map<number, number>();
+  await streamK6Csv(csv, (s) => {
+    if (s.metric === "http_req_duration" && s.tags.op === "checkout") counts.set(s.status ?? 0, (counts.get(s.status ?? 0) ?? 0) + 1);
+  });
+  return counts;
+}
+
+describe("sfbench run --profile quick against node-postgres", () => {
+  const results = mkdtempSync(join(tmpdir(), "sfbench-results-"));
+  let doc: ResultDocument;
+  let stdout = "";
+
+  beforeAll(async () => {
+    const r = await sfbench(["run", "--target", "node-postgres", "--workload", "checkout", "--distribution", "uniform", "--profile", "quick", "--results", results]);
+    stdout = r.stdout;
+    expect(r.code, r.stderr).toBe(0);
+    doc = onlyResult(results, "node-postgres");
+  });
+
+  it("prints a summary table and where the result is", () => {
+    expect(stdout).toMatch(/^node-postgres 0\.1\.0, profile quick, completed\n/);
+    expect(stdout).toMatch(/\ncheckout\/uniform\s+\d+/);
+    expect(stdout).toMatch(/\nresult: .*\/node-postgres\/\d{8}-\d{6}-[0-9a-f]{8}\.json\n/);
+  });
+
+  it("writes a valid, completed document with the environment and one measured cell", () => {
+    expect(doc.status).toBe("completed");
+    expect(doc.target).toMatchObject({ name: "node-postgres", version: "0.1.0", system: "Node.js + PostgreSQL" });
+    expect(doc.environment).toMatchObject({ kind: "local", nodes: 1, k6Version: "v1.8.1" });
+    expect(doc.environment.systemVersion).toMatch(/PostgreSQL \d+/);
+    expect(doc.cells).toHaveLength(1);
+    const cell = doc.cells[0]!;
+    expect(cell.maxThroughput!.steps.length).toBeGreaterThanOrEqual(1);
+    expect(cell.stable!.offeredRate).toBe(Math.max(1, Math.round((cell.maxThroughput!.sustainableRate ?? cell.maxThroughput!.maxMovingAvg10s) * 0.8)));
+    expect(cell.cost!.targetCpuSeconds).toBeGreaterThan(0);
+    expect(cell.cost!.peakRssBytes).toBeGreaterThan(10 << 20);
+    expect(cell.anomalies!.total).toBe(0);
+  });
+
+  it("agrees with the raw k6 output: stable counts, per-second series and audit records", async () => {
+    const cell = doc.cells[0]!;
+    const raw = (name: string) => join(doc.rawData.dir, name);
+    expect(doc.rawData.files).toContain("checkout-uniform-stable.csv.gz");
+    const stable = await checkoutStatuses(raw("checkout-uniform-stable.csv.gz"));
+    const ok = stable.get(200) ?? 0;
+    expect(cell.stable!.latency.count).toBe(ok + (stable.get(409) ?? 0));
+    expect(cell.stable!.achievedRate).toBeCloseTo(ok / cell.stable!.durationS, 6);
+
+    let allOk = 0;
+    let records = 0;
+    for (const f of doc.rawData.files.filter((f) => f.startsWith("checkout-uniform-") && f.endsWith(".csv.gz"))) {
+      allOk += (await checkoutStatuses(raw(f))).get(200) ?? 0;
+      records += (await readAuditRecords(raw(f.replace(".csv.gz", ".console.log")))).checkouts.length;
+    }
+    expect(cell.series.reduce((n, p) => n + p.successful, 0)).toBe(allOk);
+    expect(records).toBeGreaterThanOrEqual(allOk);
+  });
+});
+
+describe("sfbench run refusals", () => {
+  let broken: MemoryTarget;
+  beforeAll(async () => {
+    broken = await startMemoryTarget({ fault: "no-rollback" });
+  });
+  afterAll(() => broken.close());
+
+  it.each([
+    [["run", "--target", "node-postgres", "--profile", "fast"], /--profile must be one of quick, standard, thesis, got "fast"/],
+    [["run", "--target", "node-postgres", "--workload", "browse"], /--workload must be one of checkout, analytics, contention, all, got "browse"/],
+    [["run", "--target", "node-postgres", "--distribution", "pareto"], /--distribution must be one of uniform, zipf, both, got "pareto"/],
+    [["run", "--target", "node-postgres", "--seed", "1.5"], /--seed must be an integer from 0 to 2147483647, got "1.5"/],
+    [["run"], /give exactly one of --url URL or --target NAME/],
+  ])("sfbench %j exits 2 naming the flag", async (args, message) => {
+    const r = await sfbench(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toMatch(message);
+  });
+
+  it("gives a non-conformant target no numbers, and keeps a failed run with the reason", async () => {
+    const results = mkdtempSync(join(tmpdir(), "sfbench-results-"));
+    const r = await sfbench(["run", "--url", broken.url, "--results", results]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/FAIL checkout\.insufficient-stock-changes-nothing/);
+    const dirs = readdirSync(results);
+    expect(dirs).toHaveLength(1);
+    const doc = onlyResult(results, dirs[0]!);
+    expect(doc.status).toBe("failed");
+    expect(doc.error!.stage).toBe("verify");
+    expect(doc.error!.message).toMatch(/conformance checks failed: .*checkout\.insufficient-stock-changes-nothing/);
+    expect(doc.cells).toEqual([]);
+  });
+});
