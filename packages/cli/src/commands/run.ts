@@ -8,7 +8,7 @@ import { manifestDigest, type ResultDocument } from "@sfbench/core";
 import { formatFailure, runConformance } from "@sfbench/conformance";
 import { findTarget, isAlive, startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
 import { k6Path, paths, status, up } from "@sfbench/services";
-import { localEnvironment, PROFILES, runBenchmark, StageError, writeResult, type Distribution, type Profile, type ProgressEvent, type Workload } from "@sfbench/workloads";
+import { aliveCheck, localEnvironment, PROFILES, runBenchmark, writeResult, type Distribution, type Profile, type ProgressEvent, type Workload } from "@sfbench/workloads";
 import { randomUUID } from "node:crypto";
 import { intFlag, oneOf, parseFlags, UsageError, urlFlag } from "../args.ts";
 import { note } from "../progress.ts";
@@ -63,11 +63,7 @@ export async function run(argv: string[]): Promise<number> {
     baseUrl = url!;
     target = { name: new URL(baseUrl).host.replace(/[^a-z0-9-]/gi, "-").toLowerCase(), version: "0.0.0", system: `target at ${baseUrl}`, manifestDigest: `sha256:${"0".repeat(64)}` };
   }
-  const checkAlive = (stage: string) => {
-    if (!started) return;
-    const how = started.exited() ?? (isAlive(started.pid) ? undefined : "an unknown code");
-    if (how) throw new StageError(stage, `target exited with ${how} during ${stage}`);
-  };
+  const checkAlive = aliveCheck(() => (started ? (started.exited() ?? (isAlive(started.pid) ? undefined : "an unknown code")) : undefined));
 
   try {
     // 1. Verify before measuring.

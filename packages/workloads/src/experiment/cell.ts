@@ -29,6 +29,17 @@ export class StageError extends Error {
   }
 }
 
+/**
+ * A liveness check for the run: throws "target exited with <how> during <stage>"
+ * once `exited` reports how the target's process ended.
+ */
+export function aliveCheck(exited: () => string | undefined): (stage: string) => void {
+  return (stage) => {
+    const how = exited();
+    if (how) throw new StageError(stage, `target exited with ${how} during ${stage}`);
+  };
+}
+
 export interface ProgressEvent {
   cell: string;
   stage: string;
