@@ -89,6 +89,9 @@ function scriptEnv(ctx: RunContext, workload: Workload, distribution: Distributi
     PRODUCT_PREFIX: ctx.productPrefix,
     DISTRIBUTION: distribution,
     STEPS: JSON.stringify([{ rate, duration: durationS }]),
+    // VUs are initialised before the clock starts; growing the pool mid-step drops iterations
+    PRE_VUS: String(Math.max(10, Math.ceil(rate * 0.25))),
+    MAX_VUS: String(Math.max(100, Math.ceil(rate * 2.5))),
   };
 }
 
