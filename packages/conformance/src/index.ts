@@ -26,6 +26,8 @@ export interface ConformanceOptions extends Partial<SuiteOptions> {
   only?: string[];
   /** called after each check, for progress output */
   onCheck?: (result: CheckResult, done: number, total: number) => void;
+  /** the whole suite's time budget; checks not started by then fail as not run (default 10 min) */
+  budgetMs?: number;
 }
 
 /** How many checks the suite has (for progress bars). */
@@ -47,10 +49,17 @@ export async function runConformance(url: string, opts: ConformanceOptions = {})
   const startedAt = new Date().toISOString();
   const checks = plan(opts);
   const results: CheckResult[] = [];
+  const deadline = Date.now() + (opts.budgetMs ?? 600_000);
+  let notRun: string | undefined;
   for (const { group, check } of checks) {
-    const result = await runCheck(group, check, client);
+    const result = notRun
+      ? { id: `${group}.${check.id}`, group, title: check.title, passed: false, ms: 0, message: notRun }
+      : await runCheck(group, check, client);
     results.push(result);
     opts.onCheck?.(result, results.length, checks.length);
+    // a target that is not healthy fails everything else at once, without a timeout per check
+    if (!notRun && group === "health" && !result.passed) notRun = `not run: the target's /health did not answer 200 (${result.message})`;
+    if (!notRun && Date.now() > deadline) notRun = `not run: the suite's time budget of ${Math.round((opts.budgetMs ?? 600_000) / 1000)} s ran out`;
   }
   const failed = results.filter((r) => !r.passed).length;
   return { url: base, startedAt, ms: performance.now() - started, passed: results.length - failed, failed, checks: results };

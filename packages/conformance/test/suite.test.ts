@@ -65,4 +65,24 @@ describe("the conformance suite", () => {
     expect(report.failed).toBe(2);
     expect(report.checks[0]!.message).toMatch(/connection failed/);
   });
+
+  it("fails everything at once, without a timeout per check, when /health does not answer 200", async () => {
+    const { createServer } = await import("node:http");
+    const srv = createServer((_req, res) => res.writeHead(503, { "content-type": "application/json" }).end('{"error":"starting","message":"not yet"}'));
+    await new Promise<void>((r) => srv.listen(0, "127.0.0.1", () => r()));
+    const started = Date.now();
+    const report = await runConformance(`http://127.0.0.1:${(srv.address() as { port: number }).port}`);
+    srv.close();
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(report.passed).toBe(0);
+    expect(report.checks.at(-1)!.message).toMatch(/^not run: the target's \/health did not answer 200/);
+  });
+
+  it("stops starting checks when the time budget runs out", async () => {
+    target = await startMemoryTarget();
+    const report = await runConformance(target.url, { budgetMs: 1 });
+    expect(report.checks[0]!.passed).toBe(true);
+    expect(report.checks.at(-1)!.message).toMatch(/^not run: the suite's time budget of 0 s ran out/);
+    expect(report.failed).toBeGreaterThan(report.checks.length - 5);
+  });
 });

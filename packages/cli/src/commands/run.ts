@@ -8,8 +8,7 @@ import { manifestDigest, type ResultDocument } from "@sfbench/core";
 import { formatFailure, runConformance } from "@sfbench/conformance";
 import { findTarget, isAlive, startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
 import { k6Path, paths, status, up } from "@sfbench/services";
-import { aliveCheck, localEnvironment, PROFILES, runBenchmark, writeResult, type Distribution, type Profile, type ProgressEvent, type Workload } from "@sfbench/workloads";
-import { randomUUID } from "node:crypto";
+import { aliveCheck, failedRunDocument, PROFILES, runBenchmark, writeResult, type Distribution, type Profile, type ProgressEvent, type Workload } from "@sfbench/workloads";
 import { intFlag, oneOf, parseFlags, UsageError, urlFlag } from "../args.ts";
 import { note } from "../progress.ts";
 import { LiveLine } from "../live.ts";
@@ -71,8 +70,8 @@ export async function run(argv: string[]): Promise<number> {
     const report = await runConformance(baseUrl);
     if (report.failed > 0) {
       for (const r of report.checks.filter((c) => !c.passed)) process.stderr.write(formatFailure(r) + "\n");
-      const now = new Date().toISOString();
-      const file = writeResult(resultsDir, failedDoc(target, profile, now, "verify", `${report.failed} of ${report.checks.length} conformance checks failed: ${report.checks.filter((c) => !c.passed).map((c) => c.id).slice(0, 10).join(", ")}`, k6));
+      const message = `${report.failed} of ${report.checks.length} conformance checks failed: ${report.checks.filter((c) => !c.passed).map((c) => c.id).slice(0, 10).join(", ")}`;
+      const file = writeResult(resultsDir, failedRunDocument({ target, profile, startedAt: new Date(report.startedAt), stage: "verify", message, k6, repoRoot: paths.root, rawDir: join(paths.home, "runs") }));
       note(`verify failed: no numbers for a non-conformant target; failed run written to ${file}`);
       return 1;
     }
@@ -106,20 +105,4 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     if (started) await stopTarget(values.target!);
   }
-}
-
-function failedDoc(target: ResultDocument["target"], profile: Profile, at: string, stage: string, message: string, k6: string): ResultDocument {
-  return {
-    schemaVersion: 1,
-    runId: randomUUID(),
-    status: "failed",
-    error: { stage, message },
-    target,
-    environment: localEnvironment({ k6, repoRoot: paths.root }),
-    startedAt: at,
-    finishedAt: new Date().toISOString(),
-    profile,
-    cells: [],
-    rawData: { dir: join(paths.home, "runs"), files: [] },
-  };
 }

@@ -132,6 +132,33 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
   return { doc, file: writeResult(opts.resultsDir, doc) };
 }
 
+/** The document of a run that failed before any measurement (e.g. verification): no cells, the stage and the reason. */
+export function failedRunDocument(opts: {
+  runId?: string;
+  target: ResultDocument["target"];
+  profile: Profile;
+  startedAt: Date;
+  stage: string;
+  message: string;
+  k6: string;
+  repoRoot: string;
+  rawDir: string;
+}): ResultDocument {
+  return {
+    schemaVersion: 1,
+    runId: opts.runId ?? randomUUID(),
+    status: "failed",
+    error: { stage: opts.stage, message: opts.message },
+    target: opts.target,
+    environment: localEnvironment({ k6: opts.k6, repoRoot: opts.repoRoot }),
+    startedAt: opts.startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    profile: opts.profile,
+    cells: [],
+    rawData: { dir: opts.rawDir, files: [] },
+  };
+}
+
 /** Seeding and populating: closed-loop setup runs, not measured; they must succeed. */
 async function setupScript(ctx: RunContext, script: "seed" | "populate", env: Record<string, string>, stage: string): Promise<void> {
   ctx.checkAlive(stage);
