@@ -1,0 +1,44 @@
+/**
+ * Entry point: env checked, start-up sweep, then the worker; SIGINT/SIGTERM
+ * close it gracefully (the running job finishes its teardown first).
+ */
+import { join } from "node:path";
+import { getDb } from "@sfbench/db";
+import { k6Path, paths, redisUrl, up } from "@sfbench/services";
+import { readEnv } from "./env.ts";
+import { redisConnection } from "./queue.ts";
+import { sweep } from "./sweep.ts";
+import { createWorker } from "./worker.ts";
+
+const env = readEnv();
+const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+
+if (!env.REDIS_URL) await up(["redis"]);
+const db = await getDb();
+const swept = await sweep(db);
+if (swept.run) log(`sweep: run ${swept.run} was lost during ${swept.stage ?? "?"}: marked failed; target stopped: ${swept.targetStopped}; processes killed: ${swept.processesKilled}`);
+
+const worker = createWorker({
+  connection: redisConnection(env.REDIS_URL ?? redisUrl()),
+  queue: env.SFBENCH_QUEUE,
+  db,
+  k6: await k6Path(),
+  repoRoot: paths.root,
+  resultsDir: env.SFBENCH_RESULTS_DIR ?? join(paths.root, "results"),
+  rawRoot: join(paths.home, "runs"),
+  targetsRoot: env.SFBENCH_TARGETS_DIR,
+  log,
+});
+log(`worker ready on queue "${env.SFBENCH_QUEUE}" (pid ${process.pid})`);
+
+let closing = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, async () => {
+    if (closing) return;
+    closing = true;
+    log(`${signal}: finishing the current run, then stopping`);
+    await worker.close();
+    await db.$disconnect();
+    process.exit(0);
+  });
+}

@@ -1,0 +1,166 @@
+/**
+ * The run pipeline: provision -> verify -> seed -> load -> audit -> store ->
+ * teardown, as a plain async function of a BullMQ job. Teardown is a
+ * `finally`, idempotent and keyed by the run (its target's name and the
+ * machine's run lock). What a retry cannot fix throws UnrecoverableError.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { UnrecoverableError, type Job } from "bullmq";
+import { manifestDigest, parseManifest, parseResult, type ResultDocument, type TargetManifest } from "@sfbench/core";
+import { runConformance } from "@sfbench/conformance";
+import { importResult, type Db } from "@sfbench/db";
+import { findTarget, isAlive, startTarget, stopTarget, TargetError, type StartedTarget } from "@sfbench/provider-local";
+import { status as serviceStatus } from "@sfbench/services";
+import { aliveCheck, failedRunDocument, runBenchmark, writeResult, type Distribution, type Profile, type Workload } from "@sfbench/workloads";
+import { z } from "zod";
+import type { RunJob } from "./queue.ts";
+import { RunProgress } from "./progress.ts";
+import { acquireRunLock, releaseRunLock } from "./run-lock.ts";
+
+export interface PipelineDeps {
+  db: Db;
+  k6: string;
+  repoRoot: string;
+  resultsDir: string;
+  rawRoot: string;
+  /** folder of bundled target folders (tests use fixtures) */
+  targetsRoot?: string;
+}
+
+export type PipelineOutcome =
+  | { runId: string; status: "completed" | "failed"; resultPath: string }
+  | { runId: string; status: "needs-cluster" | "skipped"; reason: string };
+
+/** What a submission may choose about its run (stored in Run.parameters). */
+const RunParameters = z.strictObject({
+  workloads: z.array(z.enum(["checkout", "analytics", "contention"])).min(1).optional(),
+  distributions: z.array(z.enum(["uniform", "zipf"])).min(1).optional(),
+  seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
+});
+
+const STAGE_OF = (stage: string) => (stage === "seed" || stage === "populate" ? "seed" : stage === "audit" ? "audit" : "load");
+
+/** A result document already written for this run (a retry after the store stage failed resumes from it). */
+function existingResult(resultsDir: string, target: string, runId: string): { file: string; doc: ResultDocument } | undefined {
+  const dir = join(resultsDir, target);
+  if (!existsSync(dir)) return undefined;
+  for (const name of readdirSync(dir).filter((n) => n.endsWith(`-${runId.slice(0, 8)}.json`))) {
+    const parsed = parseResult(readFileSync(join(dir, name), "utf8"));
+    if (parsed.ok && parsed.result.runId === runId) return { file: join(dir, name), doc: parsed.result };
+  }
+  return undefined;
+}
+
+export function createRunPipeline(deps: PipelineDeps) {
+  const { db } = deps;
+
+  async function failRun(runId: string, stage: string, message: string): Promise<void> {
+    await db.run.update({ where: { id: runId }, data: { status: "failed", errorStage: stage, errorMessage: message, finishedAt: new Date(), stage: null } });
+  }
+
+  /** Writes and stores a document for a run that failed before measuring, then stops retries. */
+  async function failBeforeMeasuring(runId: string, target: ResultDocument["target"], profile: Profile, startedAt: Date, stage: string, message: string): Promise<never> {
+    const doc = failedRunDocument({ runId, target, profile, startedAt, stage, message, k6: deps.k6, repoRoot: deps.repoRoot, rawDir: join(deps.rawRoot, runId) });
+    const file = writeResult(deps.resultsDir, doc);
+    await importResult(db, doc, { resultPath: file });
+    throw new UnrecoverableError(`${stage}: ${message}`);
+  }
+
+  return async function processRun(job: Job<RunJob>): Promise<PipelineOutcome> {
+    const { runId } = job.data;
+    const run = await db.run.findUnique({ where: { id: runId }, include: { targetVersion: { include: { system: true } } } });
+    if (!run) throw new UnrecoverableError(`run ${runId} does not exist`);
+    if (run.status === "completed" || run.status === "failed") return { runId, status: "skipped", reason: `the run is already ${run.status}` };
+
+    const parsed = parseManifest(run.targetVersion.manifest);
+    if (!parsed.ok) {
+      const message = `invalid manifest: ${parsed.errors.join("; ")}`;
+      await failRun(runId, "provision", message);
+      throw new UnrecoverableError(message);
+    }
+    const params = RunParameters.safeParse(run.parameters ?? {});
+    if (!params.success) {
+      const message = `invalid run parameters: ${params.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`;
+      await failRun(runId, "provision", message);
+      throw new UnrecoverableError(message);
+    }
+    const manifest: TargetManifest = parsed.manifest;
+
+    // Only bundled targets run here, and only as bundled: submitted images wait for a cluster.
+    let bundled = false;
+    try {
+      bundled = manifestDigest(findTarget(manifest.name, deps.targetsRoot).manifest) === run.targetVersion.manifestDigest;
+    } catch (e) {
+      if (!(e instanceof TargetError)) throw e;
+    }
+    if (!bundled || run.environmentKind !== "local") {
+      const reason = `${manifest.image ? `image ${manifest.image}` : "this target"} needs the cluster provider: the local worker only runs the targets bundled in packages/targets`;
+      await db.run.update({ where: { id: runId }, data: { status: "needs_cluster", errorMessage: reason, stage: null } });
+      return { runId, status: "needs-cluster", reason };
+    }
+
+    const target = { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: run.targetVersion.manifestDigest };
+    const profile = run.profile as Profile;
+    const workloads: Workload[] = params.data.workloads ?? ["checkout", "analytics", "contention"];
+    const distributions: Distribution[] = params.data.distributions ?? ["uniform", "zipf"];
+    const cells = workloads.flatMap((workload) => distributions.map((distribution) => ({ workload, distribution })));
+
+    await acquireRunLock(runId, manifest.name);
+    const progress = new RunProgress(db, runId);
+    const startedAt = new Date();
+    let started: StartedTarget | undefined;
+    try {
+      await db.run.update({ where: { id: runId }, data: { status: "running", startedAt, stage: "provision", progress: 1, errorStage: null, errorMessage: null } });
+      let result = existingResult(deps.resultsDir, manifest.name, runId);
+      if (!result) {
+        try {
+          started = await startTarget(manifest.name, { targetsRoot: deps.targetsRoot });
+        } catch (e) {
+          if (e instanceof TargetError) await failBeforeMeasuring(runId, target, profile, startedAt, "provision", e.message);
+          throw e;
+        }
+        await progress.set("verify", 5);
+        const report = await runConformance(started.url, { budgetMs: 120_000, onCheck: (_r, done, total) => progress.set("verify", 5 + Math.round((done / total) * 5)) });
+        if (report.failed > 0) {
+          const failed = report.checks.filter((c) => !c.passed);
+          await failBeforeMeasuring(runId, target, profile, startedAt, "verify", `${failed.length} of ${report.checks.length} conformance checks failed: ${failed.map((c) => `${c.id} (${c.message})`).slice(0, 5).join("; ")}`);
+        }
+        const services = manifest.services.length ? await serviceStatus(manifest.services) : [];
+        const servicePids = services.flatMap((s) => (s.pid ? [s.pid] : []));
+        const t = started;
+        let cellsDone = 0;
+        let lastCell = "";
+        const outcome = await runBenchmark({
+          runId,
+          target,
+          baseUrl: t.url,
+          k6: deps.k6,
+          profile,
+          cells,
+          seed: params.data.seed ?? 1,
+          repoRoot: deps.repoRoot,
+          resultsDir: deps.resultsDir,
+          rawRoot: deps.rawRoot,
+          targetPids: () => [t.pid, ...servicePids],
+          checkAlive: aliveCheck(() => t.exited() ?? (isAlive(t.pid) ? undefined : "an unknown code")),
+          systemVersion: [`${manifest.system} ${manifest.version}`, ...services.map((s) => s.detail.split(" on ")[0])].join("; "),
+          onProgress: (e) => {
+            if (e.cell !== lastCell && e.cell !== "-" && lastCell && lastCell !== "-") cellsDone++;
+            if (e.cell !== "-") lastCell = e.cell;
+            void progress.set(STAGE_OF(e.stage.split(" ")[0]!), 10 + Math.round((cellsDone / cells.length) * 80));
+          },
+        });
+        result = outcome;
+      }
+      await progress.set("store", 95);
+      await importResult(db, result.doc, { resultPath: result.file });
+      return { runId, status: result.doc.status, resultPath: result.file };
+    } finally {
+      await progress.set("teardown", undefined, true).catch(() => {});
+      if (started) await stopTarget(manifest.name);
+      releaseRunLock(runId);
+      await progress.finish();
+    }
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * The start-up sweep: a worker that died mid-run (SIGKILL, power loss) left
+ * its run marked running, its target process, and maybe k6 processes. Before
+ * taking jobs, the next worker on the machine ends that run as failed
+ * ("worker lost during <stage>") and removes what it left behind.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import type { Db } from "@sfbench/db";
+import { stopTarget } from "@sfbench/provider-local";
+import { clearLock, deadLock } from "./run-lock.ts";
+
+export interface SweepReport {
+  run?: string;
+  stage?: string | null;
+  targetStopped: boolean;
+  processesKilled: number;
+}
+
+/** Kills processes whose command line mentions the run's raw-data folder (k6 runs of that run). */
+function killRunProcesses(runId: string): number {
+  let killed = 0;
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8");
+    } catch {
+      continue;
+    }
+    if (!cmdline.includes(`/runs/${runId}/`)) continue;
+    try {
+      process.kill(Number(name), "SIGKILL");
+      killed++;
+    } catch {
+      // gone already
+    }
+  }
+  return killed;
+}
+
+export async function sweep(db: Db): Promise<SweepReport> {
+  const lost = deadLock();
+  if (!lost) return { targetStopped: false, processesKilled: 0 };
+  const processesKilled = killRunProcesses(lost.runId);
+  const targetStopped = await stopTarget(lost.target);
+  const run = await db.run.findUnique({ where: { id: lost.runId }, select: { status: true, stage: true } });
+  if (run && (run.status === "running" || run.status === "queued")) {
+    await db.run.update({
+      where: { id: lost.runId },
+      data: { status: "failed", errorStage: run.stage ?? "provision", errorMessage: `worker lost during ${run.stage ?? "provision"} (its process ${lost.pid} ended mid-run)`, finishedAt: new Date(), stage: null },
+    });
+  }
+  clearLock();
+  return { run: lost.runId, stage: run?.stage, targetStopped, processesKilled };
+}

@@ -1,0 +1,81 @@
+/** Test helpers: a fresh database, a unique queue, run rows, a worker process. */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { manifestDigest, parseManifest } from "@sfbench/core";
+import { createDb, migrate, type Db } from "@sfbench/db";
+import { createDatabase, redisUrl, up } from "@sfbench/services";
+
+export const FIXTURE_TARGETS = fileURLToPath(new URL("./fixtures/targets", import.meta.url));
+export const BUNDLED_TARGETS = fileURLToPath(new URL("../../../packages/targets", import.meta.url));
+const MAIN = fileURLToPath(new URL("../src/main.ts", import.meta.url));
+
+export async function freshDb(): Promise<{ db: Db; url: string }> {
+  await up(["postgres", "redis"]);
+  const url = await createDatabase(`test_worker_${randomUUID().slice(0, 8)}`, { fresh: true });
+  await migrate(url);
+  return { db: createDb(url), url };
+}
+
+export const uniqueQueue = () => `test-${randomUUID().slice(0, 8)}`;
+export const tempDir = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
+
+export function manifestOf(root: string, name: string) {
+  const parsed = parseManifest(JSON.parse(readFileSync(join(root, name, "target.json"), "utf8")));
+  if (!parsed.ok) throw new Error(parsed.errors.join("; "));
+  return parsed.manifest;
+}
+
+/** A queued run of a target, as a submission would create it. */
+export async function createRun(
+  db: Db,
+  manifest: unknown,
+  opts: { digest?: string; parameters?: object; environmentKind?: "local" | "kubernetes" } = {},
+): Promise<string> {
+  const m = manifest as { name?: string; system?: string; version?: string };
+  const parsed = parseManifest(manifest);
+  const digest = opts.digest ?? (parsed.ok ? manifestDigest(parsed.manifest) : `sha256:${"f".repeat(64)}`);
+  const slug = m.name ?? `invalid-${randomUUID().slice(0, 8)}`;
+  const system = await db.system.upsert({ where: { slug }, update: {}, create: { slug, name: m.system ?? slug } });
+  const version = await db.targetVersion.upsert({
+    where: { systemId_manifestDigest: { systemId: system.id, manifestDigest: digest } },
+    update: {},
+    create: { systemId: system.id, version: m.version ?? "0.0.0", manifest: manifest as object, manifestDigest: digest },
+  });
+  const run = await db.run.create({
+    data: {
+      systemId: system.id,
+      targetVersionId: version.id,
+      environmentKind: opts.environmentKind ?? "local",
+      nodes: 1,
+      profile: "quick",
+      parameters: opts.parameters ?? { workloads: ["checkout"], distributions: ["uniform"] },
+    },
+  });
+  return run.id;
+}
+
+export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 60_000, everyMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** The real worker entry point as a child process (so tests can SIGKILL it). */
+export function startWorkerProcess(env: { DATABASE_URL: string; SFBENCH_QUEUE: string; SFBENCH_RESULTS_DIR: string; SFBENCH_TARGETS_DIR?: string }): { child: ChildProcess; output: () => string } {
+  let output = "";
+  const child = spawn(process.execPath, ["--import", "tsx", MAIN], {
+    env: { ...process.env, ...env, REDIS_URL: redisUrl() },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout!.on("data", (d: Buffer) => (output += d));
+  child.stderr!.on("data", (d: Buffer) => (output += d));
+  return { child, output: () => output };
+}

@@ -1,0 +1,100 @@
+/**
+ * The run pipeline through the real queue: Redis, PostgreSQL, node-postgres
+ * and k6, with the in-process worker.
+ */
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Queue, Worker } from "bullmq";
+import type { Db } from "@sfbench/db";
+import { runningTarget } from "@sfbench/provider-local";
+import { k6Path, paths, redisUrl } from "@sfbench/services";
+import { createRunQueue, enqueueRun, redisConnection, type RunJob } from "../src/queue.ts";
+import { createWorker } from "../src/worker.ts";
+import type { PipelineOutcome } from "../src/pipeline.ts";
+import { BUNDLED_TARGETS, createRun, freshDb, manifestOf, tempDir, uniqueQueue, waitFor } from "./helpers.ts";
+
+let db: Db;
+let queue: Queue<RunJob>;
+let worker: Worker<RunJob, PipelineOutcome>;
+const results = tempDir("sfbench-worker-results-");
+const logs: string[] = [];
+
+beforeAll(async () => {
+  ({ db } = await freshDb());
+  const name = uniqueQueue();
+  const connection = redisConnection(redisUrl());
+  queue = createRunQueue(connection, name);
+  worker = createWorker({ connection, queue: name, db, k6: await k6Path(), repoRoot: paths.root, resultsDir: results, rawRoot: join(paths.home, "runs"), log: (l) => logs.push(l) });
+});
+
+afterAll(async () => {
+  await worker.close();
+  await queue.obliterate({ force: true });
+  await queue.close();
+  await db.$disconnect();
+});
+
+const finished = (runId: string) =>
+  waitFor(`run ${runId} to finish`, async () => {
+    const run = await db.run.findUniqueOrThrow({ where: { id: runId } });
+    return ["completed", "failed", "needs_cluster"].includes(run.status) && run.stage === null ? run : undefined;
+  }, 180_000, 200);
+
+describe("the run pipeline", () => {
+  it("takes a queued run of node-postgres to a completed run with results on the leaderboard", async () => {
+    const runId = await createRun(db, manifestOf(BUNDLED_TARGETS, "node-postgres"));
+    const stages = new Set<string>();
+    const watch = setInterval(async () => {
+      const r = await db.run.findUnique({ where: { id: runId }, select: { stage: true } });
+      if (r?.stage) stages.add(r.stage);
+    }, 100);
+    await enqueueRun(queue, runId);
+    const run = await finished(runId);
+    clearInterval(watch);
+    expect(run.status, run.errorMessage ?? "").toBe("completed");
+    expect(run.progress).toBe(100);
+    expect(run.resultPath).toMatch(/node-postgres\/\d{8}-\d{6}-[0-9a-f]{8}\.json$/);
+    expect([...stages]).toEqual(expect.arrayContaining(["provision", "verify", "seed", "load", "audit"]));
+    const cells = await db.cellResult.findMany({ where: { runId } });
+    expect(cells).toHaveLength(1);
+    expect(cells[0]).toMatchObject({ workload: "checkout", distribution: "uniform", valid: true });
+    expect(cells[0]!.sustainableRate).toBeGreaterThan(0);
+    expect(runningTarget("node-postgres")).toBeUndefined();
+
+    // the same run enqueued again changes nothing and gets no second result
+    await waitFor("the job to complete", async () => (await queue.getJobState(runId)) === "completed");
+    await queue.remove(runId);
+    await enqueueRun(queue, runId);
+    await waitFor("the second job to be skipped", async () => logs.find((l) => l.startsWith(`run ${runId}: skipped`)), 30_000);
+    expect(readdirSync(join(results, "node-postgres"))).toHaveLength(1);
+    expect(await db.cellResult.count({ where: { runId } })).toBe(1);
+  });
+
+  it("parks a submitted image that no bundled target matches as needs-cluster", async () => {
+    const manifest = { ...manifestOf(BUNDLED_TARGETS, "node-postgres"), name: "restate-submitted", image: "ghcr.io/someone/restate:1.0.0" };
+    const runId = await createRun(db, manifest);
+    await enqueueRun(queue, runId);
+    const run = await finished(runId);
+    expect(run.status).toBe("needs_cluster");
+    expect(run.errorMessage).toMatch(/image ghcr\.io\/someone\/restate:1\.0\.0 needs the cluster provider/);
+  });
+
+  it("parks a manifest that differs from the bundled one of the same name (never runs submitted commands)", async () => {
+    const manifest = { ...manifestOf(BUNDLED_TARGETS, "node-postgres"), local: { command: ["sh", "-c", "touch /tmp/sfbench-pwned"] } };
+    const runId = await createRun(db, manifest);
+    await enqueueRun(queue, runId);
+    expect((await finished(runId)).status).toBe("needs_cluster");
+    expect(existsSync("/tmp/sfbench-pwned")).toBe(false);
+  });
+
+  it("fails a run with an invalid manifest at once, without retries", async () => {
+    const runId = await createRun(db, { name: "broken", system: "Broken", version: "one" });
+    await enqueueRun(queue, runId);
+    const run = await finished(runId);
+    expect(run.status).toBe("failed");
+    expect(run.errorMessage).toMatch(/^invalid manifest: version: must be a semantic version/);
+    const job = await queue.getJob(runId);
+    expect(job?.attemptsMade).toBe(1);
+  });
+});
