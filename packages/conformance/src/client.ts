@@ -63,7 +63,15 @@ export class Client {
       this.exchanges.push({ method, path, requestBody: bodyText, status: 0, responseBody: reason, ms: performance.now() - started });
       throw new HttpError(`${method} ${path}: ${reason}`);
     }
-    const text = await res.text();
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (e) {
+      const err = e as Error;
+      const reason = err.name === "TimeoutError" ? `no complete answer within ${timeoutMs} ms (status ${res.status} arrived, the body did not finish)` : `reading the body failed: ${err.message}`;
+      this.exchanges.push({ method, path, requestBody: bodyText, status: res.status, responseBody: reason, ms: performance.now() - started });
+      throw new HttpError(`${method} ${path}: ${reason}`);
+    }
     this.exchanges.push({ method, path, requestBody: bodyText, status: res.status, responseBody: text, ms: performance.now() - started });
     let json: unknown;
     try {
