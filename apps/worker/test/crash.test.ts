@@ -1,0 +1,83 @@
+/**
+ * SIGKILL the worker during each stage, then start it again: the start-up
+ * sweep ends the run as failed ("worker lost during <stage>"), stops the
+ * target and the k6 processes it left, and no run gets a result.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Queue } from "bullmq";
+import type { Db } from "@sfbench/db";
+import { runningTarget } from "@sfbench/provider-local";
+import { redisUrl } from "@sfbench/services";
+import { createRunQueue, enqueueRun, redisConnection, type RunJob } from "../src/queue.ts";
+import { createRun, FIXTURE_TARGETS, freshDb, manifestOf, startWorkerProcess, tempDir, uniqueQueue, waitFor } from "./helpers.ts";
+
+let db: Db;
+let url: string;
+let queue: Queue<RunJob>;
+let queueName: string;
+const results = tempDir("sfbench-crash-");
+
+beforeAll(async () => {
+  ({ db, url } = await freshDb());
+  queueName = uniqueQueue();
+  queue = createRunQueue(redisConnection(redisUrl()), queueName);
+});
+
+afterAll(async () => {
+  await queue.obliterate({ force: true });
+  await queue.close();
+  await db.$disconnect();
+});
+
+const portFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const s = createServer().once("error", () => resolve(false)).listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
+  });
+
+function processesOf(runId: string): number[] {
+  return readdirSync("/proc").filter((n) => /^\d+$/.test(n)).filter((n) => {
+    try {
+      return readFileSync(`/proc/${n}/cmdline`, "utf8").includes(`/runs/${runId}/`);
+    } catch {
+      return false;
+    }
+  }).map(Number);
+}
+
+const env = () => ({ DATABASE_URL: url, SFBENCH_QUEUE: queueName, SFBENCH_RESULTS_DIR: results, SFBENCH_TARGETS_DIR: FIXTURE_TARGETS });
+
+describe("a worker killed mid-run", () => {
+  it.each([
+    ["provision", "slow-start", 18407],
+    ["verify", "good", 18401],
+    ["seed", "good", 18401],
+    ["load", "good", 18401],
+    ["audit", "good", 18401],
+  ])("during %s: the next worker ends the run as lost and leaves nothing behind", async (stage, target, port) => {
+    const runId = await createRun(db, manifestOf(FIXTURE_TARGETS, target));
+    const first = startWorkerProcess(env());
+    await enqueueRun(queue, runId);
+    await waitFor(`stage ${stage}`, async () => (await db.run.findUniqueOrThrow({ where: { id: runId } })).stage === stage, 90_000, 10);
+    first.child.kill("SIGKILL");
+    await new Promise((r) => first.child.once("exit", r));
+
+    const second = startWorkerProcess(env());
+    try {
+      const run = await waitFor("the sweep", async () => {
+        const r = await db.run.findUniqueOrThrow({ where: { id: runId } });
+        return r.status === "failed" ? r : undefined;
+      }, 60_000, 100);
+      expect(run.errorStage).toBe(stage);
+      expect(run.errorMessage).toMatch(new RegExp(`^worker lost during ${stage} \\(its process \\d+ ended mid-run\\)$`));
+      expect(runningTarget(target)).toBeUndefined();
+      await waitFor("the target's port to be free", () => portFree(port), 10_000);
+      await waitFor("the run's k6 processes to be gone", async () => processesOf(runId).length === 0, 10_000);
+      expect(await db.cellResult.count({ where: { runId } })).toBe(0);
+    } finally {
+      second.child.kill("SIGTERM");
+      await new Promise((r) => second.child.once("exit", r));
+    }
+  });
+});
