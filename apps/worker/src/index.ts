@@ -3,3 +3,4 @@ export { createRunPipeline, type PipelineDeps, type PipelineOutcome } from "./pi
 export { createRunQueue, enqueueRun, redisConnection, type RunJob } from "./queue.ts";
 export { sweep, type SweepReport } from "./sweep.ts";
 export { readEnv, type WorkerEnv } from "./env.ts";
+export { dispatchQueued, startDispatcher } from "./dispatcher.ts";

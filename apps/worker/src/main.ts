@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { getDb } from "@sfbench/db";
 import { k6Path, paths, redisUrl, up } from "@sfbench/services";
 import { readEnv } from "./env.ts";
-import { redisConnection } from "./queue.ts";
+import { startDispatcher } from "./dispatcher.ts";
+import { createRunQueue, redisConnection } from "./queue.ts";
 import { sweep } from "./sweep.ts";
 import { createWorker } from "./worker.ts";
 
@@ -18,8 +19,9 @@ const db = await getDb();
 const swept = await sweep(db);
 if (swept.run) log(`sweep: run ${swept.run} was lost during ${swept.stage ?? "?"}: marked failed; target stopped: ${swept.targetStopped}; processes killed: ${swept.processesKilled}`);
 
+const connection = redisConnection(env.REDIS_URL ?? redisUrl());
 const worker = createWorker({
-  connection: redisConnection(env.REDIS_URL ?? redisUrl()),
+  connection,
   queue: env.SFBENCH_QUEUE,
   db,
   k6: await k6Path(),
@@ -29,6 +31,8 @@ const worker = createWorker({
   targetsRoot: env.SFBENCH_TARGETS_DIR,
   log,
 });
+const queue = createRunQueue(connection, env.SFBENCH_QUEUE);
+const stopDispatcher = startDispatcher(db, queue, { attempts: env.SFBENCH_WORKER_ATTEMPTS, log });
 log(`worker ready on queue "${env.SFBENCH_QUEUE}" (pid ${process.pid})`);
 
 let closing = false;
@@ -37,7 +41,9 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     if (closing) return;
     closing = true;
     log(`${signal}: finishing the current run, then stopping`);
+    await stopDispatcher();
     await worker.close();
+    await queue.close();
     await db.$disconnect();
     process.exit(0);
   });

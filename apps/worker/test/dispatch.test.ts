@@ -1,0 +1,36 @@
+/**
+ * The worker process as the portal uses it: the portal only writes a queued
+ * Run row; the worker's dispatcher queues it, the pipeline runs it. SIGTERM
+ * stops the worker cleanly.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "@sfbench/db";
+import { createRun, FIXTURE_TARGETS, freshDb, manifestOf, startWorkerProcess, tempDir, uniqueQueue, waitFor } from "./helpers.ts";
+
+let db: Db;
+let url: string;
+
+beforeAll(async () => {
+  ({ db, url } = await freshDb());
+});
+afterAll(() => db.$disconnect());
+
+describe("the worker process", () => {
+  it("runs a run the portal only wrote to the database, then stops on SIGTERM", async () => {
+    const runId = await createRun(db, manifestOf(FIXTURE_TARGETS, "good"));
+    const worker = startWorkerProcess({ DATABASE_URL: url, SFBENCH_QUEUE: uniqueQueue(), SFBENCH_RESULTS_DIR: tempDir("sfbench-dispatch-"), SFBENCH_TARGETS_DIR: FIXTURE_TARGETS });
+    try {
+      const run = await waitFor("the run to finish", async () => {
+        const r = await db.run.findUniqueOrThrow({ where: { id: runId } });
+        return r.status === "completed" || r.status === "failed" ? r : undefined;
+      }, 120_000, 200);
+      expect(run.status, run.errorMessage ?? worker.output()).toBe("completed");
+      expect(worker.output()).toMatch(/dispatcher: queued 1 run\(s\)/);
+    } finally {
+      const exited = new Promise<number | null>((r) => worker.child.once("exit", (code) => r(code)));
+      worker.child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      expect(worker.output()).toMatch(/SIGTERM: finishing the current run, then stopping/);
+    }
+  });
+});
