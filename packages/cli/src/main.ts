@@ -4,7 +4,13 @@
  */
 import { MissingPrerequisiteError } from "@sfbench/services";
 import { TargetError } from "@sfbench/provider-local";
+import { ApiError } from "./api.ts";
 import { UsageError } from "./args.ts";
+import { ManifestInvalid } from "./manifest-file.ts";
+import { loc } from "./commands/loc.ts";
+import { login } from "./commands/login.ts";
+import { status } from "./commands/status.ts";
+import { submit } from "./commands/submit.ts";
 import { manifest } from "./commands/manifest.ts";
 import { results } from "./commands/results.ts";
 import { services } from "./commands/services.ts";
@@ -23,10 +29,15 @@ usage:
   sfbench run (--target NAME | --url URL) [--workload checkout|analytics|contention|all]
               [--distribution uniform|zipf|both] [--profile quick|standard|thesis] [--seed N] [--json]
   sfbench manifest check <target.json>
+  sfbench loc [--manifest target.json] [--json]
+  sfbench login [--server URL] [--token TOKEN]
+  sfbench submit --manifest target.json [--server URL] [--wait] [--profile P] [--environment local|kubernetes]
+  sfbench status <run id> [--server URL] [--json]
+  sfbench results <system> [--server URL] [--json]
   sfbench results import <file|dir>
 `;
 
-const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = { services, target, verify, run, manifest, results };
+const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = { services, target, verify, run, manifest, results, loc, login, submit, status };
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -41,8 +52,13 @@ export async function main(argv: string[]): Promise<number> {
   } catch (e) {
     const err = e as Error;
     if (process.env.SFBENCH_DEBUG === "1") process.stderr.write(`${err.stack}\n`);
+    if (err instanceof ManifestInvalid) {
+      process.stderr.write(`${err.message}\n`);
+      return 1;
+    }
     process.stderr.write(`error: ${err.message}\n`);
     if (err instanceof UsageError) return 2;
+    if (err instanceof ApiError) return err.status === 401 || err.status === 403 ? 4 : 1;
     if (err instanceof MissingPrerequisiteError || err instanceof TargetError) return 3;
     return 1;
   }

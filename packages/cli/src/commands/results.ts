@@ -6,7 +6,9 @@
 import { manifestDigest, type ResultDocument } from "@sfbench/core";
 import { closeDb, getDb, importPath, resultFiles, type FileOutcome } from "@sfbench/db";
 import { listTargets } from "@sfbench/provider-local";
-import { parseFlags, UsageError } from "../args.ts";
+import { query, remote } from "../api.ts";
+import { parseFlags, UsageError, urlFlag } from "../args.ts";
+import { summaryTable } from "../summary.ts";
 import { note } from "../progress.ts";
 
 /** The bundled target.json whose digest the document names, so that the target version gets its manifest. */
@@ -22,7 +24,8 @@ function line(o: FileOutcome): void {
 
 export async function results(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub !== "import") throw new UsageError(`sfbench results: unknown subcommand "${sub ?? ""}"; allowed: import`);
+  if (sub === undefined) throw new UsageError("sfbench results: give a system (sfbench results <system> [--json]) or `import <file|dir>`");
+  if (sub !== "import") return systemResults(argv);
   const { positionals } = parseFlags("sfbench results import", rest, {}, { max: 1, names: ["<file|dir>"] });
   const target = positionals[0];
   if (!target) throw new UsageError("sfbench results import: missing <file|dir> (a result document or a directory of them)");
@@ -42,4 +45,33 @@ export async function results(argv: string[]): Promise<number> {
   } finally {
     await closeDb();
   }
+}
+
+interface SystemRuns {
+  slug: string;
+  name: string;
+  runs: Array<{ id: string; status: string; profile: string; environmentKind: string; nodes: number; createdAt: string; errorStage: string | null; errorMessage: string | null }>;
+}
+
+/** sfbench results <system> [--server URL] [--json]: a system's runs and the latest completed one's numbers. */
+async function systemResults(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags("sfbench results", argv, {
+    server: { type: "string", value: "URL", help: "the portal" },
+    json: { type: "boolean", help: "print the system's runs and the latest result document as JSON" },
+  }, { max: 1, names: ["<system>"] });
+  const slug = positionals[0]!;
+  const r = remote(urlFlag("sfbench results", "server", values.server));
+  const system = await query<SystemRuns>(r, "systems.bySlug", { slug });
+  const latest = system.runs.find((run) => run.status === "completed");
+  const doc = latest ? (await query<{ document: ResultDocument | null }>(r, "runs.byId", { id: latest.id })).document : null;
+  if (values.json) {
+    process.stdout.write(JSON.stringify({ system: { slug: system.slug, name: system.name }, runs: system.runs, latest: doc }, null, 2) + "\n");
+    return 0;
+  }
+  process.stdout.write(`${system.name} (${system.slug}): ${system.runs.length} run(s)\n`);
+  for (const run of system.runs.slice(0, 10)) {
+    process.stdout.write(`  ${run.id}  ${run.status.padEnd(13)} ${run.profile.padEnd(8)} ${run.environmentKind}/${run.nodes}  ${run.createdAt}${run.errorMessage ? `  ${run.errorStage}: ${run.errorMessage}` : ""}\n`);
+  }
+  process.stdout.write(doc ? `\nlatest completed run ${latest!.id}:\n${summaryTable(doc)}` : "\nno completed run yet\n");
+  return 0;
 }

@@ -1,0 +1,88 @@
+/**
+ * The portal's API as the CLI uses it: tRPC procedures over plain HTTP+JSON
+ * (GET for queries, POST for mutations), with the API token as a Bearer
+ * header. Errors carry the server's message and the fields it names.
+ */
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { configDir, DEFAULT_SERVER, env } from "./env.ts";
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly fields?: Record<string, string[]> | null,
+  ) {
+    super(message);
+  }
+}
+
+export interface Remote {
+  server: string;
+  token?: string;
+}
+
+interface TrpcBody {
+  result?: { data?: unknown };
+  error?: { message?: string; data?: { httpStatus?: number; fields?: Record<string, string[]> | null } };
+}
+
+async function call<T>(remote: Remote, kind: "query" | "mutation", path: string, input: unknown): Promise<T> {
+  const url = new URL(`/api/trpc/${path}`, remote.server);
+  const headers: Record<string, string> = remote.token ? { authorization: `Bearer ${remote.token}` } : {};
+  if (kind === "query") url.searchParams.set("input", JSON.stringify(input ?? {}));
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: kind === "query" ? "GET" : "POST",
+      headers: kind === "mutation" ? { ...headers, "content-type": "application/json" } : headers,
+      body: kind === "mutation" ? JSON.stringify(input) : undefined,
+      signal: AbortSignal.timeout(30_000),
+    });
+  } catch (e) {
+    throw new ApiError(`cannot reach ${remote.server}: ${((e as Error).cause as Error | undefined)?.message ?? (e as Error).message}`, 0);
+  }
+  let body: TrpcBody;
+  try {
+    body = (await res.json()) as TrpcBody;
+  } catch {
+    throw new ApiError(`${remote.server} answered ${res.status} without JSON: is it an sfbench portal?`, res.status);
+  }
+  if (body.error || !res.ok) {
+    const fields = body.error?.data?.fields;
+    const detail = fields ? Object.entries(fields).map(([f, msgs]) => `${f}: ${msgs.join("; ")}`).join("\n") : (body.error?.message ?? `HTTP ${res.status}`);
+    throw new ApiError(detail, body.error?.data?.httpStatus ?? res.status, fields);
+  }
+  return body.result?.data as T;
+}
+
+export const query = <T>(remote: Remote, path: string, input?: unknown) => call<T>(remote, "query", path, input);
+export const mutation = <T>(remote: Remote, path: string, input: unknown) => call<T>(remote, "mutation", path, input);
+
+// ---- stored tokens: one per server, in ~/.config/sfbench/credentials.json (mode 600) ----
+
+const credentialsFile = () => join(configDir(), "credentials.json");
+
+function readCredentials(): Record<string, string> {
+  try {
+    return JSON.parse(readFileSync(credentialsFile(), "utf8")) as Record<string, string>;
+  } catch {
+    return {};
+  }
+}
+
+export function saveToken(server: string, token: string): string {
+  mkdirSync(configDir(), { recursive: true, mode: 0o700 });
+  const all = { ...readCredentials(), [normalize(server)]: token };
+  writeFileSync(credentialsFile(), JSON.stringify(all, null, 2) + "\n", { mode: 0o600 });
+  chmodSync(credentialsFile(), 0o600);
+  return credentialsFile();
+}
+
+const normalize = (server: string) => new URL(server).origin;
+
+/** The server from --server, SFBENCH_SERVER or the local default; the token from SFBENCH_TOKEN or `sfbench login`. */
+export function remote(serverFlag: string | undefined): Remote {
+  const server = normalize(serverFlag ?? env.SFBENCH_SERVER ?? DEFAULT_SERVER);
+  return { server, token: env.SFBENCH_TOKEN ?? readCredentials()[server] };
+}

@@ -1,0 +1,62 @@
+/**
+ * sfbench submit --manifest target.json [--server URL] [--wait]: validate the
+ * manifest locally (the portal's schema), count LOC with cloc from its globs,
+ * upload, print the run's URL; with --wait follow it to the end.
+ */
+import { ApiError, mutation, query, remote } from "../api.ts";
+import { intFlag, oneOf, parseFlags, UsageError, urlFlag } from "../args.ts";
+import { countLoc } from "../loc.ts";
+import { readManifest } from "../manifest-file.ts";
+import { note, Progress } from "../progress.ts";
+import { describeProgress, type RunProgress } from "./status.ts";
+
+const PROFILES = ["quick", "standard", "thesis"] as const;
+const KINDS = ["local", "kubernetes"] as const;
+
+export async function submit(argv: string[]): Promise<number> {
+  const cmd = "sfbench submit";
+  const { values } = parseFlags(cmd, argv, {
+    manifest: { type: "string", value: "FILE", help: "the target.json to submit" },
+    server: { type: "string", value: "URL", help: "the portal, default SFBENCH_SERVER or http://127.0.0.1:3000" },
+    wait: { type: "boolean", help: "follow the run until it ends; exit with its outcome" },
+    profile: { type: "string", value: PROFILES.join("|"), help: "default quick" },
+    environment: { type: "string", value: KINDS.join("|"), help: "default local" },
+    nodes: { type: "string", value: "N", help: "node count for kubernetes, default 1" },
+  });
+  if (!values.manifest) throw new UsageError(`${cmd}: --manifest FILE is required (the target's target.json)`);
+  const profile = oneOf(cmd, "--profile", values.profile, PROFILES) ?? "quick";
+  const environmentKind = oneOf(cmd, "--environment", values.environment, KINDS) ?? "local";
+  const nodes = intFlag(cmd, "nodes", values.nodes, 1, 64) ?? 1;
+  const r = remote(urlFlag(cmd, "server", values.server));
+  if (!r.token) throw new UsageError(`${cmd}: no API token for ${r.server}: set SFBENCH_TOKEN or run \`sfbench login --server ${r.server}\``);
+
+  const { text, manifest } = readManifest(cmd, values.manifest);
+  const { loc } = await countLoc(values.manifest, manifest);
+  note(`${manifest.name} ${manifest.version}: manifest valid; LOC ${Object.entries(loc).map(([l, c]) => `${l} ${c.app} app + ${c.gateway} gateway`).join(", ")}`);
+  let submitted: { runId: string; systemSlug: string };
+  try {
+    submitted = await mutation(r, "submissions.submit", {
+      name: manifest.name, system: manifest.system, version: manifest.version,
+      image: manifest.image ?? "", repository: manifest.repository ?? "",
+      manifest: text, loc: JSON.stringify(loc), environmentKind, nodes, profile,
+    });
+  } catch (e) {
+    if (e instanceof ApiError) throw new ApiError(`${cmd}: refused by ${r.server} (${e.status}):\n${e.message}`, e.status, e.fields);
+    throw e;
+  }
+  const url = `${r.server}/runs/${submitted.runId}`;
+  process.stdout.write(`${url}\n`);
+  if (!values.wait) return 0;
+
+  const bar = new Progress(100, "run");
+  for (;;) {
+    const p = await query<RunProgress>(r, "runs.progress", { id: submitted.runId });
+    bar.update(p.progress, `${p.status}${p.stage ? `: ${p.stage}` : ""}`);
+    if (p.status === "completed" || p.status === "failed" || p.status === "needs_cluster") {
+      bar.done();
+      note(`run ${p.id}: ${describeProgress(p)}`);
+      return p.status === "completed" ? 0 : p.status === "failed" ? 1 : 3;
+    }
+    await new Promise((res) => setTimeout(res, 1000));
+  }
+}

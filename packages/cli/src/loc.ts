@@ -1,0 +1,65 @@
+/**
+ * Lines of code of a target, counted by cloc (the npm package ships the
+ * standard tool) over the manifest's globs, split into application code and
+ * gateway code (a file matched by both counts as gateway).
+ */
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { glob } from "tinyglobby";
+import { LANGUAGES, type TargetManifest } from "@sfbench/core";
+
+type Language = (typeof LANGUAGES)[number];
+export type LocCounts = Partial<Record<Language, { app: number; gateway: number }>>;
+
+const CLOC_NAMES: Record<string, Language> = {
+  TypeScript: "typescript", JavaScript: "javascript", Java: "java", Kotlin: "kotlin", Scala: "scala", "C#": "csharp",
+  Go: "go", Rust: "rust", Python: "python", Erlang: "erlang", Elixir: "elixir",
+};
+
+const clocBin = () => join(dirname(createRequire(import.meta.url).resolve("cloc/package.json")), "lib", "cloc");
+
+export class LocError extends Error {}
+
+/** code lines per cloc language name for a list of files */
+async function cloc(files: string[]): Promise<Record<string, number>> {
+  if (!files.length) return {};
+  const dir = mkdtempSync(join(tmpdir(), "sfbench-loc-"));
+  try {
+    const list = join(dir, "files.txt");
+    writeFileSync(list, files.join("\n") + "\n");
+    let stdout: string;
+    try {
+      ({ stdout } = await promisify(execFile)("perl", [clocBin(), "--json", "--quiet", `--list-file=${list}`], { maxBuffer: 64 << 20 }));
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      throw new LocError(err.code === "ENOENT" ? "counting lines needs perl (cloc is a perl program): install perl" : `cloc failed: ${err.message}`);
+    }
+    const json = JSON.parse(stdout || "{}") as Record<string, { code?: number }>;
+    return Object.fromEntries(Object.entries(json).filter(([k]) => k !== "header" && k !== "SUM").map(([k, v]) => [k, v.code ?? 0]));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function countLoc(manifestFile: string, manifest: TargetManifest): Promise<{ loc: LocCounts; files: { app: number; gateway: number } }> {
+  const cwd = dirname(resolve(manifestFile));
+  const opts = { cwd, absolute: true, onlyFiles: true, ignore: ["**/node_modules/**", "**/.git/**"] };
+  const gateway = await glob(manifest.loc.gateway, opts);
+  const gatewaySet = new Set(gateway);
+  const app = (await glob(manifest.loc.app, opts)).filter((f) => !gatewaySet.has(f));
+  if (!app.length && !gateway.length) throw new LocError(`loc: the globs of ${manifestFile} match no file (app: ${manifest.loc.app.join(", ")})`);
+  const [appCounts, gatewayCounts] = await Promise.all([cloc(app), cloc(gateway)]);
+  const loc: LocCounts = {};
+  const add = (lang: string, part: "app" | "gateway", n: number) => {
+    const key = CLOC_NAMES[lang] ?? "other";
+    const row = (loc[key] ??= { app: 0, gateway: 0 });
+    row[part] += n;
+  };
+  for (const [lang, n] of Object.entries(appCounts)) add(lang, "app", n);
+  for (const [lang, n] of Object.entries(gatewayCounts)) add(lang, "gateway", n);
+  return { loc, files: { app: app.length, gateway: gateway.length } };
+}
