@@ -1,30 +1,140 @@
 /**
- * npm run demo: the main job on a fresh machine. Starts the services, runs
- * the conformance suite against the bundled node-postgres target, then a
- * quick benchmark of every cell (checkout, contention, analytics x uniform,
- * zipf), prints the summary and writes the result document under results/.
- * Services keep running afterwards (`npm run services:down` stops them).
+ * npm run demo: the whole system on one machine, used the way a person would.
+ * Starts the services, the portal and the worker; creates a demo account and
+ * an API token; submits every bundled target with `sfbench submit`; the
+ * worker verifies and benchmarks them (quick profile) and the leaderboard at
+ * http://127.0.0.1:3000 fills in. Keeps running until Ctrl-C, then stops
+ * everything it started. SFBENCH_DEMO_EXIT=1 exits once the runs are done.
  */
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { listTargets } from "@sfbench/provider-local";
+import { down, status, up, type ServiceName } from "@sfbench/services";
+import { demoAccount } from "./lib/demo-account.ts";
+import { startLogged, stop, waitHttp, type Started } from "./lib/processes.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const bin = fileURLToPath(new URL("../packages/cli/bin/sfbench.mjs", import.meta.url));
+const cli = join(root, "packages/cli/bin/sfbench.mjs");
+const server = "http://127.0.0.1:3000";
+const logs = join(root, ".sfbench/demo");
+const say = (line: string) => process.stdout.write(`${line}\n`);
 
-function step(title: string, args: string[]): number {
-  process.stdout.write(`\n== ${title}\n$ sfbench ${args.join(" ")}\n`);
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd: root, stdio: "inherit" });
-  return r.status ?? 1;
+/** A stamp of the portal's sources, so the production build is redone only when they changed. */
+function sourceStamp(): string {
+  const hash = createHash("sha256");
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.name === "node_modules" || e.name === ".next" || e.name === "generated" || e.name.startsWith(".")) continue;
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else hash.update(`${p}:${statSync(p).mtimeMs}\n`);
+    }
+  };
+  for (const d of ["apps/web", "packages/core/src", "packages/db/src", "packages/workloads/src", "prisma"]) walk(join(root, d));
+  return hash.digest("hex");
 }
 
-let failed = false;
-try {
-  if (step("Local services (PostgreSQL, k6)", ["services", "up", "postgres", "k6"]) !== 0) throw new Error("services did not start");
-  if (step("Conformance suite (SPEC 2) against node-postgres", ["verify", "--target", "node-postgres"]) !== 0) throw new Error("node-postgres is not conformant");
-  if (step("Quick benchmark of every cell (verify, ramp, stable load, audit)", ["run", "--target", "node-postgres", "--profile", "quick"]) !== 0) failed = true;
-} catch (e) {
-  process.stderr.write(`demo: ${(e as Error).message}\n`);
-  failed = true;
+function buildPortal(): void {
+  const stampFile = join(root, "apps/web/.next/sfbench-source-stamp");
+  const stamp = sourceStamp();
+  if (existsSync(stampFile) && readFileSync(stampFile, "utf8") === stamp) return say("portal build is up to date");
+  say("building the portal (next build; a few minutes the first time)");
+  const r = spawnSync("npm", ["run", "build", "-w", "@sfbench/web"], { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
+  if (r.status !== 0) throw new Error("the portal did not build");
+  writeFileSync(stampFile, stamp);
 }
-process.stdout.write(failed ? "\ndemo: FAILED (see above)\n" : "\ndemo: done. Next: docs/targets.md to add your own system.\n");
-process.exitCode = failed ? 1 : 0;
+
+interface Progress {
+  status: string;
+  stage: string | null;
+  progress: number;
+  errorStage: string | null;
+  errorMessage: string | null;
+}
+
+async function follow(runs: Map<string, string>): Promise<void> {
+  const last = new Map<string, string>();
+  for (;;) {
+    let open = 0;
+    for (const [id, name] of runs) {
+      const res = await fetch(`${server}/api/trpc/runs.progress?input=${encodeURIComponent(JSON.stringify({ id }))}`);
+      const p = ((await res.json()) as { result: { data: Progress } }).result.data;
+      const line = p.status === "running" ? `running: ${p.stage ?? "starting"}` : p.status === "failed" ? `failed during ${p.errorStage}: ${p.errorMessage}` : p.status;
+      if (last.get(id) !== line) say(`  ${name}: ${line}`);
+      last.set(id, line);
+      if (p.status === "queued" || p.status === "running") open++;
+    }
+    if (!open) return;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+const started: Started[] = [];
+let startedServices: ServiceName[] = [];
+
+async function shutdown(code: number): Promise<never> {
+  say("\nstopping the worker and the portal");
+  for (const p of started.reverse()) await stop(p);
+  if (startedServices.length) {
+    say(`stopping the services the demo started: ${startedServices.join(", ")}`);
+    await down(startedServices);
+  }
+  process.exit(code);
+}
+
+async function main(): Promise<void> {
+  const wanted: ServiceName[] = ["postgres", "redis", "k6"];
+  const before = new Set((await status(wanted)).filter((s) => s.running).map((s) => s.name));
+  say("== services (PostgreSQL, Redis, k6)");
+  await up(wanted, { onProgress: (s, m) => say(`  ${s}: ${m}`) });
+  startedServices = wanted.filter((s) => s !== "k6" && !before.has(s));
+
+  say("== portal");
+  buildPortal();
+  const inUse = await fetch(server, { signal: AbortSignal.timeout(1000) }).then(() => true, () => false);
+  if (inUse) throw new Error(`${server} is already taken by another process: stop it and run the demo again`);
+  const web = startLogged("portal", join(root, "node_modules/.bin/next"), ["start", "--hostname", "127.0.0.1", "--port", "3000"], { cwd: join(root, "apps/web"), log: join(logs, "web.log") });
+  started.push(web);
+  await waitHttp(server, 120_000, () => web.child.exitCode !== null);
+  say(`  portal up at ${server} (log ${web.log})`);
+
+  say("== worker");
+  const worker = startLogged("worker", process.execPath, ["--import", "tsx", "apps/worker/src/main.ts"], { cwd: root, log: join(logs, "worker.log") });
+  started.push(worker);
+  say(`  worker started (log ${worker.log})`);
+
+  say("== demo account");
+  const account = await demoAccount(server, join(root, ".sfbench/demo-account.json"));
+  say(`  email ${account.email}, password ${account.password}`);
+  say(`  API token: ${account.token}`);
+  say(`  try: SFBENCH_TOKEN=${account.token} npx sfbench submit --manifest packages/targets/node-postgres/target.json --server ${server}`);
+
+  say("== submitting the bundled targets (sfbench submit)");
+  const runs = new Map<string, string>();
+  for (const t of listTargets()) {
+    const out = execFileSync(process.execPath, [cli, "submit", "--manifest", join(t.dir, "target.json"), "--server", server, "--profile", "quick"], {
+      cwd: root,
+      env: { ...process.env, SFBENCH_TOKEN: account.token },
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    }).trim();
+    say(`  ${t.name}: ${out}`);
+    runs.set(out.split("/").pop()!, t.name);
+  }
+
+  say("== runs (the worker verifies, then benchmarks every cell with the quick profile)");
+  await follow(runs);
+  say(`\nleaderboard: ${server}\ncompare:     ${server}/compare?systems=${[...runs.values()].join(",")}`);
+  if (process.env.SFBENCH_DEMO_EXIT === "1") await shutdown(0);
+  say("Press Ctrl-C to stop the portal and the worker.");
+}
+
+process.on("SIGINT", () => void shutdown(0));
+process.on("SIGTERM", () => void shutdown(0));
+main().catch(async (e: Error) => {
+  process.stderr.write(`demo: ${e.message}\n`);
+  await shutdown(1);
+});

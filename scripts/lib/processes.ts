@@ -1,0 +1,52 @@
+/** Child processes the demo starts and stops: output to a log file, readiness by HTTP, stop by signal. */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, openSync } from "node:fs";
+import { dirname } from "node:path";
+
+export interface Started {
+  name: string;
+  child: ChildProcess;
+  log: string;
+}
+
+export function startLogged(name: string, cmd: string, args: string[], opts: { cwd: string; log: string; env?: Record<string, string> }): Started {
+  mkdirSync(dirname(opts.log), { recursive: true });
+  const fd = openSync(opts.log, "a");
+  const child = spawn(cmd, args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ["ignore", fd, fd], detached: true });
+  return { name, child, log: opts.log };
+}
+
+export async function waitHttp(url: string, timeoutMs: number, exited: () => boolean): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (exited()) throw new Error(`the process serving ${url} exited`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      if (res.status < 500) return;
+    } catch {
+      // not yet
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
+}
+
+/** SIGTERM to the process group, SIGKILL after `graceMs`. */
+export async function stop(p: Started, graceMs = 15_000): Promise<void> {
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return;
+  const exited = new Promise((r) => p.child.once("exit", r));
+  try {
+    process.kill(-p.child.pid!, "SIGTERM");
+  } catch {
+    return;
+  }
+  const timer = setTimeout(() => {
+    try {
+      process.kill(-p.child.pid!, "SIGKILL");
+    } catch {
+      // gone
+    }
+  }, graceMs);
+  await exited;
+  clearTimeout(timer);
+}
