@@ -5,6 +5,7 @@
  */
 import { mkdirSync, openSync, readFileSync, rmSync, writeSync, closeSync } from "node:fs";
 import { join } from "node:path";
+import { isAlive as alive } from "@sfbench/provider-local";
 import { paths } from "@sfbench/services";
 
 export interface RunLock {
@@ -15,15 +16,6 @@ export interface RunLock {
 }
 
 export const lockFile = () => join(paths.home, "worker", "run.lock");
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 export function readLock(): RunLock | undefined {
   try {
