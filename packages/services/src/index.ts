@@ -4,6 +4,7 @@ import { postgres } from "./postgres.ts";
 import { redis } from "./redis.ts";
 import { SERVICE_NAMES, type Service, type ServiceName, type ServiceStatus } from "./types.ts";
 
+export { chromiumPath } from "./chromium.ts";
 export { paths } from "./env.ts";
 export { k6Path } from "./k6.ts";
 export { kafkaBrokers } from "./kafka.ts";

@@ -1,0 +1,68 @@
+/** Compare 2-4 systems side by side: /compare?systems=a,b[,c,d][&env=local:1]. The charts are the thesis's figures. */
+import type { Metadata } from "next";
+import Link from "next/link";
+import { redirect } from "next/navigation";
+import { buildCompareData, CompareCharts } from "../../charts/index.ts";
+import { getDb } from "../../server/db.ts";
+import { getCompare, parseEnvironment } from "../../server/queries/compare.ts";
+import { fmtEnvironment } from "../../shared/format.ts";
+import { compareHref, readCompareSlugs } from "../../shared/compare-params.ts";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Compare" };
+
+type Search = Record<string, string | string[] | undefined>;
+
+export default async function ComparePage({ searchParams }: { searchParams: Promise<Search> }) {
+  const params = await searchParams;
+  const { slugs, problem, canonical } = readCompareSlugs(params);
+  const envText = typeof params.env === "string" ? params.env : undefined;
+  if (canonical) redirect(compareHref(slugs, envText));
+  return (
+    <>
+      <h1>Compare</h1>
+      <form method="get" action="/compare" className="filters">
+        <label>
+          Systems (2-4, comma-separated)
+          <input name="systems" defaultValue={slugs.join(",")} placeholder="node-postgres,restate" size={40} />
+        </label>
+        <button type="submit">Compare</button>
+      </form>
+      {problem ? <p className="form-error" role="alert">{problem}</p> : <CompareBody slugs={slugs} envText={envText} />}
+    </>
+  );
+}
+
+async function CompareBody({ slugs, envText }: { slugs: string[]; envText: string | undefined }) {
+  const compare = await getCompare(await getDb(), slugs, parseEnvironment(envText));
+  const data = buildCompareData(compare.input);
+  return (
+    <>
+      {compare.unknown.length ? <p className="form-error">No system named {compare.unknown.map((s) => `"${s}"`).join(", ")}.</p> : null}
+      <div className="subnav">
+        <span className="muted">Environment:</span>
+        {compare.environments.map((e) => {
+          const key = `${e.kind}:${e.nodes}`;
+          const active = compare.environment && key === `${compare.environment.kind}:${compare.environment.nodes}`;
+          return active ? (
+            <strong key={key}>{fmtEnvironment(e.kind, e.nodes)} ({e.systems})</strong>
+          ) : (
+            <Link key={key} href={compareHref(slugs, key)}>{fmtEnvironment(e.kind, e.nodes)} ({e.systems})</Link>
+          );
+        })}
+        {compare.environments.length === 0 ? <span className="muted">none of these systems has a completed run</span> : null}
+      </div>
+      <ul>
+        {compare.systems.map((s) => (
+          <li key={s.slug}>
+            <Link href={`/systems/${encodeURIComponent(s.slug)}`}>{s.name}</Link>{" "}
+            {s.runId ? <Link href={`/runs/${s.runId}`} className="muted">run {s.runId.slice(0, 8)} ({s.version})</Link> : <span className="muted">no completed run in this environment</span>}
+          </li>
+        ))}
+      </ul>
+      <div data-testid="compare-charts">
+        <CompareCharts data={data} />
+      </div>
+    </>
+  );
+}

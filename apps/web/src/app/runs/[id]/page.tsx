@@ -1,0 +1,72 @@
+/** A run: status (live while queued or running), environment, results and charts, downloads. Failed runs show their error, never numbers. */
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { buildRunData, RunCharts } from "../../../charts/index.ts";
+import { RunProgress } from "../../../client/run-progress.tsx";
+import { RunStatus } from "../../../components/run-status.tsx";
+import { RunResults } from "../../../components/run-results.tsx";
+import { getDb } from "../../../server/db.ts";
+import { getRun } from "../../../server/queries/run.ts";
+import { fmtDate, fmtEnvironment } from "../../../shared/format.ts";
+
+export const dynamic = "force-dynamic";
+
+type Props = { params: Promise<{ id: string }> };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  return { title: `Run ${(await params).id.slice(0, 8)}` };
+}
+
+export default async function RunPage({ params }: Props) {
+  const { id } = await params;
+  if (!UUID.test(id)) notFound();
+  const run = await getRun(await getDb(), id);
+  if (!run) notFound();
+  const active = run.status === "queued" || run.status === "running";
+  return (
+    <>
+      <h1>
+        Run <code>{run.id.slice(0, 8)}</code> of <Link href={`/systems/${encodeURIComponent(run.system.slug)}`}>{run.system.name}</Link>
+      </h1>
+      {active ? (
+        <RunProgress id={run.id} initial={{ status: run.status, stage: run.stage, progress: run.progress }} />
+      ) : (
+        <p data-testid="run-status" data-status={run.status}><RunStatus status={run.status} errorStage={run.errorStage} /></p>
+      )}
+      {run.status === "failed" ? (
+        <div className="error-box" data-testid="run-error">
+          <strong>Failed{run.errorStage ? ` at ${run.errorStage}` : ""}:</strong> {run.errorMessage ?? "no message"}
+        </div>
+      ) : null}
+      <dl className="meta">
+        <dt>Target</dt><dd>{run.system.slug} {run.targetVersion.version} <code className="muted">{run.targetVersion.manifestDigest.slice(0, 19)}…</code></dd>
+        <dt>Environment</dt><dd>{fmtEnvironment(run.environmentKind, run.nodes)}{run.environment ? ` · ${run.environment.cpuModel}, ${run.environment.cores} cores, ${(run.environment.memoryBytes / 2 ** 30).toFixed(0)} GiB, ${run.environment.os}, k6 ${run.environment.k6Version}` : ""}</dd>
+        <dt>Profile</dt><dd>{run.profile}</dd>
+        <dt>Created</dt><dd>{fmtDate(run.createdAt)}</dd>
+        <dt>Started</dt><dd>{fmtDate(run.startedAt)}</dd>
+        <dt>Finished</dt><dd>{fmtDate(run.finishedAt)}</dd>
+      </dl>
+      {run.document ? (
+        <>
+          <h2>Downloads</h2>
+          <p>
+            <a href={`/runs/${run.id}/result.json`} download>result document (JSON)</a> · <a href={`/runs/${run.id}/result.csv`} download>cells (CSV)</a> ·{" "}
+            <a href={`/runs/${run.id}/series.csv`} download>per-second series (CSV)</a>
+          </p>
+        </>
+      ) : null}
+      {run.document && run.status === "completed" ? (
+        <>
+          <h2>Results</h2>
+          <RunResults doc={run.document} />
+          <div data-testid="run-charts">
+            <RunCharts data={buildRunData(run.document)} />
+          </div>
+        </>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,101 @@
+/** A system: description, versions with their manifest and LOC, run history, ratings (and the forms its owner and raters use). */
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { RatingForm } from "../../../client/rating-form.tsx";
+import { SystemEditForm } from "../../../client/system-edit-form.tsx";
+import { RunStatus } from "../../../components/run-status.tsx";
+import { getDb } from "../../../server/db.ts";
+import { getSystem, HISTORY_LIMIT } from "../../../server/queries/system.ts";
+import { getViewer } from "../../../server/viewer.ts";
+import { fmtDate, fmtEnvironment } from "../../../shared/format.ts";
+import { safeHref } from "../../../shared/safe-url.ts";
+
+export const dynamic = "force-dynamic";
+
+type Props = { params: Promise<{ slug: string }> };
+
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  return { title: decodeURIComponent((await params).slug) };
+}
+
+export default async function SystemPage({ params }: Props) {
+  const slug = decodeURIComponent((await params).slug);
+  const viewer = await getViewer();
+  const system = await getSystem(await getDb(), slug, viewer?.id);
+  if (!system) notFound();
+  return (
+    <>
+      <h1 data-testid="system-name">{system.name}</h1>
+      <p className="muted">
+        <code>{system.slug}</code>
+        {system.repository ? <> · {safeHref(system.repository) ? <a href={safeHref(system.repository)} rel="noopener noreferrer nofollow">{system.repository}</a> : system.repository}</> : null}
+        {system.bundled ? " · bundled with sfbench" : null}
+        {" · "}<img src={`/badge/${encodeURIComponent(system.slug)}.svg`} alt={`${system.name} badge`} height={20} style={{ verticalAlign: "middle" }} />
+      </p>
+      {system.description ? <p data-testid="system-description">{system.description}</p> : <p className="muted">No description.</p>}
+
+      <h2>Ratings</h2>
+      <p>
+        {system.ratings
+          ? `Programming model ${system.ratings.programmingModel.toFixed(1)} / 5 · understandability ${system.ratings.understandability.toFixed(1)} / 5 · ${system.ratings.count} rating${system.ratings.count === 1 ? "" : "s"}`
+          : "Not rated yet."}
+      </p>
+      {!viewer ? (
+        <p className="muted"><Link href={`/signin?next=/systems/${encodeURIComponent(system.slug)}`}>Sign in</Link> to rate this system.</p>
+      ) : system.owned ? (
+        <p className="muted">You own this system, so you cannot rate it.</p>
+      ) : (
+        <RatingForm slug={system.slug} mine={system.myRating} />
+      )}
+
+      <h2>Runs</h2>
+      <table className="table" data-testid="run-history">
+        <thead><tr><th>Run</th><th>Version</th><th>Status</th><th>Environment</th><th>Profile</th><th>Created</th><th>Finished</th></tr></thead>
+        <tbody>
+          {system.runs.map((r) => (
+            <tr key={r.id}>
+              <td><a href={`/runs/${r.id}`}><code>{r.id.slice(0, 8)}</code></a></td>
+              <td>{r.targetVersion.version}</td>
+              <td><RunStatus status={r.status} stage={r.stage} progress={r.progress} errorStage={r.errorStage} /></td>
+              <td>{fmtEnvironment(r.environmentKind, r.nodes)}</td>
+              <td>{r.profile}</td>
+              <td>{fmtDate(r.createdAt)}</td>
+              <td>{fmtDate(r.finishedAt)}</td>
+            </tr>
+          ))}
+          {system.runs.length === 0 ? <tr><td colSpan={7} className="muted">No runs yet.</td></tr> : null}
+        </tbody>
+      </table>
+      {system.runCount > HISTORY_LIMIT ? <p className="muted">The newest {HISTORY_LIMIT} of {system.runCount} runs.</p> : null}
+
+      <h2>Versions</h2>
+      {system.versions.map((v) => (
+        <details key={v.id} open={v === system.versions[0]}>
+          <summary>
+            <strong>{v.version}</strong> <code className="muted">{v.manifestDigest.slice(0, 19)}…</code> · {fmtDate(v.createdAt)}
+            {v.image ? <> · <code>{v.image}</code></> : null}
+          </summary>
+          {v.loc ? (
+            <table className="table" style={{ width: "auto" }}>
+              <thead><tr><th>Language</th><th className="num">app LOC</th><th className="num">gateway LOC</th></tr></thead>
+              <tbody>
+                {Object.entries(v.loc).map(([lang, c]) => (
+                  <tr key={lang}><td>{lang}</td><td className="num">{c?.app}</td><td className="num">{c?.gateway}</td></tr>
+                ))}
+              </tbody>
+            </table>
+          ) : <p className="muted">LOC not counted.</p>}
+          {v.manifest ? <pre data-testid="manifest">{JSON.stringify(v.manifest, null, 2)}</pre> : <p className="muted">target.json not known (only its digest).</p>}
+        </details>
+      ))}
+
+      {system.owned ? (
+        <>
+          <h2>Edit</h2>
+          <SystemEditForm slug={system.slug} description={system.description} repository={system.repository} />
+        </>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,4 @@
+/** The chart components only (no server-side code): for imports from other client components. */
+export { CompareCharts } from "./components/CompareCharts.tsx";
+export { RunCharts } from "./components/RunCharts.tsx";
+export type * from "./types.ts";

@@ -1,0 +1,76 @@
+import { Bar, BarChart, CartesianGrid, Legend, ReferenceLine, Tooltip, XAxis, YAxis, type BarShapeProps } from "recharts";
+import type { RampData, RampStep } from "../types.ts";
+import { BAR_CURSOR, AXIS_STYLE, ChartBox, EmptyState, Figure, formatMs, formatNumber, legendOrder, NO_ANIMATION } from "./common.tsx";
+
+const SUSTAINABLE = "#009E73";
+const NOT_SUSTAINABLE = "#D55E00";
+
+/**
+ * The max-throughput ramp: offered (gray) vs achieved rate per step; green
+ * steps are sustainable (>= 95% completed, < 1% errors, p99 < 1 s), red ones
+ * are not, with the reasons listed below; the dashed line is the sustainable rate.
+ */
+export function RampChart(props: { data: RampData | null; subtitle?: string }) {
+  const d = props.data;
+  return (
+    <Figure name="ramp" title="Max-throughput ramp: offered vs achieved" subtitle={props.subtitle}>
+      {!d || d.steps.length === 0 ? (
+        <EmptyState>No max-throughput ramp in this cell.</EmptyState>
+      ) : (
+        <>
+          <ChartBox>
+            <BarChart data={d.steps} margin={{ top: 8, right: 16, bottom: 24, left: 16 }}>
+              <CartesianGrid strokeDasharray="3 3" vertical={false} />
+              <XAxis dataKey="step" type="category" tick={AXIS_STYLE} tickFormatter={(step) => `${step}: ${formatNumber(d.steps[Number(step) - 1]?.offered ?? 0)}/s`} label={{ value: "step: offered rate (req/s)", position: "insideBottom", offset: -12 }} />
+              <YAxis tick={AXIS_STYLE} tickFormatter={formatNumber} label={{ value: "requests/s", angle: -90, position: "insideLeft", style: { textAnchor: "middle" } }} />
+              <Tooltip cursor={BAR_CURSOR} content={StepTooltip} />
+              <Legend verticalAlign="top" itemSorter={legendOrder(["offered", "achieved"])} />
+              <Bar dataKey="offered" name="offered" fill="#c8c8c8" maxBarSize={40} {...NO_ANIMATION} />
+              <Bar dataKey="achieved" name="achieved (green: sustainable, red: not)" fill={SUSTAINABLE} shape={StepBar} maxBarSize={40} {...NO_ANIMATION} />
+              {d.sustainableRate !== null ? (
+                <ReferenceLine y={d.sustainableRate} stroke={SUSTAINABLE} strokeDasharray="6 3" label={{ value: `sustainable ${formatNumber(d.sustainableRate)}/s`, position: "insideTopLeft", fontSize: 12 }} />
+              ) : null}
+            </BarChart>
+          </ChartBox>
+          <p style={{ fontSize: 13, margin: "8px 0 0" }}>
+            Sustainable rate: <strong>{d.sustainableRate === null ? "none (no step was sustainable)" : `${formatNumber(d.sustainableRate)} req/s`}</strong> · max 10 s moving average:{" "}
+            <strong>{formatNumber(d.maxMovingAvg10s)} req/s</strong>
+            {d.movingAvgPartial ? " (series shorter than 10 s)" : ""}
+          </p>
+          <ul data-notes="true" style={{ fontSize: 12, margin: "4px 0 0", paddingLeft: 18 }}>
+            {d.steps
+              .filter((s) => !s.sustainable)
+              .map((s) => (
+                <li key={s.step}>
+                  step {s.step} ({formatNumber(s.offered)}/s) not sustainable: {s.failedBecause.join("; ")}
+                </li>
+              ))}
+          </ul>
+        </>
+      )}
+    </Figure>
+  );
+}
+
+function StepBar(props: BarShapeProps) {
+  const step = props.payload as RampStep | undefined;
+  if (!Number.isFinite(props.height)) return <g />;
+  const y = Math.min(props.y, props.y + props.height);
+  return <rect x={props.x} y={y} width={props.width} height={Math.abs(props.height)} fill={step && !step.sustainable ? NOT_SUSTAINABLE : SUSTAINABLE} fillOpacity={0.8} />;
+}
+
+function StepTooltip(props: { active?: boolean; payload?: ReadonlyArray<{ payload?: unknown }> }) {
+  const s = props.active ? (props.payload?.[0]?.payload as RampStep | undefined) : undefined;
+  if (!s) return null;
+  return (
+    <div style={{ background: "#fff", border: "1px solid #ccc", padding: 8, fontSize: 12, maxWidth: 320 }}>
+      <strong>
+        step {s.step}: {formatNumber(s.offered)} req/s offered for {s.durationS} s
+      </strong>
+      <div>
+        achieved {formatNumber(s.achieved)} req/s · completed {(s.completedShare * 100).toFixed(1)} % · errors {(s.errorRate * 100).toFixed(2)} % · p99 {formatMs(s.p99)}
+      </div>
+      <div>{s.sustainable ? "sustainable" : `not sustainable: ${s.failedBecause.join("; ")}`}</div>
+    </div>
+  );
+}

@@ -1,0 +1,143 @@
+/**
+ * buildRunData: what the run page draws for one result document, as plain
+ * JSON. A failed run gets no cells (nothing of it is plotted) and says why;
+ * an invalid cell carries its invalidReason and no numbers.
+ */
+import type { Cell, MaxThroughput, ResultDocument } from "@sfbench/core";
+import type { RampData, Row, RunCell, RunData, RunSeriesData, SeriesRef } from "../types.ts";
+import { analyticsData, cartSizeData } from "./bytag.ts";
+import { breakdownData } from "./breakdown.ts";
+import { cellKey, cellRef, defaultCell } from "./cells.ts";
+import { failedRunReason, stableDistribution } from "./compare.ts";
+import { latencyData } from "./latency.ts";
+import { systemColor } from "./palette.ts";
+import { denseSuccessful, downsample, MOVING_AVERAGE_WINDOW_S, movingAverage, round } from "./series.ts";
+
+export function buildRunData(doc: ResultDocument): RunData {
+  const system: SeriesRef = { key: "s0", slug: doc.target.system, name: doc.target.name, color: systemColor(0) };
+  const env = doc.environment;
+  const base = {
+    runId: doc.runId,
+    system,
+    title: `${doc.target.name} ${doc.target.version}`,
+    status: doc.status,
+    environment: [
+      env.kind,
+      `${env.nodes} node${env.nodes === 1 ? "" : "s"}`,
+      env.machineType,
+      `${env.cores} cores`,
+      env.cpuModel,
+      `${(env.memoryBytes / 2 ** 30).toFixed(1)} GiB`,
+    ]
+      .filter(Boolean)
+      .join(" · "),
+    profile: doc.profile,
+  };
+  if (doc.status === "failed") {
+    return {
+      ...base,
+      failed: { stage: doc.error?.stage ?? "unknown", message: doc.error?.message ?? "", reason: failedRunReason(doc) },
+      cells: [],
+      defaultCell: null,
+    };
+  }
+  const seen = new Set<string>();
+  const cells: RunCell[] = [];
+  for (const cell of doc.cells) {
+    const key = cellKey(cell);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    cells.push(runCell(cell, system));
+  }
+  return { ...base, failed: null, cells, defaultCell: defaultCell(cells.map((c) => c.ref)) };
+}
+
+function runCell(cell: Cell, system: SeriesRef): RunCell {
+  const ref = cellRef(cell.workload, cell.distribution);
+  const empty: RunCell = {
+    ref,
+    valid: cell.valid,
+    invalidReason: null,
+    ramp: null,
+    series: null,
+    latency: null,
+    cartSize: null,
+    analytics: null,
+    breakdown: null,
+    cost: null,
+    anomalies: null,
+  };
+  if (!cell.valid) return { ...empty, invalidReason: cell.invalidReason ?? "invalid (no reason given)" };
+  const dist = stableDistribution(cell);
+  const stable = cell.stable;
+  return {
+    ...empty,
+    ramp: cell.maxThroughput ? rampData(cell.maxThroughput) : null,
+    series: cell.series.length ? runSeries(cell) : null,
+    latency: dist.ok ? latencyData([{ key: system.key, distribution: dist.distribution }]) : null,
+    cartSize: cell.workload !== "analytics" && stable?.byCartSize ? cartSizeData([{ key: system.key, tags: stable.byCartSize }]) : null,
+    analytics:
+      cell.workload === "analytics" && stable
+        ? analyticsData([{ key: system.key, byShape: stable.byShape, byTopDepth: stable.byTopDepth }])
+        : null,
+    breakdown: breakdownData([{ system, raw: cell.breakdown }]),
+    cost: cell.cost
+      ? {
+          coreSecondsPer1000: round(cell.cost.coreSecondsPer1000),
+          throughputPerCore: round(cell.cost.throughputPerCore),
+          peakRssBytes: cell.cost.peakRssBytes,
+          generatorCpuShare: round(cell.cost.generatorCpuShare),
+        }
+      : null,
+    anomalies: cell.anomalies
+      ? { total: cell.anomalies.total, kinds: { ...cell.anomalies.kinds }, examples: [...(cell.anomalies.examples ?? [])] }
+      : null,
+  };
+}
+
+/** Steps of the ramp in order; a step is sustainable when the analysis gave no reason against it. */
+export function rampData(mt: MaxThroughput): RampData {
+  return {
+    steps: mt.steps.map((s, i) => ({
+      step: i + 1,
+      offered: round(s.offeredRate),
+      achieved: round(s.achievedRate),
+      completedShare: round(s.completedShare, 4),
+      errorRate: round(s.errorRate, 4),
+      p99: s.latency.p99,
+      durationS: s.durationS,
+      sustainable: (s.failedBecause ?? []).length === 0,
+      failedBecause: [...(s.failedBecause ?? [])],
+    })),
+    sustainableRate: mt.sustainableRate,
+    maxMovingAvg10s: round(mt.maxMovingAvg10s),
+    movingAvgPartial: mt.movingAvgPartial ?? false,
+  };
+}
+
+/**
+ * Every second from the first to the last of the series (gaps as zero
+ * requests, no latency); a long series is averaged into buckets (p99 takes
+ * the bucket's maximum, so that spikes stay visible).
+ */
+export function runSeries(cell: Pick<Cell, "series">): RunSeriesData {
+  const { first, values } = denseSuccessful(cell.series);
+  const ma = movingAverage(values);
+  const byT = new Map(cell.series.map((p) => [p.t, p]));
+  const dense: Row[] = values.map((successful, i) => {
+    const p = byT.get(first + i);
+    return {
+      t: first + i,
+      offered: p?.offered ?? null,
+      successful,
+      ma: ma.values[i]!,
+      rejected: p?.rejected ?? 0,
+      errors: p?.errors ?? 0,
+      dropped: p?.dropped ?? 0,
+      p50: p?.p50 ?? null,
+      p99: p?.p99 ?? null,
+    };
+  });
+  const { rows, bucketS } = downsample(dense, { ma: "last", offered: "last", p99: "max" });
+  return { rows, windowS: MOVING_AVERAGE_WINDOW_S, bucketS, partial: ma.partial };
+}

@@ -1,0 +1,51 @@
+/** The leaderboard's filters: a plain GET form, so a filtered leaderboard is a shareable URL and works without JavaScript. */
+import type { Leaderboard } from "../server/queries/leaderboard.ts";
+import { fmtEnvironment } from "../shared/format.ts";
+
+export function LeaderboardFilters({ board }: { board: Leaderboard }) {
+  const { filter } = board;
+  const nodeCounts = [...new Set(board.environments.filter((e) => filter.kind === "all" || e.kind === filter.kind).map((e) => e.nodes))].sort((a, b) => a - b);
+  return (
+    <form className="filters" method="get" action="/" aria-label="Filters">
+      <label>
+        Workload
+        <select name="workload" defaultValue={filter.workload}>
+          <option value="all">checkout + analytics</option>
+          <option value="checkout">checkout</option>
+          <option value="analytics">analytics</option>
+          <option value="contention">contention</option>
+        </select>
+      </label>
+      <label>
+        Distribution
+        <select name="distribution" defaultValue={filter.distribution}>
+          <option value="all">uniform + zipf</option>
+          <option value="uniform">uniform</option>
+          <option value="zipf">zipf</option>
+        </select>
+      </label>
+      <label>
+        Environment
+        <select name="kind" defaultValue={filter.kind}>
+          <option value="all">any</option>
+          <option value="local">local</option>
+          <option value="kubernetes">kubernetes</option>
+        </select>
+      </label>
+      <label>
+        Nodes
+        <select name="nodes" defaultValue={filter.nodes ?? ""}>
+          <option value="">any</option>
+          {nodeCounts.map((n) => <option key={n} value={n}>{n}</option>)}
+        </select>
+      </label>
+      <input type="hidden" name="sort" value={filter.sort} />
+      {filter.dir ? <input type="hidden" name="dir" value={filter.dir} /> : null}
+      <button type="submit">Apply</button>
+      <span className="muted">
+        {board.total} row{board.total === 1 ? "" : "s"}
+        {board.environments.length ? ` · environments: ${board.environments.map((e) => fmtEnvironment(e.kind, e.nodes)).join("; ")}` : ""}
+      </span>
+    </form>
+  );
+}

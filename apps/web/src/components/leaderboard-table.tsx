@@ -1,0 +1,101 @@
+/**
+ * The leaderboard table: sortable by any column through links (the sort is in the URL), best first by default.
+ * Plain <a> links: a page of 100 rows must not make Next prefetch 300 pages.
+ */
+import { PAGE_SIZE, type Leaderboard, type LeaderboardRow } from "../server/queries/leaderboard.ts";
+import { fmtEnvironment, fmtMs, fmtNumber, fmtPercent, fmtRate } from "../shared/format.ts";
+import { defaultDir, type LeaderboardFilter, type RateKey, type SortKey } from "../shared/leaderboard-params.ts";
+import { VerifiedBadge } from "./verified-badge.tsx";
+
+function href(filter: LeaderboardFilter, patch: Partial<Record<keyof LeaderboardFilter, string | number | undefined>>): string {
+  const merged: Record<string, string | number | undefined> = { ...filter, ...patch };
+  const params = new URLSearchParams();
+  const defaults: Record<string, string | number> = { workload: "all", distribution: "all", kind: "all", sort: "checkout.uniform", page: 1 };
+  for (const [k, v] of Object.entries(merged)) if (v !== undefined && v !== "" && defaults[k] !== v) params.set(k, String(v));
+  const qs = params.toString();
+  return qs ? `/?${qs}` : "/";
+}
+
+function SortHeader({ board, sort, label, num = true, title }: { board: Leaderboard; sort: SortKey; label: string; num?: boolean; title?: string }) {
+  const active = board.filter.sort === sort;
+  const next = active ? (board.dir === "asc" ? "desc" : "asc") : defaultDir(sort);
+  const arrow = active ? (board.dir === "asc" ? " ▲" : " ▼") : "";
+  return (
+    <th className={num ? "num" : undefined} title={title} aria-sort={active ? (board.dir === "asc" ? "ascending" : "descending") : undefined}>
+      <a href={href(board.filter, { sort, dir: next === defaultDir(sort) ? undefined : next, page: undefined })}>{label}{arrow}</a>
+    </th>
+  );
+}
+
+function RateCell({ row, k }: { row: LeaderboardRow; k: RateKey }) {
+  if (row.invalid[k]) return <td className="num"><span className="invalid" title={row.invalid[k]}>invalid</span></td>;
+  if (!(k in row.rates)) return <td className="num muted">—</td>;
+  const rate = row.rates[k];
+  return <td className="num">{rate === null ? <span className="muted" title="no step of the ramp was sustainable">none</span> : fmtRate(rate)}</td>;
+}
+
+export function LeaderboardTable({ board }: { board: Leaderboard }) {
+  const { focus } = board;
+  const focusLabel = `${focus.workload} ${focus.distribution}, stable load at 80%`;
+  return (
+    <>
+      <form method="get" action="/compare" className="table-wrap">
+        <table className="table" data-testid="leaderboard">
+          <thead>
+            <tr>
+              <th title="pick 2-4 systems to compare">⇆</th>
+              <th>#</th>
+              <SortHeader board={board} sort="system" label="System" num={false} />
+              <th>Environment</th>
+              {board.rateKeys.map((k) => (
+                <SortHeader key={k} board={board} sort={k} label={k.replace(".", " ")} title={`${k}: sustainable rate (highest offered rate the system kept up with)`} />
+              ))}
+              <SortHeader board={board} sort="p50" label="p50" title={focusLabel} />
+              <SortHeader board={board} sort="p99" label="p99" title={focusLabel} />
+              <SortHeader board={board} sort="errorRate" label="errors" title={focusLabel} />
+              <SortHeader board={board} sort="throughputPerCore" label="req/s per core" title={focusLabel} />
+              <SortHeader board={board} sort="anomalies" label="anomalies" title={`${focus.workload} ${focus.distribution}: consistency anomalies found by the audit`} />
+              <SortHeader board={board} sort="loc" label="LOC" title="lines of code, application + gateway" />
+              <SortHeader board={board} sort="rating" label="rating" title="mean of programming model and understandability (1-5)" />
+            </tr>
+          </thead>
+          <tbody>
+            {board.rows.map((row, i) => (
+              <tr key={`${row.slug}:${row.environmentKind}:${row.nodes}`} data-system={row.slug}>
+                <td><input type="checkbox" name="s" value={row.slug} aria-label={`compare ${row.name}`} /></td>
+                <td className="muted">{(board.page - 1) * PAGE_SIZE + i + 1}</td>
+                <td>
+                  <a href={`/systems/${encodeURIComponent(row.slug)}`}>{row.name}</a>
+                  <VerifiedBadge verified={row.verified} />
+                  <br /><a href={`/runs/${row.runId}`} className="muted">{`${row.slug} ${row.version}`}</a>
+                </td>
+                <td>{fmtEnvironment(row.environmentKind, row.nodes)}</td>
+                {board.rateKeys.map((k) => <RateCell key={k} row={row} k={k} />)}
+                <td className="num">{fmtMs(row.focus?.p50)}</td>
+                <td className="num">{fmtMs(row.focus?.p99)}</td>
+                <td className="num">{fmtPercent(row.focus?.errorRate)}</td>
+                <td className="num">{fmtNumber(row.focus?.throughputPerCore)}</td>
+                <td className="num">{fmtNumber(row.focus?.anomaliesTotal, 0)}</td>
+                <td className="num" title={row.loc ? `app ${row.loc.app}, gateway ${row.loc.gateway}` : "not counted"}>{row.loc ? fmtNumber(row.loc.app + row.loc.gateway, 0) : "—"}</td>
+                <td className="num" title={row.ratings ? `programming model ${row.ratings.programmingModel.toFixed(1)}, understandability ${row.ratings.understandability.toFixed(1)}, ${row.ratings.count} ratings` : undefined}>
+                  {row.ratings ? `${((row.ratings.programmingModel + row.ratings.understandability) / 2).toFixed(1)} (${row.ratings.count})` : "—"}
+                </td>
+              </tr>
+            ))}
+            {board.rows.length === 0 ? (
+              <tr><td colSpan={13} className="muted">No completed runs match these filters.</td></tr>
+            ) : null}
+          </tbody>
+        </table>
+        {board.rows.length > 1 ? <button type="submit" className="compare-button">Compare selected (2-4)</button> : null}
+      </form>
+      {board.pages > 1 ? (
+        <div className="pager">
+          {board.page > 1 ? <a href={href(board.filter, { page: board.page - 1 })}>← previous</a> : null}
+          <span className="muted">page {board.page} of {board.pages}</span>
+          {board.page < board.pages ? <a href={href(board.filter, { page: board.page + 1 })}>next →</a> : null}
+        </div>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,45 @@
+/**
+ * The environment of the portal, read once and checked with zod at startup
+ * (instrumentation.ts imports it). Without DATABASE_URL the portal uses the
+ * `sfbench` database on the local PostgreSQL (@sfbench/db decides).
+ */
+import { z } from "zod";
+
+const EnvSchema = z.object({
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/\S+$/, { message: "must be a PostgreSQL URL like postgres://user:password@host:5432/sfbench" })
+    .optional(),
+  /** the public origin(s) of the portal, comma-separated (e.g. https://sfbench.dev); mutations from other origins are refused */
+  SFBENCH_PUBLIC_ORIGIN: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      const origins = (value ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+      for (const origin of origins) {
+        if (!URL.canParse(origin) || new URL(origin).origin !== origin) {
+          ctx.addIssue({ code: "custom", message: `"${origin}" is not an origin like https://sfbench.dev (scheme and host, no path)` });
+        }
+      }
+      return origins;
+    }),
+  /** submissions a user may make per hour */
+  SFBENCH_SUBMISSIONS_PER_HOUR: z.coerce.number().int().positive().default(10),
+  /** how long the leaderboard's data may be served from memory (0: never) */
+  SFBENCH_LEADERBOARD_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
+  /** how long a sign-in lasts */
+  SFBENCH_SESSION_DAYS: z.coerce.number().int().positive().max(365).default(30),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+function readEnv(): Env {
+  const parsed = EnvSchema.safeParse(process.env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`invalid portal environment: ${problems}`);
+  }
+  return parsed.data;
+}
+
+export const env = readEnv();

@@ -1,0 +1,106 @@
+/**
+ * The compare page's data: for 2-4 systems, the latest completed run of each in
+ * one environment, its stored result document, LOC, ratings, and the checkout
+ * sustainable rate at every node count of that environment kind (scalability).
+ * Latest runs, LOC, ratings and rates come from the leaderboard's data (one
+ * latestRuns per environment kind, cached); only the documents are read here.
+ * The environment is the one asked for, else the one most of the systems have
+ * (ties: more nodes).
+ */
+import type { Db, EnvironmentKind } from "@sfbench/db";
+import type { CompareInput } from "../../charts/index.ts";
+import { HEADLINE } from "../../shared/headline.ts";
+import { leaderboardData } from "./leaderboard-cache.ts";
+import type { RunMeta } from "./leaderboard-data.ts";
+import { storedResult } from "./stored-result.ts";
+
+export interface Environment {
+  kind: EnvironmentKind;
+  nodes: number;
+}
+
+export interface CompareSystem {
+  slug: string;
+  name: string;
+  /** null when the system has no completed run in the chosen environment */
+  runId: string | null;
+  version: string | null;
+}
+
+export interface Compare {
+  environment: Environment | null;
+  /** environments where at least one of the systems has a completed run */
+  environments: (Environment & { systems: number })[];
+  systems: CompareSystem[];
+  /** slugs that are no system */
+  unknown: string[];
+  input: CompareInput;
+}
+
+const envKey = (e: Environment) => `${e.kind}:${e.nodes}`;
+
+export function parseEnvironment(text: string | undefined): Environment | undefined {
+  const m = /^(local|kubernetes):(\d{1,4})$/.exec(text ?? "");
+  return m ? { kind: m[1] as EnvironmentKind, nodes: Number(m[2]) } : undefined;
+}
+
+function chooseEnvironment(latest: RunMeta[], wanted: Environment | undefined) {
+  const counts = new Map<string, Environment & { systems: number }>();
+  for (const r of latest) {
+    const key = envKey({ kind: r.environmentKind, nodes: r.nodes });
+    const entry = counts.get(key) ?? { kind: r.environmentKind, nodes: r.nodes, systems: 0 };
+    entry.systems += 1;
+    counts.set(key, entry);
+  }
+  const environments = [...counts.values()].sort((a, b) => b.systems - a.systems || b.nodes - a.nodes || a.kind.localeCompare(b.kind));
+  const chosen = wanted && counts.has(envKey(wanted)) ? wanted : environments[0];
+  return { environments, chosen: chosen ? { kind: chosen.kind, nodes: chosen.nodes } : null };
+}
+
+export async function getCompare(db: Db, slugs: string[], wanted?: Environment): Promise<Compare> {
+  const [systems, data] = await Promise.all([
+    db.system.findMany({ where: { slug: { in: slugs } }, select: { id: true, slug: true, name: true } }),
+    leaderboardData(db, { kind: wanted?.kind }),
+  ]);
+  const bySlug = new Map(systems.map((s) => [s.slug, s]));
+  const known = slugs.flatMap((slug) => (bySlug.has(slug) ? [bySlug.get(slug)!] : []));
+  const unknown = slugs.filter((slug) => !bySlug.has(slug));
+  const ids = new Set(known.map((s) => s.id));
+
+  const latest = data.runs.filter((r) => ids.has(r.systemId));
+  const { environments, chosen } = chooseEnvironment(latest, wanted);
+  const inEnv = new Map(latest.filter((r) => chosen && r.environmentKind === chosen.kind && r.nodes === chosen.nodes).map((r) => [r.systemId, r]));
+  const sameKind = chosen ? latest.filter((r) => r.environmentKind === chosen.kind) : [];
+  const docs = await db.runDocument.findMany({ where: { runId: { in: [...inEnv.values()].map((r) => r.runId) } }, select: { runId: true, document: true } });
+  const docByRun = new Map(docs.map((d) => [d.runId, d.document]));
+
+  const headlineRate = (runId: string): number | null => {
+    const cells = data.cells.get(runId) ?? [];
+    for (const distribution of HEADLINE.distributions) {
+      const cell = cells.find((c) => c.valid && c.workload === HEADLINE.workload && c.distribution === distribution);
+      if (cell) return cell.sustainableRate;
+    }
+    return null;
+  };
+
+  const input: CompareInput = { systems: [] };
+  const out: CompareSystem[] = [];
+  for (const system of known) {
+    const run = inEnv.get(system.id);
+    const doc = run ? storedResult(docByRun.get(run.runId)) : null;
+    out.push({ slug: system.slug, name: system.name, runId: doc && run ? run.runId : null, version: run?.version ?? null });
+    if (!run || !doc) continue;
+    input.systems.push({
+      slug: system.slug,
+      name: system.name,
+      doc,
+      loc: run.loc,
+      ratings: data.ratings.get(system.id) ?? null,
+      scalability: sameKind
+        .filter((r) => r.systemId === system.id)
+        .sort((a, b) => a.nodes - b.nodes)
+        .map((r) => ({ nodes: r.nodes, sustainableRate: headlineRate(r.runId) })),
+    });
+  }
+  return { environment: chosen, environments, systems: out, unknown, input };
+}

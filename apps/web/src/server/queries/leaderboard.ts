@@ -1,0 +1,141 @@
+/**
+ * The leaderboard: one row per system and environment (its latest completed
+ * run), filtered, sorted (nulls last) and paged in memory from the few queries
+ * of leaderboard-data.ts.
+ */
+import type { Db, EnvironmentKind, LocCounts } from "@sfbench/db";
+import { defaultDir, shownCells, type LeaderboardFilter, type RateKey, type SortKey } from "../../shared/leaderboard-params.ts";
+import { leaderboardData } from "./leaderboard-cache.ts";
+import type { CellNumbers, LeaderboardData, RatingSummary, RunMeta } from "./leaderboard-data.ts";
+
+export const PAGE_SIZE = 50;
+
+export interface LeaderboardRow {
+  slug: string;
+  name: string;
+  runId: string;
+  version: string;
+  environmentKind: EnvironmentKind;
+  nodes: number;
+  finishedAt: Date;
+  /** completed (the conformance suite passed), every cell valid, and the manifest known */
+  verified: boolean;
+  /** sustainable rate per workload.distribution; only valid cells; absent when not measured */
+  rates: Partial<Record<RateKey, number | null>>;
+  /** cells that ran but are invalid: never shown as numbers */
+  invalid: Partial<Record<RateKey, string>>;
+  /** p50/p99/error rate/throughput per core/anomalies of the focus cell (stable load at 80%) */
+  focus: Pick<CellNumbers, "p50" | "p99" | "errorRate" | "throughputPerCore" | "anomaliesTotal"> | null;
+  loc: { app: number; gateway: number } | null;
+  ratings: RatingSummary | null;
+}
+
+export interface Leaderboard {
+  filter: LeaderboardFilter;
+  dir: "asc" | "desc";
+  rateKeys: RateKey[];
+  focus: { workload: string; distribution: string };
+  rows: LeaderboardRow[];
+  total: number;
+  page: number;
+  pages: number;
+  environments: { kind: EnvironmentKind; nodes: number }[];
+}
+
+function locTotals(loc: LocCounts | null): LeaderboardRow["loc"] {
+  if (!loc) return null;
+  const counts = Object.values(loc);
+  return counts.reduce((sum, c) => ({ app: sum.app + (c?.app ?? 0), gateway: sum.gateway + (c?.gateway ?? 0) }), { app: 0, gateway: 0 });
+}
+
+function toRow(run: RunMeta, cells: CellNumbers[], ratings: RatingSummary | undefined, focusKey: string): LeaderboardRow {
+  const rates: LeaderboardRow["rates"] = {};
+  const invalid: LeaderboardRow["invalid"] = {};
+  for (const cell of cells) {
+    const key = `${cell.workload}.${cell.distribution}` as RateKey;
+    if (cell.valid) rates[key] = cell.sustainableRate;
+    else invalid[key] = cell.invalidReason ?? "invalid";
+  }
+  const focusCell = cells.find((c) => c.valid && `${c.workload}.${c.distribution}` === focusKey);
+  return {
+    slug: run.slug,
+    name: run.name,
+    runId: run.runId,
+    version: run.version,
+    environmentKind: run.environmentKind,
+    nodes: run.nodes,
+    finishedAt: run.finishedAt,
+    verified: run.manifestKnown && cells.length > 0 && cells.every((c) => c.valid),
+    rates,
+    invalid,
+    focus: focusCell
+      ? { p50: focusCell.p50, p99: focusCell.p99, errorRate: focusCell.errorRate, throughputPerCore: focusCell.throughputPerCore, anomaliesTotal: focusCell.anomaliesTotal }
+      : null,
+    loc: locTotals(run.loc),
+    ratings: ratings ?? null,
+  };
+}
+
+function sortValue(row: LeaderboardRow, key: SortKey): number | string | null {
+  switch (key) {
+    case "system": return row.name.toLowerCase();
+    case "p50": return row.focus?.p50 ?? null;
+    case "p99": return row.focus?.p99 ?? null;
+    case "errorRate": return row.focus?.errorRate ?? null;
+    case "throughputPerCore": return row.focus?.throughputPerCore ?? null;
+    case "anomalies": return row.focus?.anomaliesTotal ?? null;
+    case "loc": return row.loc ? row.loc.app + row.loc.gateway : null;
+    case "rating": return row.ratings ? (row.ratings.programmingModel + row.ratings.understandability) / 2 : null;
+    default: return row.rates[key] ?? null;
+  }
+}
+
+/** Sorted rows per data snapshot and view: a cached snapshot is filtered and sorted once, then only paged. */
+const views = new WeakMap<LeaderboardData, Map<string, LeaderboardRow[]>>();
+
+function sortedRows(data: LeaderboardData, filter: LeaderboardFilter, dir: "asc" | "desc"): LeaderboardRow[] {
+  const { rateKeys, focus } = shownCells(filter);
+  const key = [filter.workload, filter.distribution, filter.sort, dir].join("|");
+  let byView = views.get(data);
+  if (!byView) views.set(data, (byView = new Map()));
+  const cached = byView.get(key);
+  if (cached) return cached;
+  const focusKey = `${focus.workload}.${focus.distribution}`;
+  let rows = data.runs.map((run) => toRow(run, data.cells.get(run.runId) ?? [], data.ratings.get(run.systemId), focusKey));
+  if (filter.workload !== "all" || filter.distribution !== "all") {
+    rows = rows.filter((row) => rateKeys.some((k) => k in row.rates));
+  }
+  const sign = dir === "asc" ? 1 : -1;
+  const keyed = rows.map((row) => ({ row, value: sortValue(row, filter.sort), name: row.name.toLowerCase() }));
+  keyed.sort((a, b) => {
+    const x = a.value;
+    const y = b.value;
+    if (x === null || y === null) {
+      if (x !== y) return x === null ? 1 : -1; // nulls last, either way
+    } else if (x !== y) return x < y ? -sign : sign;
+    return a.name < b.name ? -1 : a.name > b.name ? 1 : a.row.nodes - b.row.nodes;
+  });
+  const sorted = keyed.map((k) => k.row);
+  byView.set(key, sorted);
+  return sorted;
+}
+
+export async function getLeaderboard(db: Db, filter: LeaderboardFilter): Promise<Leaderboard> {
+  const data = await leaderboardData(db, { kind: filter.kind === "all" ? undefined : filter.kind, nodes: filter.nodes });
+  const { rateKeys, focus } = shownCells(filter);
+  const dir = filter.dir ?? defaultDir(filter.sort);
+  const rows = sortedRows(data, filter, dir);
+  const pages = Math.max(1, Math.ceil(rows.length / PAGE_SIZE));
+  const page = Math.min(filter.page, pages);
+  return {
+    filter,
+    dir,
+    rateKeys,
+    focus,
+    rows: rows.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE),
+    total: rows.length,
+    page,
+    pages,
+    environments: data.environments,
+  };
+}

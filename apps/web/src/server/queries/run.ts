@@ -1,0 +1,42 @@
+/** The run page and its downloads: the run row, its target, its stored result document, its progress. */
+import type { ResultDocument } from "@sfbench/core";
+import type { Db, EnvironmentJson } from "@sfbench/db";
+import { storedResult } from "./stored-result.ts";
+
+const progressSelect = {
+  id: true, status: true, stage: true, progress: true, errorStage: true, errorMessage: true,
+  createdAt: true, startedAt: true, finishedAt: true,
+} as const;
+
+export async function getRunProgress(db: Db, id: string) {
+  return db.run.findUnique({ where: { id }, select: progressSelect });
+}
+export type RunProgress = NonNullable<Awaited<ReturnType<typeof getRunProgress>>>;
+
+export async function getRun(db: Db, id: string) {
+  const run = await db.run.findUnique({
+    where: { id },
+    select: {
+      ...progressSelect,
+      environmentKind: true, nodes: true, environment: true, profile: true, resultPath: true,
+      system: { select: { slug: true, name: true } },
+      targetVersion: { select: { version: true, manifestDigest: true } },
+      document: { select: { document: true, digest: true } },
+    },
+  });
+  if (!run) return null;
+  const { document, environment, ...rest } = run;
+  return {
+    ...rest,
+    environment: environment as EnvironmentJson | null,
+    document: document ? storedResult(document.document) : null,
+    documentDigest: document?.digest ?? null,
+  };
+}
+export type RunPage = NonNullable<Awaited<ReturnType<typeof getRun>>>;
+
+/** The stored result document as it was imported (the JSON download). */
+export async function getRunDocument(db: Db, id: string): Promise<ResultDocument | null> {
+  const row = await db.runDocument.findUnique({ where: { runId: id }, select: { document: true } });
+  return row ? storedResult(row.document) : null;
+}

@@ -1,0 +1,26 @@
+/**
+ * Submissions per user per hour, counted from the Run rows the user submitted.
+ * Called inside the submission's transaction after taking a per-user advisory
+ * lock, so that parallel submissions cannot both slip under the limit.
+ */
+import type { Prisma } from "@sfbench/db";
+import { TRPCError } from "@trpc/server";
+
+export async function enforceSubmissionLimit(tx: Prisma.TransactionClient, userId: string, perHour: number, now = new Date()): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`submit:${userId}`}, 0))`;
+  const since = new Date(now.getTime() - 3600_000);
+  const recent = await tx.run.findMany({
+    where: { submittedById: userId, createdAt: { gt: since } },
+    select: { createdAt: true },
+    orderBy: { createdAt: "asc" },
+    take: perHour,
+  });
+  if (recent.length >= perHour) {
+    const retryAt = new Date(recent[0]!.createdAt.getTime() + 3600_000);
+    const minutes = Math.max(1, Math.ceil((retryAt.getTime() - now.getTime()) / 60_000));
+    throw new TRPCError({
+      code: "TOO_MANY_REQUESTS",
+      message: `at most ${perHour} submissions per hour: try again in ${minutes} minute${minutes === 1 ? "" : "s"}`,
+    });
+  }
+}

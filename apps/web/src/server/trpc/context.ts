@@ -1,0 +1,33 @@
+/** The tRPC context: the database, the request's headers, who is asking, and where Set-Cookie goes. */
+import type { Db } from "@sfbench/db";
+import { env } from "../../env.ts";
+import { authenticate, type Authentication } from "../auth/authenticate.ts";
+import { requestOrigin } from "../auth/origin.ts";
+
+export interface Context extends Authentication {
+  db: Db;
+  headers: Headers;
+  /** response headers (Set-Cookie); the HTTP adapter sends them */
+  resHeaders: Headers;
+  /** scheme://host the request was sent to */
+  origin: string;
+  limits: { submissionsPerHour: number };
+}
+
+export interface CreateContextOptions {
+  db: Db;
+  req: Request;
+  resHeaders?: Headers;
+  limits?: Partial<Context["limits"]>;
+}
+
+export async function createContext({ db, req, resHeaders = new Headers(), limits }: CreateContextOptions): Promise<Context> {
+  return {
+    db,
+    headers: req.headers,
+    resHeaders,
+    origin: requestOrigin(req.headers, req.url),
+    limits: { submissionsPerHour: env.SFBENCH_SUBMISSIONS_PER_HOUR, ...limits },
+    ...(await authenticate(db, req.headers)),
+  };
+}

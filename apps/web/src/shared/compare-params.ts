@@ -1,0 +1,24 @@
+/** The compare page's URL: `systems=a,b` (2-4 slugs); the leaderboard's checkboxes send `s=a&s=b`, which is redirected to it. */
+
+export const MIN_SYSTEMS = 2;
+export const MAX_SYSTEMS = 4;
+
+type Search = Record<string, string | string[] | undefined>;
+
+export function compareHref(slugs: string[], env?: string): string {
+  const params = new URLSearchParams({ systems: slugs.join(",") });
+  if (env) params.set("env", env);
+  return `/compare?${params.toString().replace(/%2C/g, ",")}`;
+}
+
+export function readCompareSlugs(params: Search): { slugs: string[]; problem: string | null; canonical: boolean } {
+  const list = (v: string | string[] | undefined) => (Array.isArray(v) ? v : v ? [v] : []);
+  const fromS = list(params.s);
+  const raw = [...list(params.systems).flatMap((v) => v.split(",")), ...fromS].map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const slugs = [...new Set(raw)].filter((s) => /^[a-z0-9][a-z0-9-]{0,62}$/.test(s));
+  let problem: string | null = null;
+  if (raw.length === 0) problem = "Pick 2 to 4 systems: on the leaderboard, or type their names above.";
+  else if (slugs.length < MIN_SYSTEMS) problem = `Pick at least ${MIN_SYSTEMS} different systems to compare.`;
+  else if (slugs.length > MAX_SYSTEMS) problem = `Compare at most ${MAX_SYSTEMS} systems at once (you picked ${slugs.length}).`;
+  return { slugs: slugs.slice(0, 8), problem, canonical: fromS.length > 0 && problem === null };
+}

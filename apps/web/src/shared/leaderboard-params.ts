@@ -1,0 +1,55 @@
+/**
+ * The leaderboard's filters and sort order: a zod schema for the tRPC input,
+ * and a lenient reader for the page's search params (a bad value falls back to
+ * its default instead of failing the page).
+ */
+import { DISTRIBUTIONS, WORKLOADS } from "@sfbench/core";
+import { z } from "zod";
+
+export const RATE_KEYS = ["checkout.uniform", "checkout.zipf", "analytics.uniform", "analytics.zipf", "contention.uniform", "contention.zipf"] as const;
+export type RateKey = (typeof RATE_KEYS)[number];
+
+export const SORT_KEYS = ["system", ...RATE_KEYS, "p50", "p99", "errorRate", "throughputPerCore", "anomalies", "loc", "rating"] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
+
+/** lower is better for these; they sort ascending first */
+export const ASCENDING_FIRST: readonly SortKey[] = ["system", "p50", "p99", "errorRate", "anomalies", "loc"];
+
+export const LeaderboardFilter = z.object({
+  workload: z.enum(["all", ...WORKLOADS]).default("all"),
+  distribution: z.enum(["all", ...DISTRIBUTIONS]).default("all"),
+  kind: z.enum(["all", "local", "kubernetes"]).default("all"),
+  nodes: z.coerce.number().int().min(1).max(1000).optional(),
+  sort: z.enum(SORT_KEYS).default("checkout.uniform"),
+  dir: z.enum(["asc", "desc"]).optional(),
+  page: z.coerce.number().int().min(1).max(10_000).default(1),
+});
+export type LeaderboardFilter = z.output<typeof LeaderboardFilter>;
+
+type SearchParams = Record<string, string | string[] | undefined>;
+
+/** Each valid parameter is kept; an invalid one is dropped (its default applies). */
+export function readLeaderboardParams(params: SearchParams): LeaderboardFilter {
+  const kept: Record<string, string> = {};
+  for (const key of Object.keys(LeaderboardFilter.shape) as (keyof typeof LeaderboardFilter.shape)[]) {
+    const raw = params[key];
+    const value = Array.isArray(raw) ? raw[0] : raw;
+    if (value === undefined || value === "") continue;
+    if (LeaderboardFilter.shape[key].safeParse(value).success) kept[key] = value;
+  }
+  return LeaderboardFilter.parse(kept);
+}
+
+/** The default direction of a sort key: best first. */
+export function defaultDir(sort: SortKey): "asc" | "desc" {
+  return ASCENDING_FIRST.includes(sort) ? "asc" : "desc";
+}
+
+/** The workloads and distributions whose sustainable rate the table shows, and the cell the latency columns come from. */
+export function shownCells(filter: Pick<LeaderboardFilter, "workload" | "distribution">) {
+  const workloads = filter.workload === "all" ? (["checkout", "analytics"] as const) : ([filter.workload] as const);
+  const distributions = filter.distribution === "all" ? DISTRIBUTIONS : ([filter.distribution] as const);
+  const rateKeys = workloads.flatMap((w) => distributions.map((d) => `${w}.${d}` as RateKey));
+  const focus = { workload: filter.workload === "all" ? "checkout" : filter.workload, distribution: filter.distribution === "all" ? "uniform" : filter.distribution } as const;
+  return { rateKeys, focus };
+}

@@ -1,0 +1,72 @@
+/**
+ * The submission form, shared by the browser and the server: the same zod
+ * schemas (the form fields reuse TargetManifest's own field schemas) and the
+ * same `buildManifest`, so a target.json the browser accepts is exactly one the
+ * server accepts, and both name the same field when it is not.
+ */
+import { formatManifestErrors, TargetManifest } from "@sfbench/core/manifest";
+import { z } from "zod";
+
+const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
+
+export const PROFILES = ["quick", "standard", "thesis"] as const;
+export const ENVIRONMENT_KINDS = ["local", "kubernetes"] as const;
+
+export const SubmitInput = z.object({
+  /** target.json `name`: the leaderboard row and URL slug */
+  name: TargetManifest.shape.name,
+  /** target.json `system`: the display name */
+  system: TargetManifest.shape.system,
+  version: TargetManifest.shape.version,
+  image: z.preprocess(blankToUndefined, TargetManifest.shape.image),
+  repository: z.preprocess(blankToUndefined, TargetManifest.shape.repository),
+  /** the uploaded target.json, as text */
+  manifest: z.string().min(1, { message: "upload your target.json" }).max(64_000, { message: "is over 64 kB; a target.json is a few hundred bytes" }),
+  /** `sfbench loc --json` output or {"<language>": {"app": n, "gateway": n}}, as text; empty when not counted */
+  loc: z.preprocess(blankToUndefined, z.string().max(20_000).optional()),
+  environmentKind: z.enum(ENVIRONMENT_KINDS).default("local"),
+  nodes: z.coerce.number().int().min(1).max(64).default(1),
+  profile: z.enum(PROFILES).default("quick"),
+});
+export type SubmitInput = z.input<typeof SubmitInput>;
+
+/** The form fields a manifest field is shown next to; everything else goes next to the upload. */
+const FORM_FIELDS = ["name", "system", "version", "image", "repository"] as const;
+
+export type BuiltManifest = { ok: true; manifest: TargetManifest } | { ok: false; fields: Record<string, string[]> };
+
+/** The uploaded target.json with the form's fields over it, validated with TargetManifest. */
+export function buildManifest(input: { manifest: string } & Partial<Record<(typeof FORM_FIELDS)[number], string>>): BuiltManifest {
+  let json: unknown;
+  try {
+    json = JSON.parse(input.manifest);
+  } catch (e) {
+    return { ok: false, fields: { manifest: [`target.json is not valid JSON: ${(e as Error).message}`] } };
+  }
+  if (!json || typeof json !== "object" || Array.isArray(json)) {
+    return { ok: false, fields: { manifest: ["target.json must be a JSON object"] } };
+  }
+  const merged: Record<string, unknown> = { ...json };
+  for (const field of FORM_FIELDS) if (input[field] !== undefined) merged[field] = input[field];
+  const parsed = TargetManifest.safeParse(merged);
+  if (parsed.success) return { ok: true, manifest: parsed.data };
+  const lines = formatManifestErrors(parsed.error);
+  const fields: Record<string, string[]> = {};
+  parsed.error.issues.forEach((issue, i) => {
+    const top = String(issue.path[0] ?? "");
+    const field = (FORM_FIELDS as readonly string[]).includes(top) && issue.path.length === 1 ? top : "manifest";
+    (fields[field] ??= []).push(lines[i] ?? issue.message);
+  });
+  return { ok: false, fields };
+}
+
+/** The form's fields from an uploaded target.json, to fill the inputs; {} when it is not an object. */
+export function formFieldsOf(text: string): Partial<Record<(typeof FORM_FIELDS)[number], string>> {
+  try {
+    const json = JSON.parse(text) as Record<string, unknown>;
+    if (!json || typeof json !== "object") return {};
+    return Object.fromEntries(FORM_FIELDS.filter((f) => typeof json[f] === "string").map((f) => [f, json[f] as string]));
+  } catch {
+    return {};
+  }
+}

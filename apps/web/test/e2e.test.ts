@@ -1,0 +1,204 @@
+/**
+ * The portal in a real browser: Debian's Chromium driven by playwright-core
+ * against `next start` (production build) on a fresh database with imported
+ * fixture results. Signs up, creates a token, submits (a rejected manifest
+ * first), watches a run's live progress, opens leaderboard, system, run and
+ * compare pages and checks that the charts rendered. Screenshots go to
+ * test-artifacts/e2e/.
+ */
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { chromiumPath } from "@sfbench/services";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appDir, ensureBuild, startServer, type RunningServer } from "../scripts/server.ts";
+import { fixtureManifest } from "../fixtures/manifest.ts";
+import { testDatabase, type TestDatabase } from "./helpers/database.ts";
+import { importFixture } from "./helpers/results.ts";
+
+const artifacts = path.join(appDir, "test-artifacts", "e2e");
+const EVIL = "<script>alert(1)</script>";
+
+let t: TestDatabase;
+let server: RunningServer;
+let browser: Browser;
+let page: Page;
+const dialogs: string[] = [];
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  mkdirSync(artifacts, { recursive: true });
+  t = await testDatabase();
+  await importFixture(t.db, "alpha", { system: "Alpha Actors", capacity: 1500, seed: 1, size: "full", finishedAt: new Date(Date.UTC(2026, 10, 20)) });
+  await importFixture(t.db, "alpha", { system: "Alpha Actors", capacity: 2600, seed: 2, environment: { kind: "local", nodes: 2 } });
+  await importFixture(t.db, "beta", { system: "Beta Functions", capacity: 900, seed: 3, size: "full", finishedAt: new Date(Date.UTC(2026, 10, 20)) });
+  await importFixture(t.db, "gamma", { system: "Gamma Grains", capacity: 600, seed: 4, invalidCell: "analytics/zipf" });
+  await importFixture(t.db, "delta", { system: "Delta Down", failed: true, seed: 5 });
+  ensureBuild((line) => process.stdout.write(`${line}\n`));
+  server = await startServer({ databaseUrl: t.url });
+  browser = await chromium.launch({ executablePath: await chromiumPath(), args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+  page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  page.setDefaultTimeout(20_000);
+  page.on("dialog", (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  page.on("pageerror", (e) => pageErrors.push(e.message));
+}, 400_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await t?.drop();
+});
+
+const go = (p: string) => page.goto(`${server.url}${p}`, { waitUntil: "networkidle" });
+const shot = (name: string) => page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
+
+describe("the portal in Chromium", () => {
+  it("signs up and shows the signed-in user", async () => {
+    await go("/signup");
+    await page.fill("#email", "e2e@example.com");
+    await page.fill("#password", "a long enough password");
+    await page.click("button[type=submit]");
+    await page.waitForSelector("[data-testid=viewer]");
+    expect(await page.textContent("[data-testid=viewer]")).toBe("e2e@example.com");
+    await shot("01-signed-up");
+  });
+
+  it("creates an API token and shows it once", async () => {
+    await go("/tokens");
+    await page.fill("#token-name", "laptop");
+    await page.click("text=Create token");
+    const token = await page.textContent("[data-testid=new-token] code.token");
+    expect(token).toMatch(/^sfb_[\w-]{43}$/);
+    await page.waitForSelector("td >> text=laptop");
+    await shot("02-token");
+    const me = await fetch(`${server.url}/api/trpc/auth.me`, { headers: { authorization: `Bearer ${token}` } });
+    expect(((await me.json()) as { result: { data: { email: string } } }).result.data.email).toBe("e2e@example.com");
+  });
+
+  it("rejects an invalid target.json in the browser, with the error next to the upload", async () => {
+    await go("/submit");
+    const bad = { ...fixtureManifest("e2e-system").manifest, port: 80 };
+    await page.setInputFiles("#manifest", { name: "target.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(bad)) });
+    const error = page.locator("#manifest-error");
+    await error.waitFor();
+    expect(await error.textContent()).toContain("port: ");
+    expect(await page.inputValue("#name")).toBe("e2e-system"); // the form was filled from the file
+    await shot("03-submit-invalid-manifest");
+  });
+
+  it("shows the server's refusal inline too: a name that belongs to another account", async () => {
+    await page.fill("#name", "alpha");
+    const good = fixtureManifest("e2e-system").manifest;
+    await page.setInputFiles("#manifest", { name: "target.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(good)) });
+    await page.fill("#name", "alpha");
+    await page.click("text=Submit for benchmarking");
+    const error = page.locator("#name-error");
+    await error.waitFor();
+    expect(await error.textContent()).toContain("belongs to another account");
+    await shot("04-submit-server-error");
+  });
+
+  it("submits, lands on the queued run, and follows its progress live", async () => {
+    await page.fill("#name", "e2e-system");
+    await page.fill("#system", EVIL);
+    await page.fill("#loc", '{"typescript": {"app": 420, "gateway": 80}}');
+    await page.click("text=Submit for benchmarking");
+    await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
+    const runId = page.url().split("/").pop()!;
+    await page.waitForSelector("[data-testid=run-progress][data-status=queued]");
+    await shot("05-run-queued");
+    await t.db.run.update({ where: { id: runId }, data: { status: "running", stage: "load", progress: 40, startedAt: new Date() } });
+    await page.waitForSelector("[data-testid=run-progress][data-status=running]");
+    await page.waitForSelector("[data-testid=run-progress] >> text=40%");
+    expect(await page.textContent("[data-testid=run-progress]")).toContain("load");
+    await shot("06-run-running");
+  });
+
+  it("renders a system named <script>alert(1)</script> as text", async () => {
+    await go("/systems/e2e-system");
+    expect(await page.textContent("[data-testid=system-name]")).toBe(EVIL);
+    expect(await page.locator("script:has-text('alert(1)')").count()).toBe(0);
+    expect(dialogs).toEqual([]);
+    await shot("07-system-xss");
+  });
+
+  it("opens the leaderboard: imported results, a verified badge, an invalid cell, no failed run; sortable", async () => {
+    await go("/");
+    const rows = page.locator("[data-testid=leaderboard] tbody tr");
+    const systems = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-system")));
+    expect(systems.sort()).toEqual(["alpha", "alpha", "beta", "gamma"]);
+    expect(await page.locator("tr[data-system=alpha] .badge.verified").count()).toBe(2);
+    expect(await page.locator("tr[data-system=gamma] .invalid").count()).toBe(1);
+    expect(await page.locator("text=Delta Down").count()).toBe(0);
+    await shot("08-leaderboard");
+    await page.click("th >> text=System");
+    await page.waitForURL(/sort=system/);
+    const sorted = await page.locator("[data-testid=leaderboard] tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-system")));
+    expect(sorted).toEqual(["alpha", "alpha", "beta", "gamma"]);
+    await go("/?nodes=2");
+    expect(await page.locator("[data-testid=leaderboard] tbody tr").count()).toBe(1);
+  });
+
+  it("opens a system page with its runs, versions and manifest", async () => {
+    await go("/systems/alpha");
+    expect(await page.locator("[data-testid=run-history] tbody tr").count()).toBe(2);
+    expect(await page.textContent("[data-testid=manifest]")).toContain('"name": "alpha"');
+    await shot("09-system");
+  });
+
+  it("opens a run page with results, charts and downloads", async () => {
+    const run = await t.db.run.findFirstOrThrow({ where: { system: { slug: "alpha" }, nodes: 1 } });
+    await go(`/runs/${run.id}`);
+    await page.waitForSelector("[data-testid=run-charts] .recharts-surface");
+    expect(await page.locator("[data-testid=run-charts] .recharts-surface").count()).toBeGreaterThan(1);
+    expect(await page.locator("[data-testid=run-results] tbody tr").count()).toBe(4);
+    await shot("10-run");
+    const json = await page.request.get(`${server.url}/runs/${run.id}/result.json`);
+    expect(json.status()).toBe(200);
+    expect(((await json.json()) as { runId: string }).runId).toBe(run.id);
+    const csv = await page.request.get(`${server.url}/runs/${run.id}/result.csv`);
+    expect(csv.headers()["content-type"]).toContain("text/csv");
+    expect((await csv.text()).split("\r\n")[0]).toMatch(/^runId,workload,distribution/);
+  });
+
+  it("compares two systems with the charts drawn", async () => {
+    await go("/compare?systems=alpha,beta");
+    await page.waitForSelector("[data-testid=compare-charts] .recharts-surface");
+    const charts = await page.locator("[data-testid=compare-charts] .recharts-surface").count();
+    expect(charts).toBeGreaterThanOrEqual(5);
+    expect(await page.locator("[data-testid=compare-charts] .recharts-surface path").count()).toBeGreaterThan(10);
+    await shot("11-compare");
+  });
+
+  it("serves the docs and the badge", async () => {
+    await go("/docs");
+    expect(await page.textContent("[data-testid=doc-spec] h1")).toContain("sfbench");
+    await go("/docs/api");
+    expect(await page.locator("[data-testid=openapi-operations] tbody tr").count()).toBeGreaterThan(5);
+    await shot("12-docs-api");
+    const badge = await page.request.get(`${server.url}/badge/alpha.svg`);
+    expect(badge.headers()["content-type"]).toContain("image/svg+xml");
+    expect(await badge.text()).toMatch(/checkout [\d,]+ req\/s/);
+  });
+
+  it("refuses a cross-origin POST made with the browser's session cookie", async () => {
+    const cookies = await page.context().cookies();
+    const session = cookies.find((c) => c.name === "sfbench_session")!;
+    expect(session.httpOnly).toBe(true);
+    expect(session.sameSite).toBe("Lax");
+    const res = await fetch(`${server.url}/api/trpc/tokens.create`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: "https://evil.example", cookie: `sfbench_session=${session.value}` },
+      body: JSON.stringify({ name: "csrf" }),
+    });
+    expect(res.status).toBe(403);
+    expect(await t.db.apiToken.count({ where: { name: "csrf" } })).toBe(0);
+  });
+
+  it("had no uncaught errors in the page", () => {
+    expect(pageErrors).toEqual([]);
+  });
+});

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getLeaderboard } from "../src/server/queries/leaderboard.ts";
+import { LeaderboardFilter } from "../src/shared/leaderboard-params.ts";
+import { caller } from "./helpers/callers.ts";
+import { testDatabase, type TestDatabase } from "./helpers/database.ts";
+import { importFixture } from "./helpers/results.ts";
+
+let t: TestDatabase;
+const day = (d: number) => new Date(Date.UTC(2026, 10, d, 12));
+beforeAll(async () => {
+  t = await testDatabase();
+  await importFixture(t.db, "fast", { capacity: 2000, seed: 1, finishedAt: day(1) });
+  await importFixture(t.db, "fast", { capacity: 2400, seed: 2, finishedAt: day(2) }); // newer: this one counts
+  await importFixture(t.db, "fast", { failed: true, seed: 3, finishedAt: day(3) }); // newest, failed: never shown
+  await importFixture(t.db, "slow", { capacity: 500, seed: 4, finishedAt: day(2), invalidCell: "analytics/zipf" });
+  await importFixture(t.db, "slow", { capacity: 900, seed: 5, finishedAt: day(2), environment: { kind: "local", nodes: 3 } });
+  await importFixture(t.db, "broken", { failed: true, seed: 6, finishedAt: day(2) });
+});
+afterAll(async () => {
+  await t?.drop();
+});
+
+const board = (filter: Partial<LeaderboardFilter> = {}) => getLeaderboard(t.db, LeaderboardFilter.parse(filter));
+
+describe("leaderboard", () => {
+  it("has one row per system and environment, from the latest completed run; failed runs never appear", async () => {
+    const { rows } = await board();
+    expect(rows.map((r) => `${r.slug}@${r.nodes}`).sort()).toEqual(["fast@1", "slow@1", "slow@3"]);
+    const fast = rows.find((r) => r.slug === "fast")!;
+    const latest = await t.db.run.findFirstOrThrow({ where: { system: { slug: "fast" }, status: "completed" }, orderBy: { finishedAt: "desc" } });
+    expect(fast.runId).toBe(latest.id);
+    expect(fast.rates["checkout.uniform"]).toBeGreaterThan(1000);
+  });
+
+  it("shows an invalid cell as invalid, never as a number, and such a row is not verified", async () => {
+    const slow = (await board()).rows.find((r) => r.slug === "slow" && r.nodes === 1)!;
+    expect(slow.rates).not.toHaveProperty("analytics.zipf");
+    expect(slow.invalid["analytics.zipf"]).toContain("bottleneck");
+    expect(slow.verified).toBe(false);
+    expect((await board()).rows.find((r) => r.slug === "fast")!.verified).toBe(true);
+  });
+
+  it("sorts best first by default, either way on request, with missing values last", async () => {
+    expect((await board()).rows.map((r) => r.slug)[0]).toBe("fast");
+    const asc = await board({ sort: "checkout.uniform", dir: "asc" });
+    expect(asc.rows[0]!.slug).toBe("slow");
+    const byP99 = await board({ sort: "p99" });
+    const p99s = byP99.rows.map((r) => r.focus?.p99 ?? Infinity);
+    expect(p99s).toEqual([...p99s].sort((a, b) => a - b));
+    const byRating = await board({ sort: "rating", dir: "asc" });
+    expect(byRating.rows.every((r) => r.ratings === null)).toBe(true);
+  });
+
+  it("filters by environment kind and node count", async () => {
+    expect((await board({ nodes: 3 })).rows.map((r) => r.slug)).toEqual(["slow"]);
+    expect((await board({ kind: "kubernetes" })).rows).toEqual([]);
+    expect((await board()).environments).toEqual([{ kind: "local", nodes: 1 }, { kind: "local", nodes: 3 }]);
+  });
+
+  it("filters by workload and distribution: the columns shown and the cell the latency comes from", async () => {
+    const zipf = await board({ workload: "analytics", distribution: "zipf" });
+    expect(zipf.rateKeys).toEqual(["analytics.zipf"]);
+    expect(zipf.focus).toEqual({ workload: "analytics", distribution: "zipf" });
+    expect(zipf.rows.map((r) => `${r.slug}@${r.nodes}`).sort()).toEqual(["fast@1", "slow@3"]);
+    expect((await board({ workload: "contention" })).rows).toEqual([]);
+  });
+
+  it("is served by leaderboard.rows, with bad filters refused by name", async () => {
+    const { api } = await caller(t.db);
+    expect((await api.leaderboard.rows({})).rows).toHaveLength(3);
+    await expect(api.leaderboard.rows({ sort: "nonsense" as never })).rejects.toThrow(/sort/);
+  });
+});

@@ -1,0 +1,38 @@
+/** User text renders as text: the leaderboard and run tables with a system named <script>alert(1)</script>. */
+import { renderToStaticMarkup } from "react-dom/server";
+import { describe, expect, it } from "vitest";
+import { LeaderboardTable } from "../src/components/leaderboard-table.tsx";
+import type { Leaderboard } from "../src/server/queries/leaderboard.ts";
+import { LeaderboardFilter } from "../src/shared/leaderboard-params.ts";
+import { safeHref } from "../src/shared/safe-url.ts";
+
+const EVIL = "<script>alert(1)</script>";
+
+describe("XSS", () => {
+  it("renders a system named <script>alert(1)</script> as text in the leaderboard", () => {
+    const board: Leaderboard = {
+      filter: LeaderboardFilter.parse({}),
+      dir: "desc",
+      rateKeys: ["checkout.uniform"],
+      focus: { workload: "checkout", distribution: "uniform" },
+      rows: [
+        {
+          slug: "evil", name: EVIL, runId: "00000000-0000-4000-8000-000000000000", version: '1.0.0"><img src=x onerror=alert(2)>',
+          environmentKind: "local", nodes: 1, finishedAt: new Date(), verified: true, rates: { "checkout.uniform": 100 },
+          invalid: { "checkout.zipf": '"><script>alert(3)</script>' }, focus: null, loc: null, ratings: null,
+        },
+      ],
+      total: 1, page: 1, pages: 1, environments: [],
+    };
+    const html = renderToStaticMarkup(<LeaderboardTable board={board} />);
+    expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(html).not.toContain("<script");
+    expect(html).not.toContain("<img");
+  });
+
+  it("links a repository only when it is http(s)", () => {
+    expect(safeHref("javascript:alert(1)")).toBeUndefined();
+    expect(safeHref("data:text/html,<script>alert(1)</script>")).toBeUndefined();
+    expect(safeHref("https://github.com/x/y")).toBe("https://github.com/x/y");
+  });
+});
