@@ -10,8 +10,8 @@ import { UnrecoverableError, type Job } from "bullmq";
 import { manifestDigest, parseManifest, parseResult, type ResultDocument, type TargetManifest } from "@sfbench/core";
 import { runConformance } from "@sfbench/conformance";
 import { importResult, type Db } from "@sfbench/db";
-import { findTarget, isAlive, startTarget, stopTarget, TargetError, type StartedTarget } from "@sfbench/provider-local";
-import { status as serviceStatus } from "@sfbench/services";
+import { findTarget, isAlive, startTarget, stopTarget, TargetBusyError, TargetError, type StartedTarget } from "@sfbench/provider-local";
+import { kafkaBrokers, status as serviceStatus, up } from "@sfbench/services";
 import { aliveCheck, failedRunDocument, runBenchmark, writeResult, type Distribution, type Profile, type Workload } from "@sfbench/workloads";
 import { z } from "zod";
 import type { RunJob } from "./queue.ts";
@@ -114,10 +114,21 @@ export function createRunPipeline(deps: PipelineDeps) {
       await db.run.update({ where: { id: runId }, data: { status: "running", startedAt, stage: "provision", progress: 1, errorStage: null, errorMessage: null } });
       let result = existingResult(deps.resultsDir, manifest.name, runId);
       if (!result) {
+        // spans for the breakdown when the target writes them and Kafka is up (a run without Kafka has no breakdown)
+        const tracing =
+          manifest.tracing &&
+          (await up(["kafka"]).then(
+            () => true,
+            (e: Error) => {
+              process.stderr.write(`${new Date().toISOString()} run ${runId}: tracing off, no latency breakdown: Kafka is not available: ${e.message}\n`);
+              return false;
+            },
+          ));
         try {
-          started = await startTarget(manifest.name, { targetsRoot: deps.targetsRoot });
+          started = await startTarget(manifest.name, { targetsRoot: deps.targetsRoot, trace: tracing });
         } catch (e) {
-          if (e instanceof TargetError) await failBeforeMeasuring(runId, target, profile, startedAt, "provision", e.message);
+          // a busy machine is retried with backoff; a target that does not start is the target's failure
+          if (e instanceof TargetError && !(e instanceof TargetBusyError)) await failBeforeMeasuring(runId, target, profile, startedAt, "provision", e.message);
           throw e;
         }
         await progress.set("verify", 5);
@@ -143,6 +154,7 @@ export function createRunPipeline(deps: PipelineDeps) {
           resultsDir: deps.resultsDir,
           rawRoot: deps.rawRoot,
           targetPids: () => [t.pid, ...servicePids],
+          ...(tracing ? { trace: { logFile: t.log, brokers: kafkaBrokers() } } : {}),
           checkAlive: aliveCheck(() => t.exited() ?? (isAlive(t.pid) ? undefined : "an unknown code")),
           systemVersion: [`${manifest.system} ${manifest.version}`, ...services.map((s) => s.detail.split(" on ")[0])].join("; "),
           onProgress: (e) => {

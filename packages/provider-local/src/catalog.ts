@@ -15,6 +15,9 @@ export interface BundledTarget {
 
 export class TargetError extends Error {}
 
+/** The machine is not ready for the target (it already runs, its port is taken): not the target's fault; try again later. */
+export class TargetBusyError extends TargetError {}
+
 export const targetsDir = () => join(paths.root, "packages", "targets");
 
 /** Reads and validates one manifest file; errors name the file and the field. */

@@ -8,7 +8,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, write
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { createDatabase, kafkaBrokers, paths, redisUrl, up, type ServiceName } from "@sfbench/services";
-import { findTarget, TargetError } from "./catalog.ts";
+import { findTarget, TargetBusyError, TargetError } from "./catalog.ts";
 
 export interface RunningTarget {
   name: string;
@@ -98,9 +98,9 @@ export async function startTarget(name: string, opts: StartOptions = {}): Promis
   const { dir, manifest } = findTarget(name, opts.targetsRoot);
   const local = manifest.local!;
   const existing = runningTarget(name);
-  if (existing) throw new TargetError(`target ${name} is already running at ${existing.url} (pid ${existing.pid}); stop it with: sfbench target down ${name}`);
+  if (existing) throw new TargetBusyError(`target ${name} is already running at ${existing.url} (pid ${existing.pid}); stop it with: sfbench target down ${name}`);
   const port = opts.port ?? manifest.port;
-  if (!(await portFree(port))) throw new TargetError(`port ${port} on 127.0.0.1 is in use; choose another with --port`);
+  if (!(await portFree(port))) throw new TargetBusyError(`port ${port} on 127.0.0.1 is in use; choose another with --port`);
 
   const env: Record<string, string> = { ...local.env, PORT: String(port), HOST: "127.0.0.1", SFBENCH_TRACE: opts.trace ? "1" : "0" };
   const services = manifest.services as ServiceName[];

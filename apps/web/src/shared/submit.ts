@@ -27,6 +27,9 @@ export const SubmitInput = z.object({
   environmentKind: z.enum(ENVIRONMENT_KINDS).default("local"),
   nodes: z.coerce.number().int().min(1).max(64).default(1),
   profile: z.enum(PROFILES).default("quick"),
+  /** which cells to run; every workload and distribution when absent */
+  workloads: z.array(z.enum(["checkout", "analytics", "contention"])).min(1).max(3).optional(),
+  distributions: z.array(z.enum(["uniform", "zipf"])).min(1).max(2).optional(),
 });
 export type SubmitInput = z.input<typeof SubmitInput>;
 

@@ -22,11 +22,15 @@ export async function submit(argv: string[]): Promise<number> {
     profile: { type: "string", value: PROFILES.join("|"), help: "default quick" },
     environment: { type: "string", value: KINDS.join("|"), help: "default local" },
     nodes: { type: "string", value: "N", help: "node count for kubernetes, default 1" },
+    workload: { type: "string", value: "checkout|analytics|contention|all", help: "default all" },
+    distribution: { type: "string", value: "uniform|zipf|both", help: "default both" },
   });
   if (!values.manifest) throw new UsageError(`${cmd}: --manifest FILE is required (the target's target.json)`);
   const profile = oneOf(cmd, "--profile", values.profile, PROFILES) ?? "quick";
   const environmentKind = oneOf(cmd, "--environment", values.environment, KINDS) ?? "local";
   const nodes = intFlag(cmd, "nodes", values.nodes, 1, 64) ?? 1;
+  const workload = oneOf(cmd, "--workload", values.workload, ["checkout", "analytics", "contention", "all"] as const) ?? "all";
+  const distribution = oneOf(cmd, "--distribution", values.distribution, ["uniform", "zipf", "both"] as const) ?? "both";
   const r = remote(urlFlag(cmd, "server", values.server));
   if (!r.token) throw new UsageError(`${cmd}: no API token for ${r.server}: set SFBENCH_TOKEN or run \`sfbench login --server ${r.server}\``);
 
@@ -39,6 +43,8 @@ export async function submit(argv: string[]): Promise<number> {
       name: manifest.name, system: manifest.system, version: manifest.version,
       image: manifest.image ?? "", repository: manifest.repository ?? "",
       manifest: text, loc: JSON.stringify(loc), environmentKind, nodes, profile,
+      ...(workload === "all" ? {} : { workloads: [workload] }),
+      ...(distribution === "both" ? {} : { distributions: [distribution] }),
     });
   } catch (e) {
     if (e instanceof ApiError) throw new ApiError(`${cmd}: refused by ${r.server} (${e.status}):\n${e.message}`, e.status, e.fields);

@@ -33,6 +33,10 @@ export async function submit(db: Db, userId: string, input: z.output<typeof Subm
         environmentKind: input.environmentKind,
         nodes: input.nodes,
         profile: input.profile,
+        parameters: {
+          ...(input.workloads ? { workloads: [...new Set(input.workloads)] } : {}),
+          ...(input.distributions ? { distributions: [...new Set(input.distributions)] } : {}),
+        },
         submittedById: userId,
       },
       select: { id: true },

@@ -1,0 +1,111 @@
+/**
+ * The whole path a user takes: `sfbench submit --wait` -> the portal (next
+ * start) -> a queued run -> the worker (dispatcher, pipeline, real
+ * node-postgres, k6) -> the leaderboard. Plus bad submissions, refused with
+ * the problem named and nothing half-written.
+ */
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "@sfbench/db";
+import { ensureBuild, startServer, type RunningServer } from "../../web/scripts/server.ts";
+import { demoAccount } from "../../../scripts/lib/demo-account.ts";
+import { BUNDLED_TARGETS, freshDb, startWorkerProcess, tempDir, uniqueQueue } from "./helpers.ts";
+
+const CLI = fileURLToPath(new URL("../../../packages/cli/bin/sfbench.mjs", import.meta.url));
+const MANIFEST = join(BUNDLED_TARGETS, "node-postgres", "target.json");
+
+function sfbench(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, SFBENCH_CONFIG_DIR: tempDir("sfbench-config-"), ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d));
+    child.stderr.on("data", (d: Buffer) => (stderr += d));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+let db: Db;
+let server: RunningServer;
+let worker: ReturnType<typeof startWorkerProcess>;
+let token: string;
+
+beforeAll(async () => {
+  const fresh = await freshDb();
+  db = fresh.db;
+  ensureBuild();
+  server = await startServer({ databaseUrl: fresh.url });
+  worker = startWorkerProcess({ DATABASE_URL: fresh.url, SFBENCH_QUEUE: uniqueQueue(), SFBENCH_RESULTS_DIR: tempDir("sfbench-e2e-results-") });
+  ({ token } = await demoAccount(server.url, join(tempDir("sfbench-e2e-account-"), "account.json")));
+}, 600_000);
+
+afterAll(async () => {
+  worker?.child.kill("SIGTERM");
+  await server?.stop();
+  await db?.$disconnect();
+});
+
+describe("submit -> run -> leaderboard", () => {
+  it("sfbench submit --wait follows the run to completion and the leaderboard shows it", async () => {
+    const r = await sfbench(["submit", "--manifest", MANIFEST, "--server", server.url, "--wait", "--workload", "checkout", "--distribution", "uniform"], { SFBENCH_TOKEN: token });
+    expect(r.code, `${r.stderr}\n${worker.output()}`).toBe(0);
+    const runUrl = r.stdout.trim();
+    expect(runUrl).toMatch(new RegExp(`^${server.url}/runs/[0-9a-f-]{36}$`));
+    expect(r.stderr).toMatch(/node-postgres 0\.1\.0: manifest valid; LOC typescript \d+ app \+ \d+ gateway/);
+    expect(r.stderr).toMatch(/completed/);
+    const runId = runUrl.split("/").pop()!;
+    const cells = await db.cellResult.findMany({ where: { runId } });
+    expect(cells.map((c) => `${c.workload}/${c.distribution}`)).toEqual(["checkout/uniform"]);
+    const version = await db.targetVersion.findFirstOrThrow({ where: { runs: { some: { id: runId } } } });
+    expect(version.loc).toMatchObject({ typescript: { app: expect.any(Number), gateway: expect.any(Number) } });
+
+    const home = await (await fetch(server.url)).text();
+    expect(home).toContain("node-postgres");
+    const status = await sfbench(["status", runId, "--server", server.url], {});
+    expect(status.stdout).toMatch(new RegExp(`run ${runId}: completed`));
+    const results = await sfbench(["results", "node-postgres", "--server", server.url], {});
+    expect(results.code, results.stderr).toBe(0);
+    expect(results.stdout).toMatch(/latest completed run .*\n.*\n.*\ncheckout\/uniform\s+\d+/);
+  });
+});
+
+describe("bad submissions", () => {
+  const runsNow = () => db.run.count();
+
+  it("needs a token", async () => {
+    const r = await sfbench(["submit", "--manifest", MANIFEST, "--server", server.url], {});
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no API token for http:\/\/127\.0\.0\.1:\d+: set SFBENCH_TOKEN or run `sfbench login/);
+  });
+
+  it("refuses a revoked or made-up token with 401", async () => {
+    const before = await runsNow();
+    const r = await sfbench(["submit", "--manifest", MANIFEST, "--server", server.url], { SFBENCH_TOKEN: "sfb_not-a-real-token" });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/refused by .* \(401\)/);
+    expect(await runsNow()).toBe(before);
+  });
+
+  it("checks the manifest locally and names the field (unknown fields too)", async () => {
+    const file = join(tempDir("sfbench-bad-"), "target.json");
+    writeFileSync(file, JSON.stringify({ name: "x", system: "X", version: "1.0.0", language: "typescript", guarantees: { consistency: "serializable", messaging: "synchronous", durability: "durable" }, port: 8080, loc: { app: ["*.ts"] }, servics: [] }));
+    const r = await sfbench(["submit", "--manifest", file, "--server", server.url], { SFBENCH_TOKEN: token });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toMatch(/target\.json: servics: unknown field \(did you mean "services"\?\)/);
+  });
+
+  it("refuses a submission to another user's system with 403, and writes nothing", async () => {
+    // a second account, signed up through the API like a person would
+    const signUp = await fetch(`${server.url}/api/trpc/auth.signUp`, { method: "POST", headers: { "content-type": "application/json", origin: server.url }, body: JSON.stringify({ email: "mallory@example.com", password: "correct horse battery" }) });
+    const cookie = signUp.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    const created = (await (await fetch(`${server.url}/api/trpc/tokens.create`, { method: "POST", headers: { "content-type": "application/json", origin: server.url, cookie }, body: JSON.stringify({ name: "mallory" }) })).json()) as { result: { data: { token: string } } };
+    const before = await runsNow();
+    const r = await sfbench(["submit", "--manifest", MANIFEST, "--server", server.url], { SFBENCH_TOKEN: created.result.data.token });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/name: the system "node-postgres" belongs to another account/);
+    expect(await runsNow()).toBe(before);
+  });
+});
