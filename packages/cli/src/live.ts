@@ -8,6 +8,13 @@ export class LiveLine {
   private lastStage = "";
 
   update(e: ProgressEvent): void {
+    if (e.stage === "trace") {
+      // tracing notes (topic, collection, why a cell has no breakdown) are kept, not overwritten
+      this.done();
+      process.stderr.write(`[${e.cell}] trace: ${e.detail}\n`);
+      this.lastStage = `${e.cell} trace`;
+      return;
+    }
     const key = `${e.cell} ${e.stage}`;
     if (!this.tty) {
       // not a terminal: one line per stage, so logs stay readable

@@ -27,7 +27,7 @@ usage:
   sfbench target down <name>
   sfbench verify (--url URL | --target NAME) [--json] [--only PREFIX]
   sfbench run (--target NAME | --url URL) [--workload checkout|analytics|contention|all]
-              [--distribution uniform|zipf|both] [--profile quick|standard|thesis] [--seed N] [--json]
+              [--distribution uniform|zipf|both] [--profile quick|standard|thesis] [--seed N] [--json] [--no-trace]
   sfbench manifest check <target.json>
   sfbench loc [--manifest target.json] [--json]
   sfbench login [--server URL] [--token TOKEN]

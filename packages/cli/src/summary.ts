@@ -21,5 +21,19 @@ export function summaryTable(doc: ResultDocument): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (i === head.length - 1 ? 5 : r[i]!.length))));
   const line = (r: string[]) => r.map((v, i) => (i === 0 || i === r.length - 1 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join("  ");
   const title = `${doc.target.name} ${doc.target.version}, profile ${doc.profile}, ${doc.status}${doc.error ? ` during ${doc.error.stage}: ${doc.error.message}` : ""}`;
-  return [title, line(head), ...rows.map(line)].join("\n") + "\n";
+  return [title, line(head), ...rows.map(line), ...breakdownLines(doc)].join("\n") + "\n";
+}
+
+/** One line per cell with a latency breakdown (mean ms per measured request along the critical path). */
+function breakdownLines(doc: ResultDocument): string[] {
+  const lines: string[] = [];
+  for (const c of doc.cells) {
+    const overall = c.breakdown?.overall as { gatewayMs?: number; functionMs?: Record<string, number>; networkMs?: number; count?: number } | undefined;
+    if (!overall || typeof overall.gatewayMs !== "number") continue;
+    const functions = Object.entries(overall.functionMs ?? {}).map(([entity, ms]) => `${entity} ${f(ms, 2)}`);
+    lines.push(
+      `breakdown ${c.workload}/${c.distribution} (mean ms of ${overall.count ?? "?"} traced requests): gateway ${f(overall.gatewayMs, 2)}, ${functions.length ? `${functions.join(", ")}, ` : ""}network + queueing ${f(overall.networkMs, 2)}`,
+    );
+  }
+  return lines.length ? ["", ...lines] : [];
 }

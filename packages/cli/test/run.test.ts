@@ -6,10 +6,22 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { parseResult, type ResultDocument } from "@sfbench/core";
 import { startMemoryTarget, type MemoryTarget } from "@sfbench/conformance/testing";
-import { readAuditRecords, streamK6Csv } from "@sfbench/workloads";
+import { kafkaBrokers } from "@sfbench/services";
+import { readAuditRecords, spanTopic, streamK6Csv, withAdmin } from "@sfbench/workloads";
 import { sfbench } from "./helpers.ts";
+
+/** The shape the web charts read (a copy of apps/web/src/charts/data/breakdown.ts, strict here). */
+const ms = z.number().nonnegative();
+const BreakdownPart = z.strictObject({ gatewayMs: ms, functionMs: z.record(z.string(), ms), networkMs: ms, count: z.number().int().nonnegative() });
+const Breakdown = z.strictObject({
+  overall: BreakdownPart,
+  byCartSize: z.record(z.string(), BreakdownPart).optional(),
+  byShape: z.record(z.string(), BreakdownPart).optional(),
+  notes: z.array(z.string()).optional(),
+});
 
 function onlyResult(dir: string, target: string): ResultDocument {
   const files = readdirSync(join(dir, target));
@@ -77,6 +89,32 @@ describe("sfbench run --profile quick against node-postgres", () => {
     }
     expect(cell.series.reduce((n, p) => n + p.successful, 0)).toBe(allOk);
     expect(records).toBeGreaterThanOrEqual(allOk);
+  });
+
+  it("breaks the stable checkouts' latency down from node-postgres's spans (through Kafka), per cart size", async () => {
+    expect(stdout).toMatch(/\nbreakdown checkout\/uniform \(mean ms of \d+ traced requests\): gateway [\d.]+, product [\d.]+, user [\d.]+, cart [\d.]+, order [\d.]+, network \+ queueing [\d.]+\n/);
+    const cell = doc.cells[0]!;
+    const b = Breakdown.parse(cell.breakdown);
+    expect(b.overall.gatewayMs).toBeGreaterThan(0);
+    for (const entity of ["product", "user", "cart", "order"]) expect(b.overall.functionMs[entity], entity).toBeGreaterThan(0);
+    // every answered checkout of the stable phase was traced
+    expect(b.overall.count).toBe(cell.stable!.latency.count);
+    expect(Object.keys(b.byCartSize!).sort()).toEqual(Object.keys(cell.stable!.byCartSize!).sort());
+    expect(Object.keys(b.byCartSize!).length).toBeGreaterThan(1);
+    for (const [size, part] of Object.entries(b.byCartSize!)) {
+      expect(part.count, size).toBe(cell.stable!.byCartSize![size]!.latency.count);
+      expect(part.functionMs.product, size).toBeGreaterThan(0);
+    }
+    expect(Object.values(b.byCartSize!).reduce((n, p) => n + p.count, 0)).toBe(b.overall.count);
+    // gateway + functions + network = the mean client latency, unless network + queueing was clamped
+    if (b.overall.networkMs > 0) {
+      const sum = b.overall.gatewayMs + Object.values(b.overall.functionMs).reduce((x, y) => x + y, 0) + b.overall.networkMs;
+      expect(sum).toBeCloseTo(cell.stable!.latency.mean, 1);
+    }
+    // the run's span topic is gone
+    await expect
+      .poll(() => withAdmin(kafkaBrokers(), (admin) => admin.listTopics()), { timeout: 10_000, interval: 200 })
+      .not.toContain(spanTopic(doc.runId));
   });
 });
 

@@ -5,3 +5,4 @@ export { audit, snapshotStock, ANOMALY_KINDS, type AnomalyKind, type AuditResult
 export { readAuditRecords, type CheckoutRecord } from "./audit/records.ts";
 export { ProcessSampler } from "./cost/sampler.ts";
 export { planSplit, type CpuSplit } from "./cost/affinity.ts";
+export * from "./trace/index.ts";

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { manifestDigest, type ResultDocument } from "@sfbench/core";
 import { formatFailure, runConformance } from "@sfbench/conformance";
 import { findTarget, isAlive, startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
-import { k6Path, paths, status, up } from "@sfbench/services";
+import { k6Path, kafkaBrokers, paths, status, up } from "@sfbench/services";
 import { aliveCheck, failedRunDocument, PROFILES, runBenchmark, writeResult, type Distribution, type Profile, type ProgressEvent, type Workload } from "@sfbench/workloads";
 import { intFlag, oneOf, parseFlags, UsageError, urlFlag } from "../args.ts";
 import { note } from "../progress.ts";
@@ -26,6 +26,7 @@ export const runFlags = {
   seed: { type: "string", value: "N", help: "seeds every random choice, default 1" },
   results: { type: "string", value: "DIR", help: "where result documents go, default results/" },
   json: { type: "boolean", help: "print the result document instead of the summary" },
+  "no-trace": { type: "boolean", help: "do not trace a target that supports it (no latency breakdown)" },
 } as const;
 
 export async function run(argv: string[]): Promise<number> {
@@ -48,12 +49,15 @@ export async function run(argv: string[]): Promise<number> {
   let baseUrl: string;
   let pids: () => number[] = () => [];
   let systemVersion: string | undefined;
+  let trace: { logFile: string; brokers: string[] } | undefined;
   if (values.target) {
     const { manifest } = findTarget(values.target);
     target = { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: manifestDigest(manifest) };
-    started = await startTarget(values.target, { onProgress: note });
+    const tracing = manifest.tracing && !values["no-trace"] && (await kafkaUp());
+    started = await startTarget(values.target, { onProgress: note, trace: tracing });
     baseUrl = started.url;
-    note(`${values.target} is up at ${baseUrl}`);
+    note(`${values.target} is up at ${baseUrl}${tracing ? " (tracing: span lines to its log, shipped through Kafka)" : ""}`);
+    if (tracing) trace = { logFile: started.log, brokers: kafkaBrokers() };
     const services = manifest.services.length ? await status(manifest.services) : [];
     const servicePids = services.flatMap((s) => (s.pid ? [s.pid] : []));
     pids = () => [started!.pid, ...servicePids];
@@ -93,6 +97,7 @@ export async function run(argv: string[]): Promise<number> {
       targetPids: pids,
       checkAlive,
       systemVersion,
+      trace,
       onProgress: (e: ProgressEvent) => live.update(e),
     });
     live.done();
@@ -104,5 +109,16 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   } finally {
     if (started) await stopTarget(values.target!);
+  }
+}
+
+/** Starts Kafka for the spans; false (with a note: the run goes on without a breakdown) when it cannot. */
+async function kafkaUp(): Promise<boolean> {
+  try {
+    await up(["kafka"], { onProgress: (_s, m) => note(`kafka: ${m}`) });
+    return true;
+  } catch (e) {
+    note(`tracing off, no latency breakdown: Kafka is not available: ${(e as Error).message}`);
+    return false;
   }
 }

@@ -20,6 +20,8 @@ export const CheckoutRecord = z.object({
   orderId: z.string().optional(),
   total: z.number().optional(),
   planned: z.string().optional(),
+  /** the trace id of the checkout request's traceparent (groups its spans per cart size) */
+  traceId: z.string().optional(),
 });
 export type CheckoutRecord = z.infer<typeof CheckoutRecord>;
 

@@ -2,7 +2,7 @@
  * One cell of a run (workload x distribution): max-throughput ramp, stable
  * load at 80% of the sustainable rate with cost sampling, then the audit.
  */
-import type { Cell, MaxThroughput, SeriesPoint, StepResult } from "@sfbench/core";
+import type { Cell, MaxThroughput, SeriesPoint, StableLoad, StepResult } from "@sfbench/core";
 import { aggregateK6, type K6Aggregate, type StepAggregate } from "../analysis/aggregate.ts";
 import { generatorSaturated, judgeStep, maxMovingAverage } from "../analysis/metrics.ts";
 import { setupOpsResult, stableResult } from "../analysis/result-parts.ts";
@@ -12,6 +12,8 @@ import { snapshotStock } from "../audit/audit.ts";
 import type { CpuSplit } from "../cost/affinity.ts";
 import { ProcessSampler, type SamplerResult } from "../cost/sampler.ts";
 import { hotProductId, productId, soldOutProductId } from "../distributions.ts";
+import { buildBreakdown, type ClientLatency, type MeasuredRequest } from "../trace/breakdown.ts";
+import type { TraceSession, TraceWindow } from "../trace/session.ts";
 import { findKnee } from "./knee.ts";
 import { runK6, type LiveFigures, type Script } from "./k6-runner.ts";
 import type { ProfileSettings } from "./profiles.ts";
@@ -68,6 +70,8 @@ export interface RunContext {
   prices: Map<string, number>;
   /** raw files written so far (kept in the result document) */
   rawFiles: string[];
+  /** the run's span topic, when the target writes spans and Kafka is up: the stable phase gets a breakdown */
+  trace?: TraceSession;
 }
 
 const MEASURED: Record<Workload, "checkout" | "freq-items"> = { checkout: "checkout", contention: "checkout", analytics: "freq-items" };
@@ -203,7 +207,18 @@ export async function runCell(ctx: RunContext, workload: Workload, distribution:
   // 2. Stable load at 80% of the sustainable rate (or of the best 10 s average when no step was sustainable).
   const basis = knee.sustainableRate ?? avg.value;
   const stableRate = Math.max(1, Math.round(basis * s.stableShare));
-  const stable = await phase(ctx, cell, workload, distribution, stableRate, s.stableS, file("stable"), `stable load at ${stableRate}/s`, true);
+  // Spans are shipped only in this window: the breakdown describes the stable phase.
+  const traceWindow = await openTraceWindow(ctx, cell);
+  let stable: PhaseOutcome;
+  let stableStats: StableLoad;
+  try {
+    stable = await phase(ctx, cell, workload, distribution, stableRate, s.stableS, file("stable"), `stable load at ${stableRate}/s`, true);
+    stableStats = stableResult(stable.agg);
+  } catch (e) {
+    await traceWindow?.abort();
+    throw e;
+  }
+  const breakdown = traceWindow ? await stableBreakdown(ctx, cell, workload, traceWindow, stable, stableStats) : undefined;
 
   // 3. Cost of the target during the stable phase.
   const pids = ctx.targetPids();
@@ -272,12 +287,64 @@ export async function runCell(ctx: RunContext, workload: Workload, distribution:
     },
     seed: ctx.seed,
     maxThroughput,
-    stable: stableResult(stable.agg),
+    stable: stableStats,
     series: concatSeries([...ramp, stable.agg]),
     setupOps: setupOpsResult(stable.agg),
     ...(cost ? { cost } : {}),
     ...(anomalies ? { anomalies } : {}),
+    ...(breakdown ? { breakdown } : {}),
     valid: reasons.length === 0,
     ...(reasons.length ? { invalidReason: reasons.join("; ") } : {}),
   };
+}
+
+/** Starts shipping spans for the stable phase; undefined (and a progress note) when tracing is off or Kafka fails. */
+async function openTraceWindow(ctx: RunContext, cell: string): Promise<TraceWindow | undefined> {
+  if (!ctx.trace) return undefined;
+  try {
+    return await ctx.trace.window();
+  } catch (e) {
+    ctx.onProgress({ cell, stage: "trace", detail: `no breakdown for this cell: could not start shipping spans: ${(e as Error).message}` });
+    return undefined;
+  }
+}
+
+/**
+ * The stable phase's breakdown: the measured requests are the checkouts of
+ * the audit records (answered ones, as in the client latency stats), grouped
+ * by cart size; analytics sends only freq-items requests in its stable phase,
+ * so every traced request is measured there. Node-postgres's spans carry no
+ * query shape, so analytics gets an overall breakdown only.
+ */
+async function stableBreakdown(
+  ctx: RunContext,
+  cell: string,
+  workload: Workload,
+  traceWindow: TraceWindow,
+  stable: PhaseOutcome,
+  stats: StableLoad,
+): Promise<Cell["breakdown"]> {
+  const note = (detail: string) => ctx.onProgress({ cell, stage: "trace", detail });
+  let measured: Map<string, MeasuredRequest> | undefined;
+  if (workload !== "analytics") {
+    measured = new Map();
+    for (const c of stable.checkouts) if (c.traceId && (c.status === 200 || c.status === 409)) measured.set(c.traceId, { cartSize: String(c.items.length) });
+  }
+  const mean = (by: StableLoad["byCartSize"]) => (by ? Object.fromEntries(Object.entries(by).map(([k, o]) => [k, o.latency.mean])) : undefined);
+  const client: ClientLatency = { overall: stats.latency.mean, byCartSize: mean(stats.byCartSize), byShape: mean(stats.byShape) };
+  try {
+    note("collecting the stable phase's spans");
+    const keep = measured;
+    const { spans, shipped } = await traceWindow.finish(keep ? (span) => keep.has(span.traceId) : undefined);
+    const breakdown = buildBreakdown({ spans, client, measured });
+    if (!breakdown) {
+      note(`no breakdown for this cell: none of the measured requests has a gateway span (${shipped.spans} span lines shipped of ${shipped.lines} log lines)`);
+      return undefined;
+    }
+    for (const n of breakdown.notes ?? []) note(`breakdown: ${n}`);
+    return breakdown;
+  } catch (e) {
+    note(`no breakdown for this cell: ${(e as Error).message}`);
+    return undefined;
+  }
 }

@@ -24,7 +24,8 @@ export interface LiveFigures {
 
 export interface K6Invocation {
   k6: string;
-  script: Script;
+  /** a workload script of k6/, or any script file by absolute path (e.g. the harness's calibration script) */
+  script: Script | { file: string };
   /** environment for the script (-e NAME=value) */
   env: Record<string, string>;
   outDir: string;
@@ -95,13 +96,14 @@ export async function runK6(inv: K6Invocation): Promise<K6Outcome> {
     "--log-format=json",
     `--console-output=${consoleLog}`,
     ...Object.entries(inv.env).flatMap(([k, v]) => ["-e", `${k}=${v}`]),
-    join(K6_DIR, `${inv.script}.ts`),
+    typeof inv.script === "string" ? join(K6_DIR, `${inv.script}.ts`) : inv.script.file,
   ];
   const [cmd, ...prefix] = [...tasksetPrefix(inv.cpus), inv.k6];
   const started = performance.now();
   const child = spawn(cmd!, [...prefix, ...args], {
     cwd: K6_DIR,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", K6_CSV_TIME_FORMAT: "unix_milli" },
+    // typed as ProcessEnv: Next.js (apps/web type-checks this file) declares NODE_ENV as a required key
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", K6_CSV_TIME_FORMAT: "unix_milli" } as unknown as NodeJS.ProcessEnv,
     stdio: ["ignore", "ignore", "pipe"],
   });
   if (child.pid) inv.onStart?.(child.pid);

@@ -10,6 +10,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { parseResult, type Cell, type ResultDocument } from "@sfbench/core";
 import { readAuditRecords } from "../audit/records.ts";
+import { TraceSession, type TraceOptions } from "../trace/session.ts";
 import { pinTrees, planSplit } from "../cost/affinity.ts";
 import { runCell, StageError, type Distribution, type ProgressEvent, type RunContext, type Workload } from "./cell.ts";
 import { localEnvironment } from "./environment.ts";
@@ -37,6 +38,12 @@ export interface BenchmarkOptions {
   pin?: boolean;
   onProgress?: (event: ProgressEvent) => void;
   runId?: string;
+  /**
+   * Spans for the breakdown: the target's log file (started with SFBENCH_TRACE=1)
+   * and the Kafka brokers. The run ships each cell's stable-phase spans through
+   * the topic sfbench.spans.<runId>, deleted when the run ends.
+   */
+  trace?: TraceOptions;
 }
 
 export interface BenchmarkOutcome {
@@ -92,6 +99,7 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
   const pinned = split && opts.targetPids().length > 0;
   try {
     if (pinned) pinTrees(opts.targetPids(), split.target);
+    if (opts.trace) ctx.trace = await openTrace(runId, opts.trace, progress);
     const env = { BASE_URL: ctx.baseUrl, SEED: String(ctx.seed), PRODUCTS: String(settings.products), PRODUCT_PREFIX: ctx.productPrefix };
     progress({ cell: "-", stage: "seed", detail: `${settings.products} products` });
     await setupScript(ctx, "seed", env, "seed");
@@ -110,6 +118,7 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
     error = { stage: e instanceof StageError ? e.stage : "run", message: err.message };
   } finally {
     if (pinned) pinTrees(opts.targetPids(), `0-${availableParallelism() - 1}`);
+    await ctx.trace?.close().catch((e: Error) => progress({ cell: "-", stage: "trace", detail: `could not delete ${ctx.trace!.topic}: ${e.message}` }));
   }
   const doc: ResultDocument = {
     schemaVersion: 1,
@@ -157,6 +166,18 @@ export function failedRunDocument(opts: {
     cells: [],
     rawData: { dir: opts.rawDir, files: [] },
   };
+}
+
+/** The run's span topic, or undefined (and a progress note: the run goes on without a breakdown) when Kafka fails. */
+async function openTrace(runId: string, trace: TraceOptions, progress: (event: ProgressEvent) => void): Promise<TraceSession | undefined> {
+  try {
+    const session = await TraceSession.open(runId, trace);
+    progress({ cell: "-", stage: "trace", detail: `spans of ${trace.logFile} go to Kafka topic ${session.topic}` });
+    return session;
+  } catch (e) {
+    progress({ cell: "-", stage: "trace", detail: `no breakdown: could not create the span topic on ${trace.brokers.join(",")}: ${(e as Error).message}` });
+    return undefined;
+  }
 }
 
 /** Seeding and populating: closed-loop setup runs, not measured; they must succeed. */
