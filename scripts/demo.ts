@@ -6,13 +6,12 @@
  * http://127.0.0.1:3000 fills in. Keeps running until Ctrl-C, then stops
  * everything it started. SFBENCH_DEMO_EXIT=1 exits once the runs are done.
  */
-import { execFileSync, spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { listTargets } from "@sfbench/provider-local";
 import { down, status, up, type ServiceName } from "@sfbench/services";
+import { ensureBuild } from "../apps/web/scripts/server.ts";
 import { demoAccount } from "./lib/demo-account.ts";
 import { startLogged, stop, waitHttp, type Started } from "./lib/processes.ts";
 
@@ -21,31 +20,6 @@ const cli = join(root, "packages/cli/bin/sfbench.mjs");
 const server = "http://127.0.0.1:3000";
 const logs = join(root, ".sfbench/demo");
 const say = (line: string) => process.stdout.write(`${line}\n`);
-
-/** A stamp of the portal's sources, so the production build is redone only when they changed. */
-function sourceStamp(): string {
-  const hash = createHash("sha256");
-  const walk = (dir: string) => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      if (e.name === "node_modules" || e.name === ".next" || e.name === "generated" || e.name.startsWith(".")) continue;
-      const p = join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else hash.update(`${p}:${statSync(p).mtimeMs}\n`);
-    }
-  };
-  for (const d of ["apps/web", "packages/core/src", "packages/db/src", "packages/workloads/src", "prisma"]) walk(join(root, d));
-  return hash.digest("hex");
-}
-
-function buildPortal(): void {
-  const stampFile = join(root, "apps/web/.next/sfbench-source-stamp");
-  const stamp = sourceStamp();
-  if (existsSync(stampFile) && readFileSync(stampFile, "utf8") === stamp) return say("portal build is up to date");
-  say("building the portal (next build; a few minutes the first time)");
-  const r = spawnSync("npm", ["run", "build", "-w", "@sfbench/web"], { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
-  if (r.status !== 0) throw new Error("the portal did not build");
-  writeFileSync(stampFile, stamp);
-}
 
 interface Progress {
   status: string;
@@ -93,7 +67,8 @@ async function main(): Promise<void> {
   startedServices = wanted.filter((s) => s !== "k6" && !before.has(s));
 
   say("== portal");
-  buildPortal();
+  ensureBuild(say);
+  say("  portal build is up to date");
   const inUse = await fetch(server, { signal: AbortSignal.timeout(1000) }).then(() => true, () => false);
   if (inUse) throw new Error(`${server} is already taken by another process: stop it and run the demo again`);
   const web = startLogged("portal", join(root, "node_modules/.bin/next"), ["start", "--hostname", "127.0.0.1", "--port", "3000"], { cwd: join(root, "apps/web"), log: join(logs, "web.log") });

@@ -184,7 +184,7 @@ export async function runCell(ctx: RunContext, workload: Workload, distribution:
   const s = ctx.settings;
   const file = (part: string) => `${workload}-${distribution}-${part}`;
   const scope = stockScope(ctx, workload);
-  ctx.onProgress({ cell, stage: "audit", detail: `reading the stock of ${scope.length} products before the load` });
+  ctx.onProgress({ cell, stage: "snapshot", detail: `reading the stock of ${scope.length} products before the load` });
   const stockBefore = scope.length ? await snapshotStock(ctx.baseUrl, scope) : new Map<string, number>();
 
   // 1. Max throughput: stepped arrival rates, coarse then fine.
