@@ -102,7 +102,10 @@ async function main(): Promise<void> {
 
   say("== runs (the worker verifies, then benchmarks every cell with the quick profile)");
   await follow(runs);
-  say(`\nleaderboard: ${server}\ncompare:     ${server}/compare?systems=${[...runs.values()].join(",")}`);
+  const names = [...new Set(runs.values())];
+  say(`\nleaderboard: ${server}`);
+  for (const [id, name] of runs) say(`${name}: ${server}/systems/${name} (run: ${server}/runs/${id})`);
+  if (names.length >= 2) say(`compare:     ${server}/compare?systems=${names.slice(0, 4).join(",")}`);
   if (process.env.SFBENCH_DEMO_EXIT === "1") await shutdown(0);
   say("Press Ctrl-C to stop the portal and the worker.");
 }
