@@ -70,8 +70,8 @@ describe("sfbench results import", () => {
     const missing = await sfbench(["results", "import", path.join(dir, "nope")], test.url);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/cannot read .*nope: ENOENT/);
-    const unknown = await sfbench(["results", "export"], test.url);
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/unknown subcommand "export"; allowed: import/);
+    const none = await sfbench(["results"], test.url);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/give a system \(sfbench results <system> \[--json\]\) or `import <file\|dir>`/);
   });
 });
