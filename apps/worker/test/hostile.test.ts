@@ -43,6 +43,8 @@ async function runOf(target: string) {
     const r = await db.run.findUniqueOrThrow({ where: { id: runId } });
     return (r.status === "completed" || r.status === "failed") && r.stage === null ? r : undefined;
   }, 120_000, 100);
+  // the stored result ends the run; teardown ends with the job
+  await waitFor(`the job of ${target} to end`, async () => ["completed", "failed"].includes(await queue.getJobState(runId)));
   expect(runningTarget(target)).toBeUndefined();
   return { run, seconds: (Date.now() - started) / 1000 };
 }

@@ -60,10 +60,11 @@ describe("the run pipeline", () => {
     expect(cells).toHaveLength(1);
     expect(cells[0]).toMatchObject({ workload: "checkout", distribution: "uniform", valid: true });
     expect(cells[0]!.sustainableRate).toBeGreaterThan(0);
+    // the stored result completes the run; teardown ends with the job
+    await waitFor("the job to complete", async () => (await queue.getJobState(runId)) === "completed");
     expect(runningTarget("node-postgres")).toBeUndefined();
 
     // the same run enqueued again changes nothing and gets no second result
-    await waitFor("the job to complete", async () => (await queue.getJobState(runId)) === "completed");
     await queue.remove(runId);
     await enqueueRun(queue, runId);
     await waitFor("the second job to be skipped", async () => logs.find((l) => l.startsWith(`run ${runId}: skipped`)), 30_000);
