@@ -1,0 +1,77 @@
+/** The harness's pure parts: the injected distribution, wrk's report, the coefficient of variation, the report table. */
+import { describe, expect, it } from "vitest";
+import { cpuList } from "../bench/lib/machine.ts";
+import { delaySource, injectedQuantile } from "../bench/lib/injected.ts";
+import { table } from "../bench/lib/report.ts";
+import { parseWrk } from "../bench/lib/wrk.ts";
+import { cv } from "../bench/repeatability.ts";
+import { LatencyHistogram } from "../src/analysis/histogram.ts";
+
+describe("injected distribution", () => {
+  const d = { baseMs: 5, meanMs: 5 };
+
+  it("has the closed-form quantiles of 5 + Exp(5)", () => {
+    expect(injectedQuantile(d, 0)).toBe(5);
+    expect(injectedQuantile(d, 0.5)).toBeCloseTo(5 + 5 * Math.LN2, 12);
+    expect(injectedQuantile(d, 0.99)).toBeCloseTo(5 + 5 * Math.log(100), 12);
+  });
+
+  it("quasi-random draws match the quantiles within HDR precision after 2000 draws; random ones only statistically", () => {
+    for (const [sequence, tolP50, tolP99] of [
+      ["quasi", 0.02, 0.1],
+      ["random", 0.3, 2],
+    ] as const) {
+      const next = delaySource(d, sequence, 3);
+      const h = LatencyHistogram.create();
+      for (let i = 0; i < 2000; i++) h.recordMs(next());
+      expect(Math.abs(h.percentileMs(50)! - injectedQuantile(d, 0.5)), sequence).toBeLessThan(tolP50);
+      expect(Math.abs(h.percentileMs(99)! - injectedQuantile(d, 0.99)), sequence).toBeLessThan(tolP99);
+    }
+  });
+
+  it("zero delay stays zero", () => {
+    const next = delaySource({ baseMs: 0, meanMs: 0 }, "quasi");
+    expect([next(), next(), next()].every((x) => x === 0)).toBe(true);
+  });
+});
+
+describe("parseWrk", () => {
+  it("reads wrk 4.1's report", () => {
+    const out = `Running 5s test @ http://127.0.0.1:18080/
+  1 threads and 64 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency     4.69ms    9.19ms  81.96ms   91.94%
+    Req/Sec    28.57k     9.28k   44.09k    71.43%
+  143007 requests in 5.11s, 20.59MB read
+  Socket errors: connect 0, read 2, write 0, timeout 1
+  Non-2xx or 3xx responses: 7
+Requests/sec:  27987.55
+Transfer/sec:      4.03MB
+`;
+    expect(parseWrk(out)).toEqual({ requestsPerS: 27987.55, requests: 143007, durationS: 5.11, non2xx: 7, socketErrors: 3 });
+  });
+
+  it("names what it could not read", () => {
+    expect(() => parseWrk("unable to connect to 127.0.0.1:1 Connection refused")).toThrow(/unexpected wrk output: unable to connect/);
+  });
+});
+
+describe("small helpers", () => {
+  it("cv: sample standard deviation over the mean", () => {
+    expect(cv([100, 100, 100])).toEqual({ mean: 100, stddev: 0, cv: 0 });
+    const r = cv([90, 100, 110]);
+    expect(r.mean).toBe(100);
+    expect(r.stddev).toBeCloseTo(10, 12);
+    expect(r.cv).toBeCloseTo(0.1, 12);
+  });
+
+  it("cpuList expands taskset lists", () => {
+    expect(cpuList("0")).toEqual([0]);
+    expect(cpuList("1-3")).toEqual([1, 2, 3]);
+    expect(cpuList("0,2-3")).toEqual([0, 2, 3]);
+  });
+
+  it("table pads columns", () => {
+    expect(table([["a", "bb"], ["ccc", "d"]])).toBe("a    bb\n---  --\nccc  d");
+  });
+});
