@@ -76,9 +76,11 @@ async function measure(args: string[], runs: RepeatRun[], log: (m: string) => vo
       opts.log(`repeatability: run ${i}/${RUNS}: sfbench ${args.join(" ")}`);
       let started = performance.now();
       let r: CommandResult;
+      let killedOnce = false;
       for (let wait = 0; ; wait++) {
         started = performance.now();
         let pending = "";
+        let startedTarget = false;
         r = await runCommand(process.execPath, [CLI, ...args, "--results", results, "--json"], {
           cwd: REPO,
           onStderr: (text) => {
@@ -86,12 +88,19 @@ async function measure(args: string[], runs: RepeatRun[], log: (m: string) => vo
             const lines = pending.split("\n");
             pending = lines.pop()!;
             for (const l of lines) {
-              if (/^starting node-postgres/.test(l.trim())) targetStarted = true;
+              if (/^starting node-postgres/.test(l.trim())) targetStarted = startedTarget = true;
               if (l.trim()) opts.log(`repeatability: run ${i}: ${l.trim()}`);
             }
           },
         });
         targetStarted = false;
+        // killed from outside (on a shared machine): take down the target it left behind, then once more
+        if (r.signal && !killedOnce) {
+          killedOnce = true;
+          opts.log(`repeatability: run ${i}: sfbench run was killed by ${r.signal} (not by the harness); once more`);
+          if (startedTarget) await runCommand(process.execPath, [CLI, "target", "down", "node-postgres"], { cwd: REPO, timeoutMs: 30_000 });
+          continue;
+        }
         // the target is someone else's for now (another run or test on this machine): wait for it, a while
         if (r.code === 0 || !/is already running/.test(r.stderr) || wait >= BUSY_RETRIES) break;
         opts.log(`repeatability: run ${i}: node-postgres is in use; trying again in ${BUSY_WAIT_S} s (${wait + 1}/${BUSY_RETRIES})`);
