@@ -7,7 +7,11 @@ import { MissingPrerequisiteError, type Progress, type Service, type ServiceStat
 
 export const K6_VERSION = "v1.8.1";
 const K6_MODULE = `go.k6.io/k6@${K6_VERSION}`;
-/** `go install` puts k6 here (GOBIN), so a different k6 in the user's GOPATH/bin is never overwritten. */
+/**
+ * `go install` puts k6 here (GOBIN, under .sfbench/), so a different k6 in the
+ * user's GOPATH/bin is never overwritten, and never used: sfbench finds its
+ * tools on PATH or in its own home, not in a developer's (~/go/bin).
+ */
 const binDir = path.join(paths.home, "bin");
 
 async function versionOf(file: string): Promise<string | undefined> {
@@ -20,17 +24,11 @@ export interface K6Lookup {
   pathEnv: string;
   /** Where `go install` puts k6. */
   gobin?: string;
-  /** The user's home, for the default GOPATH (~/go) when Go itself is missing. */
-  userHome?: string;
 }
 
-/** Where a k6 might be: PATH, our GOBIN, then every GOPATH entry's bin (GOPATH from `go env`, else ~/go). */
-async function candidates({ pathEnv, gobin = binDir, userHome = env.HOME }: K6Lookup): Promise<string[]> {
+/** Where a k6 might be: PATH, then our GOBIN. */
+function candidates({ pathEnv, gobin = binDir }: K6Lookup): string[] {
   const list = [findExecutable("k6", pathEnv), path.join(gobin, "k6")];
-  const go = findExecutable("go", pathEnv);
-  const gopath = go ? (await run(go, ["env", "GOPATH"]).catch(() => "")).trim() : "";
-  const roots = gopath ? gopath.split(path.delimiter) : userHome ? [path.join(userHome, "go")] : [];
-  list.push(...roots.map((root) => path.join(root, "bin", "k6")));
   return [...new Set(list.filter((file): file is string => file !== undefined && existsSync(file)))];
 }
 
@@ -42,7 +40,7 @@ export interface K6Found {
 
 export async function findK6(lookup: K6Lookup): Promise<K6Found> {
   const others: string[] = [];
-  for (const file of await candidates(lookup)) {
+  for (const file of candidates(lookup)) {
     const version = await versionOf(file);
     if (version === K6_VERSION) return { path: file, others };
     others.push(`${file} (${version ?? "unknown version"})`);

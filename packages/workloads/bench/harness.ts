@@ -6,8 +6,8 @@
  *
  *   npm run bench:harness [-- --quick] [-- --only headroom|fidelity|repeatability] [-- --json FILE]
  */
-import { existsSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { writeFileSync } from "node:fs";
+import { k6Path } from "@sfbench/services";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { fidelity, type FidelityResult } from "./fidelity.ts";
@@ -55,22 +55,9 @@ function parse(argv: string[]): { quick: boolean; only: Benchmark[]; json?: stri
 
 class UsageError extends Error {}
 
-/**
- * k6 v1.8.1: $K6, else @sfbench/services' k6Path() (which installs it when
- * missing). Not a static import: @sfbench/services is not a dependency of
- * this package (the same pattern as test/k6-workloads.test.ts).
- */
+/** k6 v1.8.1: $K6, else @sfbench/services' k6Path(), which installs it when missing (never a developer's ~/go/bin). */
 async function k6Binary(): Promise<string> {
-  if (process.env.K6) return process.env.K6;
-  try {
-    const services = "@sfbench/services";
-    const { k6Path } = (await import(services)) as { k6Path: (o: { onProgress?: (m: string) => void }) => Promise<string> };
-    return await k6Path({ onProgress: (m) => log(`k6: ${m}`) });
-  } catch (e) {
-    const fallback = join(homedir(), "go", "bin", "k6");
-    if (existsSync(fallback)) return fallback;
-    throw e;
-  }
+  return process.env.K6 ?? (await k6Path({ onProgress: (m) => log(`k6: ${m}`) }));
 }
 
 const log = (m: string) => process.stderr.write(`[harness ${new Date().toISOString().slice(11, 19)}] ${m}\n`);

@@ -6,13 +6,13 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { homedir, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { aggregateK6, type K6Aggregate } from "../src/analysis/aggregate.ts";
 import { maxMovingAverage, sustainableRate } from "../src/analysis/metrics.ts";
+import { k6Binary } from "./k6-binary.ts";
 
-const K6 = process.env.K6 ?? join(homedir(), "go/bin/k6");
 const LATENCY_MS = 25;
 
 /** Two steps (20/s, then 40/s, 3 s each); every 10th checkout answers 409 and every 10th (offset 5) 500. */
@@ -46,9 +46,10 @@ export default function () {
 
 type Counts = Record<string, { successful: number; rejected: number; errors: number; users: number }>;
 
-function runK6(script: string, csv: string, base: string): Promise<void> {
+async function runK6(script: string, csv: string, base: string): Promise<void> {
+  const k6 = await k6Binary();
   return new Promise((resolve, reject) => {
-    const p = spawn(K6, ["run", "--quiet", "--no-summary", "--out", `csv=${csv}`, "-e", `BASE=${base}`, script], {
+    const p = spawn(k6, ["run", "--quiet", "--no-summary", "--out", `csv=${csv}`, "-e", `BASE=${base}`, script], {
       env: { ...process.env, K6_CSV_TIME_FORMAT: "unix_milli", K6_NO_USAGE_REPORT: "true" },
       stdio: ["ignore", "ignore", "pipe"],
     });

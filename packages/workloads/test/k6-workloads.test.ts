@@ -17,6 +17,7 @@ import { drawItems } from "../k6/lib/shop.ts";
 import { hotProductId, hotProductPrice, maxExponentialDepth, productChooser, productId, productPrice, soldOutProductId } from "../src/distributions.ts";
 import { TRACEPARENT, rngFor } from "../src/random.ts";
 import { checkoutEnv } from "../src/workload-env.ts";
+import { k6Binary } from "./k6-binary.ts";
 
 const K6_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../k6");
 const SEED = 7;
@@ -24,18 +25,6 @@ const PRODUCTS = 300;
 const PREFIX = `t${SEED}`;
 
 // ---- running k6
-
-async function k6Binary(): Promise<string> {
-  if (process.env.K6) return process.env.K6;
-  try {
-    // Not a static import: @sfbench/services is optional here, and its types are not ours to check.
-    const services = "@sfbench/services";
-    const { k6Path } = (await import(services)) as { k6Path: () => Promise<string> };
-    return await k6Path();
-  } catch {
-    return path.join(os.homedir(), "go", "bin", "k6");
-  }
-}
 
 interface Sample {
   metric: string;
