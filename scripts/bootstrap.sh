@@ -14,8 +14,14 @@ node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(
 command -v npm >/dev/null || fail "npm is not installed: it ships with Node.js"
 
 if [ ! -d node_modules ] || [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "sfbench bootstrap: installing npm dependencies"
-  npm install --no-audit --no-fund --loglevel=error
+  if [ "${CI:-}" = "true" ]; then
+    # CI installs exactly the lock file: an incomplete package-lock.json fails here, not on a user's machine
+    echo "sfbench bootstrap: installing npm dependencies (npm ci)"
+    npm ci --no-audit --no-fund --loglevel=error
+  else
+    echo "sfbench bootstrap: installing npm dependencies"
+    npm install --no-audit --no-fund --loglevel=error
+  fi
 fi
 
 # --- @sfbench/db: the Prisma client (begin) ---------------------------------

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# `npm test`: bootstrap, typecheck + lint of every package, then every
+# package's tests one package at a time. Every package runs even when another
+# failed (--continue), so one red package never hides the others; the exit
+# code is non-zero when anything failed.
+#
+# The local services (PostgreSQL, Redis, Kafka) that the tests start are
+# stopped at the end; the ones that were already up before (a developer's,
+# or the demo's) are left as they were.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/bootstrap.sh || exit 1
+
+sfbench() { node packages/cli/bin/sfbench.mjs "$@"; }
+services_up() { sfbench services status 2>/dev/null | awk '$2 == "up" && $1 != "k6" { print $1 }'; }
+before=$(services_up | tr '\n' ' ')
+
+stop_started() {
+  local started=()
+  for s in $(services_up); do
+    case " $before " in *" $s "*) ;; *) started+=("$s") ;; esac
+  done
+  if [ ${#started[@]} -gt 0 ]; then
+    echo "sfbench test: stopping the services the tests started: ${started[*]}"
+    sfbench services down "${started[@]}" >/dev/null || echo "sfbench test: could not stop ${started[*]}" >&2
+  fi
+}
+trap stop_started EXIT
+trap 'exit 130' INT TERM
+
+npx turbo run typecheck lint --continue
+checks=$?
+npx turbo run test --concurrency=1 --continue
+tests=$?
+
+if [ "$checks" -ne 0 ] || [ "$tests" -ne 0 ]; then
+  echo "sfbench test: FAILED (typecheck/lint exit $checks, tests exit $tests): see the tasks marked failed above" >&2
+  exit 1
+fi
