@@ -30,11 +30,18 @@ export interface StartOptions {
   /** the folder of target folders (default packages/targets) */
   targetsRoot?: string;
   trace?: boolean;
+  /**
+   * Keep the target's data directory (SFBENCH_DATA_DIR) from an earlier start
+   * instead of starting from an empty one: a restart after a crash.
+   */
+  keepData?: boolean;
   onProgress?: (message: string) => void;
 }
 
 const stateDir = () => join(paths.home, "targets");
 const stateFile = (name: string) => join(stateDir(), `${name}.json`);
+/** Where a target keeps what it persists itself (SFBENCH_DATA_DIR): e.g. a Restate or workerd data directory. */
+export const targetDataDir = (name: string) => join(stateDir(), name, "data");
 
 export function isAlive(pid: number): boolean {
   try {
@@ -102,7 +109,16 @@ export async function startTarget(name: string, opts: StartOptions = {}): Promis
   const port = opts.port ?? manifest.port;
   if (!(await portFree(port))) throw new TargetBusyError(`port ${port} on 127.0.0.1 is in use; choose another with --port`);
 
-  const env: Record<string, string> = { ...local.env, PORT: String(port), HOST: "127.0.0.1", SFBENCH_TRACE: opts.trace ? "1" : "0" };
+  const dataDir = targetDataDir(name);
+  if (!opts.keepData) rmSync(dataDir, { recursive: true, force: true });
+  mkdirSync(dataDir, { recursive: true });
+  const env: Record<string, string> = {
+    ...local.env,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    SFBENCH_TRACE: opts.trace ? "1" : "0",
+    SFBENCH_DATA_DIR: dataDir,
+  };
   const services = manifest.services as ServiceName[];
   if (services.length) {
     opts.onProgress?.(`starting services: ${services.join(", ")}`);
