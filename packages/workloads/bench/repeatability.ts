@@ -20,6 +20,8 @@ export const RUNS = 3;
 /** when the target is already running (someone else's run), wait this long between tries, this many times */
 const BUSY_WAIT_S = 15;
 const BUSY_RETRIES = 20;
+/** what `sfbench run --target` says when the target, or the port it listens on, is taken */
+const BUSY = /is already running|port \d+ on [\d.]+ is in use/;
 
 /** a run of ours has started the target and not finished yet */
 let targetStarted = false;
@@ -30,6 +32,8 @@ export interface RepeatRun {
   stableRate: number | null;
   stableP99Ms: number | null;
   valid: boolean;
+  /** why the run's cell is not valid (e.g. the generator saturated) */
+  invalidReason?: string;
   wallS: number;
   rampRates: number[];
 }
@@ -101,9 +105,9 @@ async function measure(args: string[], runs: RepeatRun[], log: (m: string) => vo
           if (startedTarget) await runCommand(process.execPath, [CLI, "target", "down", "node-postgres"], { cwd: REPO, timeoutMs: 30_000 });
           continue;
         }
-        // the target is someone else's for now (another run or test on this machine): wait for it, a while
-        if (r.code === 0 || !/is already running/.test(r.stderr) || wait >= BUSY_RETRIES) break;
-        opts.log(`repeatability: run ${i}: node-postgres is in use; trying again in ${BUSY_WAIT_S} s (${wait + 1}/${BUSY_RETRIES})`);
+        // the target or its port is someone else's for now (another run or test on this machine): wait, a while
+        if (r.code === 0 || !BUSY.test(r.stderr) || wait >= BUSY_RETRIES) break;
+        opts.log(`repeatability: run ${i}: node-postgres or its port is in use; trying again in ${BUSY_WAIT_S} s (${wait + 1}/${BUSY_RETRIES})`);
         await new Promise((res) => setTimeout(res, BUSY_WAIT_S * 1000));
       }
       const wallS = (performance.now() - started) / 1000;
@@ -123,6 +127,7 @@ async function measure(args: string[], runs: RepeatRun[], log: (m: string) => vo
         stableRate: cell.stable?.achievedRate ?? null,
         stableP99Ms: cell.stable?.latency.p99 ?? null,
         valid: cell.valid,
+        ...(cell.invalidReason ? { invalidReason: cell.invalidReason } : {}),
         wallS,
         rampRates: cell.maxThroughput.steps.map((s) => s.offeredRate),
       };

@@ -96,6 +96,7 @@ export function repeatabilitySection(r: RepeatabilityResult): string {
         `${x.wallS.toFixed(0)} s`,
       ]),
     ]),
+    ...r.runs.flatMap((x, i) => (x.invalidReason ? [`run ${i + 1} not valid: ${x.invalidReason}`] : [])),
     `sustainable rate: mean ${r.mean.toFixed(1)}/s, sd ${r.stddev.toFixed(1)}/s, CV ${pct(r.cv)} (goal <= ${pct(r.goal, 0)}) ${verdict(r.pass)}; CV of the max 10 s average ${pct(r.movingAvgCv)}`,
   ].join("\n");
 }
