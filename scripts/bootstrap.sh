@@ -33,3 +33,7 @@ if [ ! -f "$db_marker" ] || [ prisma/schema.prisma -nt "$db_marker" ] || [ node_
   node packages/db/scripts/generate.mjs --quiet
 fi
 # --- @sfbench/db: the Prisma client (end) -----------------------------------
+
+# What bundled targets need compiled (target.json "build": a Maven package, a go build),
+# cached under .sfbench/build/<name>/ and rebuilt only when an input changed.
+node packages/cli/bin/sfbench.mjs target build

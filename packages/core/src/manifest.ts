@@ -48,6 +48,13 @@ export const TargetManifest = z.strictObject({
       startupTimeoutSeconds: z.number().int().min(1).max(600).default(60),
     })
     .optional(),
+  build: z
+    .strictObject({
+      command: z.array(z.string().min(1)).min(1),
+      inputs: z.array(Glob).min(1),
+      timeoutSeconds: z.number().int().min(1).max(3600).default(900),
+    })
+    .optional(),
   services: z.array(Service).default([]),
   image: z.string().regex(IMAGE_RE, { message: "must be an OCI image reference like ghcr.io/org/name:1.0" }).optional(),
   repository: z.url().optional(),
@@ -70,6 +77,7 @@ const HINTS: Record<string, string> = {
   port: "the TCP port the target listens on locally, 1024-65535",
   health: 'the health route, normally "/health"',
   local: 'how to start the target on one machine: {"command": ["node", "server.js"], "env": {...}}',
+  build: '{"command": ["go", "build", "-o", "$SFBENCH_BUILD_DIR/app", "."], "inputs": ["go.mod", "**/*.go"]}: run in the target folder before a local start when the inputs changed; output goes to SFBENCH_BUILD_DIR',
   services: `a list drawn from ${SERVICES.join(", ")}; sfbench starts them and passes DATABASE_URL, REDIS_URL, KAFKA_BROKERS`,
   image: "the OCI image the cluster provider deploys",
   repository: "an https URL of the source repository",

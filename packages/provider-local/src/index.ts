@@ -1,2 +1,3 @@
 export * from "./catalog.ts";
 export * from "./run.ts";
+export * from "./build.ts";

@@ -8,6 +8,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, write
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { createDatabase, kafkaBrokers, paths, redisUrl, up, type ServiceName } from "@sfbench/services";
+import { buildDir, ensureBuilt } from "./build.ts";
 import { findTarget, TargetBusyError, TargetError } from "./catalog.ts";
 
 export interface RunningTarget {
@@ -109,6 +110,7 @@ export async function startTarget(name: string, opts: StartOptions = {}): Promis
   const port = opts.port ?? manifest.port;
   if (!(await portFree(port))) throw new TargetBusyError(`port ${port} on 127.0.0.1 is in use; choose another with --port`);
 
+  if (manifest.build) await ensureBuilt(name, { targetsRoot: opts.targetsRoot, onProgress: opts.onProgress });
   const dataDir = targetDataDir(name);
   if (!opts.keepData) rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });
@@ -118,6 +120,7 @@ export async function startTarget(name: string, opts: StartOptions = {}): Promis
     HOST: "127.0.0.1",
     SFBENCH_TRACE: opts.trace ? "1" : "0",
     SFBENCH_DATA_DIR: dataDir,
+    ...(manifest.build ? { SFBENCH_BUILD_DIR: buildDir(name) } : {}),
   };
   const services = manifest.services as ServiceName[];
   if (services.length) {

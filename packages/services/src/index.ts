@@ -6,6 +6,7 @@ import { SERVICE_NAMES, type Service, type ServiceName, type ServiceStatus } fro
 
 export { chromiumPath } from "./chromium.ts";
 export { paths } from "./env.ts";
+export { withLock } from "./lock.ts";
 export { k6Path } from "./k6.ts";
 export { kafkaBrokers } from "./kafka.ts";
 export { createDatabase, postgresUrl } from "./postgres.ts";

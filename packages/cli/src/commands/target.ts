@@ -1,5 +1,5 @@
-/** sfbench target up|down|list: run the bundled targets on loopback. */
-import { listTargets, runningTarget, startTarget, stopTarget } from "@sfbench/provider-local";
+/** sfbench target up|down|list|build: run the bundled targets on loopback. */
+import { ensureBuilt, listTargets, runningTarget, startTarget, stopTarget } from "@sfbench/provider-local";
 import { intFlag, parseFlags, UsageError } from "../args.ts";
 import { note } from "../progress.ts";
 
@@ -27,6 +27,16 @@ export async function target(argv: string[]): Promise<number> {
       note((await stopTarget(positionals[0])) ? `${positionals[0]} stopped` : `${positionals[0]} was not running`);
       return 0;
     }
+    case "build": {
+      // what bundled targets need compiled (target.json build), cached under .sfbench/build; bootstrap runs it
+      const { values, positionals } = parseFlags("sfbench target build", rest, { force: { type: "boolean", help: "build even when the cache is current" } }, { max: 20, names: ["[name...]"] });
+      const names = positionals.length ? positionals : listTargets().filter((t) => t.manifest.build).map((t) => t.name);
+      for (const name of names) {
+        const r = await ensureBuilt(name, { force: values.force, onProgress: note });
+        note(r ? (r.built ? `${name}: built in ${r.seconds.toFixed(0)} s (${r.dir})` : `${name}: build is current (${r.dir})`) : `${name}: nothing to build`);
+      }
+      return 0;
+    }
     case "list": {
       parseFlags("sfbench target list", rest, {});
       for (const t of listTargets()) {
@@ -36,6 +46,6 @@ export async function target(argv: string[]): Promise<number> {
       return 0;
     }
     default:
-      throw new UsageError(`sfbench target: unknown subcommand "${sub ?? ""}"; allowed: up, down, list`);
+      throw new UsageError(`sfbench target: unknown subcommand "${sub ?? ""}"; allowed: up, down, list, build`);
   }
 }
