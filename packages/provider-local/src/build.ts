@@ -37,6 +37,14 @@ export interface BuildOptions {
   force?: boolean;
 }
 
+/**
+ * Replaces $SFBENCH_BUILD_DIR / ${SFBENCH_BUILD_DIR} (and the same for
+ * SFBENCH_DATA_DIR) in argv entries: commands are spawned without a shell.
+ */
+export function expandArgs(argv: readonly string[], vars: Record<string, string>): string[] {
+  return argv.map((a) => a.replace(/\$\{?(SFBENCH_BUILD_DIR|SFBENCH_DATA_DIR)\}?/g, (m, k: string) => vars[k] ?? m));
+}
+
 /** sha256 over the command and the (path, content) of every input file, in path order. */
 export async function buildKey(dir: string, build: { command: string[]; inputs: string[] }): Promise<string> {
   const files = (await glob(build.inputs, { cwd: dir, dot: false, ignore: ["**/node_modules/**", "**/target/**"] })).sort();
@@ -73,8 +81,9 @@ export async function ensureBuilt(name: string, opts: BuildOptions = {}): Promis
     mkdirSync(out, { recursive: true });
     opts.onProgress?.(`building ${name}: ${build.command.join(" ")} (log: ${logFile(name)})`);
     const fd = openSync(logFile(name), "w");
+    const argv = expandArgs(build.command, { SFBENCH_BUILD_DIR: out });
     const exit = await new Promise<string | null>((resolve) => {
-      const child = spawn(build.command[0]!, build.command.slice(1), {
+      const child = spawn(argv[0]!, argv.slice(1), {
         cwd: targetDir,
         env: { ...process.env, SFBENCH_BUILD_DIR: out },
         stdio: ["ignore", fd, fd],

@@ -8,7 +8,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, write
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { createDatabase, kafkaBrokers, paths, redisUrl, up, type ServiceName } from "@sfbench/services";
-import { buildDir, ensureBuilt } from "./build.ts";
+import { buildDir, ensureBuilt, expandArgs } from "./build.ts";
 import { findTarget, TargetBusyError, TargetError } from "./catalog.ts";
 
 export interface RunningTarget {
@@ -135,7 +135,8 @@ export async function startTarget(name: string, opts: StartOptions = {}): Promis
   const log = join(stateDir(), `${name}.log`);
   const fd = openSync(log, "w");
   opts.onProgress?.(`starting ${name}: ${local.command.join(" ")}`);
-  const child = spawn(local.command[0]!, local.command.slice(1), {
+  const argv = expandArgs(local.command, env);
+  const child = spawn(argv[0]!, argv.slice(1), {
     cwd: dir,
     env: { ...process.env, ...env },
     detached: true,

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { buildDir, ensureBuilt } from "../src/build.ts";
+import { buildDir, ensureBuilt, expandArgs } from "../src/build.ts";
 import { runningTarget, startTarget, stopTarget } from "../src/run.ts";
 
 const fixtures = fileURLToPath(new URL("./fixtures", import.meta.url));
@@ -43,6 +43,15 @@ describe("the build step of a target (target.json build)", () => {
     await expect(startTarget("build-fails", opts)).rejects.toThrow(/building build-fails failed \(exit code 2\).*\n.*compile error: missing semicolon/s);
     expect(existsSync(join(buildDir("build-fails"), ".sfbench-build.json"))).toBe(false);
     expect(runningTarget("build-fails")).toBeUndefined();
+  });
+
+  it("expands $SFBENCH_BUILD_DIR and ${SFBENCH_DATA_DIR} in argv, and nothing else", () => {
+    expect(expandArgs(["-jar", "$SFBENCH_BUILD_DIR/app.jar", "--data=${SFBENCH_DATA_DIR}", "$HOME"], { SFBENCH_BUILD_DIR: "/b", SFBENCH_DATA_DIR: "/d" })).toEqual([
+      "-jar",
+      "/b/app.jar",
+      "--data=/d",
+      "$HOME",
+    ]);
   });
 
   it("needs nothing for a target without a build", async () => {
