@@ -166,6 +166,21 @@ export const Environment = z.strictObject({
   gitSha: z.string().regex(/^[0-9a-f]{7,40}$/).optional(),
   /** CPU lists (taskset syntax) when generator and target share a machine */
   cpuSplit: z.strictObject({ generator: z.string().min(1), target: z.string().min(1) }).optional(),
+  /** the target's storage as the server reported it (SHOW ...) when the run started; absent when the target uses none or is given by URL */
+  storage: z
+    .strictObject({
+      postgres: z
+        .strictObject({
+          /** dedicated: a server only this target uses (its own processes are counted in its cost); shared: one other clients use too */
+          instance: z.enum(["dedicated", "shared"]),
+          fsync: z.string().min(1),
+          synchronous_commit: z.string().min(1),
+          full_page_writes: z.string().min(1),
+          version: z.string().min(1).optional(),
+        })
+        .optional(),
+    })
+    .optional(),
 });
 export type Environment = z.infer<typeof Environment>;
 
@@ -174,7 +189,8 @@ export const ResultDocument = z
     $schema: z.string().optional(),
     schemaVersion: z.literal(RESULT_SCHEMA_VERSION),
     runId: z.uuid(),
-    status: z.enum(["completed", "failed"]),
+    /** interrupted: stopped by the operator (the worker was stopped mid-run) or lost with its worker; kept, never ranked */
+    status: z.enum(["completed", "failed", "interrupted"]),
     error: z.strictObject({ stage: z.string().min(1), message: z.string() }).optional(),
     target: z.strictObject({
       name: z.string().min(1),
@@ -190,10 +206,10 @@ export const ResultDocument = z
     rawData: z.strictObject({ dir: z.string().min(1), files: z.array(z.string().min(1)) }),
   })
   .superRefine((doc, ctx) => {
-    if (doc.status === "failed" && !doc.error)
-      ctx.addIssue({ code: "custom", path: ["error"], message: 'required when status is "failed": {stage, message}' });
+    if (doc.status !== "completed" && !doc.error)
+      ctx.addIssue({ code: "custom", path: ["error"], message: `required when status is "${doc.status}": {stage, message}` });
     if (doc.status === "completed" && doc.error)
-      ctx.addIssue({ code: "custom", path: ["error"], message: 'only allowed when status is "failed"' });
+      ctx.addIssue({ code: "custom", path: ["error"], message: 'only allowed when status is "failed" or "interrupted"' });
     if (Date.parse(doc.finishedAt) < Date.parse(doc.startedAt))
       ctx.addIssue({ code: "custom", path: ["finishedAt"], message: "is before startedAt" });
     doc.cells.forEach((cell, i) => {

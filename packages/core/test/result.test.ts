@@ -73,6 +73,24 @@ describe("result document", () => {
     expect(parseResult({ ...doc(), status: "failed", cells: [], error: { stage: "seed", message: "target answered 500" } }).ok).toBe(true);
   });
 
+  it("keeps an interrupted run with its stage and reason, which it requires", () => {
+    const r = parseResult({ ...doc(), status: "interrupted", cells: [] });
+    expect(r).toEqual({ ok: false, errors: ['error: required when status is "interrupted": {stage, message}'] });
+    const ok = parseResult({ ...doc(), status: "interrupted", cells: [], error: { stage: "load", message: "interrupted during load: the worker was stopped (SIGTERM)" } });
+    expect(ok.ok && ok.result.status).toBe("interrupted");
+  });
+
+  it("records the target's storage settings in the environment, and names a bad one", () => {
+    const d = doc();
+    d.environment.storage = { postgres: { instance: "dedicated", fsync: "on", synchronous_commit: "on", full_page_writes: "on", version: "17.5" } };
+    const r = parseResult(d);
+    expect(r.ok && r.result.environment.storage?.postgres).toEqual({ instance: "dedicated", fsync: "on", synchronous_commit: "on", full_page_writes: "on", version: "17.5" });
+    d.environment.storage = { postgres: { instance: "private" as "dedicated", fsync: "on", synchronous_commit: "on", full_page_writes: "on" } };
+    const bad = parseResult(d);
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.errors).toContainEqual(expect.stringMatching(/^environment\.storage\.postgres\.instance: .*"dedicated"\|"shared"/));
+  });
+
   it("requires a reason for an invalid cell", () => {
     const d = doc();
     d.cells[0]!.valid = false;
