@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createDb, ImportError, importPath, importResult, migrate, ResultConflictError, type CellHistograms, type Db, type StepRow } from "../src/index.ts";
+import { createDb, ImportError, importPath, importResult, latestRuns, migrate, ResultConflictError, type CellHistograms, type Db, type StepRow } from "../src/index.ts";
 import { failedDoc, nodePostgresManifest, resultDoc, testDatabase, type TestDatabase } from "./helpers.ts";
 
 let test: TestDatabase;
@@ -115,6 +115,16 @@ describe("importResult", () => {
     expect(run).toMatchObject({ status: "failed", stage: "verify", errorStage: "verify", errorMessage: "12 of 116 conformance checks failed" });
     expect(run.cells).toEqual([]);
     expect(run.document).not.toBeNull();
+  });
+
+  it("stores an interrupted run with its stage and reason, without cell numbers, and keeps it off the leaderboard", async () => {
+    const doc = resultDoc({ status: "interrupted", error: { stage: "load", message: "interrupted during load: the worker was stopped (SIGTERM)" } });
+    await importResult(db, doc);
+    const run = await db.run.findUniqueOrThrow({ where: { id: doc.runId }, include: { cells: true, document: true } });
+    expect(run).toMatchObject({ status: "interrupted", errorStage: "load", errorMessage: "interrupted during load: the worker was stopped (SIGTERM)" });
+    expect(run.cells).toEqual([]);
+    expect(run.document).not.toBeNull();
+    expect(await latestRuns(db)).toEqual([]);
   });
 
   it("completes a run that a submission queued, and refuses a document for another target", async () => {
