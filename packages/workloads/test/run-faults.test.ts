@@ -50,3 +50,52 @@ describe("a target that dies during the run", () => {
     expect(descendants([process.pid]).filter((p) => p.pid !== process.pid).map((p) => p.pid)).not.toContain(child.pid);
   });
 });
+
+describe("a run interrupted by its operator", () => {
+  it("kills k6 at once and ends the run as interrupted (not failed), naming the stage and the reason", { timeout: 120_000 }, async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", fixture], { env: { ...process.env, DIE_AFTER: "1000000" }, stdio: ["ignore", "pipe", "inherit"] });
+    const port = await new Promise<number>((resolve) => child.stdout.once("data", (d: Buffer) => resolve(JSON.parse(d.toString()).port)));
+    const dir = mkdtempSync(join(tmpdir(), "sfbench-interrupted-"));
+    const controller = new AbortController();
+    let abortedAt = 0;
+    try {
+      const { doc, file } = await runBenchmark({
+        target: { name: "interrupted", version: "0.0.1", system: "Fixture", manifestDigest: `sha256:${"a".repeat(64)}` },
+        baseUrl: `http://127.0.0.1:${port}`,
+        k6: await k6Path(),
+        // 8 s steps: an interruption that waited for the step would take that long
+        profile: "standard",
+        cells: [{ workload: "checkout", distribution: "uniform" }],
+        seed: 3,
+        repoRoot: process.cwd(),
+        resultsDir: join(dir, "results"),
+        rawRoot: join(dir, "raw"),
+        targetPids: () => [child.pid!],
+        checkAlive: () => {},
+        pin: false,
+        signal: controller.signal,
+        // interrupt once the first ramp step's k6 is running and has sent requests
+        onProgress: (e) => {
+          if (!abortedAt && e.stage.startsWith("ramp") && (e.live?.requests ?? 0) > 0) {
+            abortedAt = performance.now();
+            controller.abort("the worker was stopped (SIGTERM)");
+          }
+        },
+      });
+      const tookMs = performance.now() - abortedAt;
+      expect(abortedAt).toBeGreaterThan(0);
+      expect(doc.status).toBe("interrupted");
+      expect(doc.error!.stage).toMatch(/^ramp/);
+      expect(doc.error!.message).toMatch(/^interrupted during ramp \(coarse step at \d+\/s\): the worker was stopped \(SIGTERM\)$/);
+      expect(doc.cells).toEqual([]);
+      expect(parseResult(doc).ok).toBe(true);
+      expect(existsSync(file)).toBe(true);
+      // k6 was killed, not left to finish its 8 s step
+      expect(tookMs).toBeLessThan(6_000);
+      expect(doc.rawData.files.filter((f) => f.includes("-ramp-") && f.endsWith(".csv.gz"))).toEqual(["checkout-uniform-ramp-0.csv.gz"]);
+      expect(descendants([process.pid]).filter((p) => p.pid !== process.pid && p.pid !== child.pid)).toEqual([]);
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
+});

@@ -26,7 +26,14 @@ export function k6Version(k6: string): string {
   return /k6 (v[\d.]+)/.exec(run(k6, ["version"]) ?? "")?.[1] ?? "unknown";
 }
 
-export function localEnvironment(opts: { k6: string; repoRoot: string; systemVersion?: string; cpuSplit?: { generator: string; target: string } }): Environment {
+export function localEnvironment(opts: {
+  k6: string;
+  repoRoot: string;
+  systemVersion?: string;
+  cpuSplit?: { generator: string; target: string };
+  /** the target's storage settings as its servers report them (e.g. a dedicated PostgreSQL's fsync) */
+  storage?: Environment["storage"];
+}): Environment {
   const sha = run("git", ["rev-parse", "HEAD"], opts.repoRoot);
   return {
     kind: "local",
@@ -40,5 +47,6 @@ export function localEnvironment(opts: { k6: string; repoRoot: string; systemVer
     ...(opts.systemVersion ? { systemVersion: opts.systemVersion } : {}),
     ...(sha && /^[0-9a-f]{40}$/.test(sha) ? { gitSha: sha } : {}),
     ...(opts.cpuSplit ? { cpuSplit: opts.cpuSplit } : {}),
+    ...(opts.storage ? { storage: opts.storage } : {}),
   };
 }

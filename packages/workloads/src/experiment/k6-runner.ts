@@ -35,6 +35,8 @@ export interface K6Invocation {
   cpus?: string;
   onStart?: (pid: number) => void;
   onTick?: (live: LiveFigures) => void;
+  /** kills k6 at once when aborted (the run was interrupted); the outcome then has exit code null */
+  signal?: AbortSignal;
 }
 
 export interface K6Outcome {
@@ -107,6 +109,9 @@ export async function runK6(inv: K6Invocation): Promise<K6Outcome> {
     stdio: ["ignore", "ignore", "pipe"],
   });
   if (child.pid) inv.onStart?.(child.pid);
+  const abort = () => child.kill("SIGKILL");
+  if (inv.signal?.aborted) abort();
+  else inv.signal?.addEventListener("abort", abort, { once: true });
   let stderr = "";
   child.stderr.on("data", (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000);
@@ -118,7 +123,10 @@ export async function runK6(inv: K6Invocation): Promise<K6Outcome> {
   const exitCode = await new Promise<number | null>((resolve, reject) => {
     child.on("error", (e) => reject(new K6Error(`could not start k6 (${inv.k6}): ${e.message}`)));
     child.on("close", (code) => resolve(code));
-  }).finally(() => clearInterval(timer));
+  }).finally(() => {
+    clearInterval(timer);
+    inv.signal?.removeEventListener("abort", abort);
+  });
   const stderrTail = stderr.trim().split("\n").slice(-5).join("\n");
   return { exitCode, csv, console: consoleLog, stderrTail, wallS: (performance.now() - started) / 1000 };
 }

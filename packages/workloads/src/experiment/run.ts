@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { parseResult, type Cell, type ResultDocument } from "@sfbench/core";
+import { parseResult, type Cell, type Environment, type ResultDocument } from "@sfbench/core";
 import { readAuditRecords } from "../audit/records.ts";
 import { TraceSession, type TraceOptions } from "../trace/session.ts";
 import { pinTrees, planSplit } from "../cost/affinity.ts";
@@ -44,6 +44,14 @@ export interface BenchmarkOptions {
    * the topic sfbench.spans.<runId>, deleted when the run ends.
    */
   trace?: TraceOptions;
+  /**
+   * Aborted when the run must stop now (the worker was stopped): k6 is killed,
+   * the run ends at the next check and its document has status "interrupted"
+   * with `interrupted during <stage>: <signal.reason>`.
+   */
+  signal?: AbortSignal;
+  /** the target's storage settings, recorded in the environment fingerprint */
+  storage?: Environment["storage"];
 }
 
 export interface BenchmarkOutcome {
@@ -88,7 +96,11 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
     productPrefix: `r${runId.slice(0, 8)}`,
     split,
     targetPids: opts.targetPids,
-    checkAlive: opts.checkAlive,
+    checkAlive: (stage) => {
+      if (opts.signal?.aborted) throw new StageError(stage, "interrupted");
+      opts.checkAlive(stage);
+    },
+    signal: opts.signal,
     onProgress: progress,
     allCheckouts: [],
     prices: new Map(),
@@ -115,7 +127,10 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
     }
   } catch (e) {
     const err = e as Error;
-    error = { stage: e instanceof StageError ? e.stage : "run", message: err.message };
+    const stage = e instanceof StageError ? e.stage : "run";
+    // an interruption also makes whatever was in flight fail (k6 killed, target stopped): report the interruption
+    const message = opts.signal?.aborted ? `interrupted during ${stage}: ${String(opts.signal.reason ?? "the run was stopped")}` : err.message;
+    error = { stage, message };
   } finally {
     if (pinned) pinTrees(opts.targetPids(), `0-${availableParallelism() - 1}`);
     await ctx.trace?.close().catch((e: Error) => progress({ cell: "-", stage: "trace", detail: `could not delete ${ctx.trace!.topic}: ${e.message}` }));
@@ -123,7 +138,7 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
   const doc: ResultDocument = {
     schemaVersion: 1,
     runId,
-    status: error ? "failed" : "completed",
+    status: error ? (opts.signal?.aborted ? "interrupted" : "failed") : "completed",
     ...(error ? { error } : {}),
     target: opts.target,
     environment: localEnvironment({
@@ -131,6 +146,7 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
       repoRoot: opts.repoRoot,
       systemVersion: opts.systemVersion,
       cpuSplit: pinned ? { generator: split.generator, target: split.target } : undefined,
+      storage: opts.storage,
     }),
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
@@ -190,6 +206,7 @@ async function setupScript(ctx: RunContext, script: "seed" | "populate", env: Re
     outDir: ctx.rawDir,
     name: script,
     cpus: ctx.split?.generator,
+    signal: ctx.signal,
     onTick: (live) => ctx.onProgress({ cell: "-", stage, detail: `${live.requests} requests`, live }),
   });
   ctx.rawFiles.push(out.csv, out.console);
