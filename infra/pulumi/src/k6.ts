@@ -1,0 +1,67 @@
+/**
+ * Distributed open-model load through the k6-operator: the workload's
+ * `k6 archive` (the same scripts as local runs, with their modules) in a
+ * ConfigMap, and a TestRun with `parallelism` runner pods; the operator splits
+ * the arrival rate between them with execution segments. Runners write their
+ * raw samples as CSV to stdout, which the worker collects from the pods' logs
+ * and analyses with the same code as a local run. Runners prefer nodes without
+ * a target pod, so the generator does not share the target's cores.
+ */
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+
+export interface K6LoadArgs {
+  namespace: pulumi.Input<string>;
+  archiveBase64: string;
+  parallelism: number;
+  image: string;
+  env: Record<string, string>;
+  targetUrl: pulumi.Input<string>;
+  targetLabels: Record<string, string>;
+  runLabels: Record<string, string>;
+}
+
+export const ARCHIVE_FILE = "workload.tar";
+
+export class K6Load extends pulumi.ComponentResource {
+  readonly testRunName: string = "load";
+
+  constructor(name: string, args: K6LoadArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("sfbench:run:K6Load", name, {}, opts);
+    const labels = { ...args.runLabels, "app.kubernetes.io/name": "k6", "app.kubernetes.io/component": "load" };
+    const script = new k8s.core.v1.ConfigMap(`${name}-script`, {
+      metadata: { name: "k6-workload", namespace: args.namespace, labels },
+      binaryData: { [ARCHIVE_FILE]: args.archiveBase64 },
+    }, { parent: this });
+    const env = pulumi.output(args.targetUrl).apply((base) =>
+      Object.entries({ ...args.env, BASE: base, K6_CSV_TIME_FORMAT: "unix_milli", K6_NO_USAGE_REPORT: "true" })
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([n, value]) => ({ name: n, value })),
+    );
+    new k8s.apiextensions.CustomResource(`${name}-testrun`, {
+      apiVersion: "k6.io/v1alpha1",
+      kind: "TestRun",
+      metadata: { name: this.testRunName, namespace: args.namespace, labels },
+      spec: {
+        parallelism: args.parallelism,
+        separate: true,
+        script: { configMap: { name: script.metadata.name, file: ARCHIVE_FILE } },
+        arguments: "--out csv=/dev/stdout --no-summary --quiet",
+        runner: {
+          image: args.image,
+          env,
+          metadata: { labels },
+          affinity: {
+            podAntiAffinity: {
+              preferredDuringSchedulingIgnoredDuringExecution: [{
+                weight: 100,
+                podAffinityTerm: { labelSelector: { matchLabels: args.targetLabels }, topologyKey: "kubernetes.io/hostname" },
+              }],
+            },
+          },
+        },
+      },
+    }, { parent: this });
+    this.registerOutputs({ testRunName: this.testRunName });
+  }
+}
