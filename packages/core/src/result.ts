@@ -71,17 +71,73 @@ export const StepResult = z.strictObject({
   histogram: EncodedHistogram.optional(),
   /** why the step is not sustainable; empty or absent when it is */
   failedBecause: z.array(z.string()).optional(),
+  /**
+   * Present in documents written since the knee search bisects: completedShare
+   * and achievedRate count only requests that ended inside the step's measured
+   * window (its last measuredWindowS seconds, the first second or so left out
+   * while iterations reach their measured request), so an overloaded step
+   * cannot catch up after it ended. Absent: they counted every request of the step.
+   */
+  measuredWindowS: z.number().positive().optional(),
+  /** highest 10 s moving average of successful requests per second inside the measured window (its mean when the window is shorter) */
+  peakRate: nonneg.optional(),
 });
 export type StepResult = z.infer<typeof StepResult>;
 
+/** Why the knee search (max-throughput ramp) stopped. */
+export const KNEE_STOPS = [
+  "resolution-reached",
+  "fine-steps-exhausted",
+  "rate-granularity",
+  "max-rate-reached",
+  "max-steps-reached",
+  "min-rate-unsustainable",
+  // written before the search bisected (kept so that stored documents still read)
+  "unsustainable-step-found",
+  "first-step-unsustainable",
+] as const;
+export type KneeStop = (typeof KNEE_STOPS)[number];
+
+/** The sentence a page shows for each reason. */
+export const KNEE_STOP_TEXT: Record<KneeStop, string> = {
+  "resolution-reached": "the knee was bracketed to the target resolution",
+  "fine-steps-exhausted": "the profile's bisection steps ran out before the target resolution",
+  "rate-granularity": "no whole rate is left between the last sustainable and the first unsustainable step",
+  "max-rate-reached": "the target kept up with the profile's highest rate: the sustainable rate is a lower bound",
+  "max-steps-reached": "the profile's coarse steps ran out before a step was unsustainable: the sustainable rate is a lower bound",
+  "min-rate-unsustainable": "even the lowest rate was not sustainable",
+  "unsustainable-step-found": "an unsustainable step was found (coarse steps only, the knee was not refined)",
+  "first-step-unsustainable": "even the first step was not sustainable",
+};
+
+/** A sustainable rate is ranked only when the knee is known this precisely (issue 8.5). */
+export const PUBLISHABLE_RESOLUTION = 0.1;
+
 export const MaxThroughput = z.strictObject({
-  /** maximum of the trailing 10 s moving average of successful requests per second */
+  /**
+   * peak throughput: the maximum of the trailing 10 s moving average of
+   * successful requests per second; since steps have a measuredWindowS, taken
+   * inside each step's measured window (the maximum of the steps' peakRate), so
+   * it is at least every step's achievedRate
+   */
   maxMovingAvg10s: nonneg,
   /** true when the series was shorter than 10 s and the average covers what exists */
   movingAvgPartial: z.boolean().optional(),
   /** the highest sustainable step's offered rate, or null when no step was sustainable */
   sustainableRate: nonneg.nullable(),
   steps: z.array(StepResult),
+  /** how the knee search went (documents since the search bisects) */
+  knee: z
+    .strictObject({
+      stoppedBecause: z.enum(KNEE_STOPS),
+      /** the lowest unsustainable offered rate above sustainableRate; null when every step was sustainable */
+      firstUnsustainableRate: nonneg.nullable(),
+      /** (firstUnsustainableRate - sustainableRate) / sustainableRate; null when the knee is not bracketed */
+      resolution: nonneg.nullable(),
+      /** the resolution the profile aimed for; null for a profile without bisection (a smoke test) */
+      targetResolution: nonneg.nullable(),
+    })
+    .optional(),
 });
 export type MaxThroughput = z.infer<typeof MaxThroughput>;
 
@@ -101,6 +157,12 @@ export const StableLoad = z.strictObject({
   /** key: "<top>/<depth>" */
   byTopDepth: ByTag.optional(),
   histogram: EncodedHistogram,
+  /**
+   * (successful + rejected, i.e. planned rollbacks count) that ended inside the
+   * measured window, per second, / offered rate; below 0.95 the phase did not
+   * achieve its offered rate and its latency is not a stable-load figure
+   */
+  completedShare: nonneg.optional(),
 });
 export type StableLoad = z.infer<typeof StableLoad>;
 
@@ -150,6 +212,26 @@ export const Cell = z.strictObject({
   invalidReason: z.string().min(1).optional(),
 });
 export type Cell = z.infer<typeof Cell>;
+
+export type Rankable = { ok: true; resolution: number } | { ok: false; reason: string };
+
+/**
+ * Whether a cell's sustainable rate may be ranked on the leaderboard: the cell
+ * is valid and its knee is bracketed to PUBLISHABLE_RESOLUTION or better.
+ * Otherwise the reason: the cell stays on its run page as a smoke test.
+ */
+export function rankable(cell: Pick<Cell, "valid" | "maxThroughput">): Rankable {
+  if (!cell.valid) return { ok: false, reason: "the cell is invalid" };
+  const knee = cell.maxThroughput?.knee;
+  if (!knee) return { ok: false, reason: "written before the knee search bisected: the knee's resolution is unknown (smoke test)" };
+  if (knee.resolution === null) return { ok: false, reason: `the knee is not bracketed: ${KNEE_STOP_TEXT[knee.stoppedBecause]}` };
+  if (knee.resolution > PUBLISHABLE_RESOLUTION)
+    return {
+      ok: false,
+      reason: `the knee is known only to ${Math.round(knee.resolution * 100)}% (ranked: ${Math.round(PUBLISHABLE_RESOLUTION * 100)}% or better); ${KNEE_STOP_TEXT[knee.stoppedBecause]}`,
+    };
+  return { ok: true, resolution: knee.resolution };
+}
 
 export const Environment = z.strictObject({
   kind: z.enum(["local", "kubernetes"]),

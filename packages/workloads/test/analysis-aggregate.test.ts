@@ -135,15 +135,57 @@ describe("aggregating a k6 CSV file", () => {
   it("fills the result document's max-throughput, stable-load and setup parts", async () => {
     const a = await aggregateK6(write("result.csv.gz", rows), { op: "checkout", stepRates: [2, 4] });
     const mt = MaxThroughput.parse(maxThroughputResult(a));
-    expect(mt).toMatchObject({ maxMovingAvg10s: 0.75, movingAvgPartial: true, sustainableRate: null });
-    expect(mt.steps[0]!.failedBecause).toEqual(["completed 75% of the offered rate (needs >= 95%)", "error rate 25% (needs < 1%)"]);
+    // step_0's measured window is [0.5 s, 2 s]: one 200 and one 409 ended in it
+    expect(mt).toMatchObject({ maxMovingAvg10s: expect.closeTo(2 / 3, 6), movingAvgPartial: true, sustainableRate: null });
+    expect(mt.steps[0]).toMatchObject({ measuredWindowS: 1.5, achievedRate: expect.closeTo(2 / 3, 6), completedShare: expect.closeTo(2 / 3, 6) });
+    expect(mt.steps[0]!.failedBecause).toEqual(["completed 66.67% of the offered rate within the step (needs >= 95%)", "error rate 25% (needs < 1%)"]);
     expect(LatencyHistogram.decode(mt.steps[0]!.histogram!).stats()).toEqual(a.steps[0]!.latency);
     expect(() => stableResult(a)).toThrow(/exactly one step.*step_0 \(2\), step_1 \(4\)/);
     const one = await aggregateK6(write("stable.csv.gz", rows.filter((r) => r[1].includes("step_0"))), { op: "checkout", stepRates: [2] });
     const stable = StableLoad.parse(stableResult(one));
-    expect(stable).toMatchObject({ offeredRate: 2, durationS: 2, achievedRate: 1, errorRate: 0.25 });
+    expect(stable).toMatchObject({ offeredRate: 2, durationS: 2, achievedRate: 1, errorRate: 0.25, completedShare: expect.closeTo(2 / 3, 6) });
     expect(Object.keys(stable.byCartSize!)).toEqual(["2", "3"]);
     expect(stable.byShape).toBeUndefined();
     expect(OutcomeSummary.parse(setupOpsResult(one)["create-user"])).toMatchObject({ requests: 4 });
+  });
+
+  it("counts a step's completions inside its measured window: a step that only catches up after its end is not sustainable", async () => {
+    // 10/s offered for 4 s to a target that serves 9/s in order: every checkout answers 200 within 0.5 s,
+    // but only after the step ended does the last one finish
+    const overloaded: Row[] = [];
+    for (let i = 0; i < 40; i++) {
+      const start = T0 + 100 * i;
+      const end = T0 + 111 * i + 50;
+      overloaded.push(http(end, end - start - 5, "step_0", 200, "cart_size=2&op=checkout"), http(start + 5, 5, "step_0", 200, "op=create-user"));
+      overloaded.push(plain("iteration_duration", end, end - start, "step_0"), plain("iterations", end, 1, "step_0"));
+    }
+    const a = await aggregateK6(write("overloaded.csv.gz", overloaded), { op: "checkout", stepRates: [10], stepDurationsS: [4] });
+    const step = a.steps[0]!;
+    expect(step.completedShare).toBe(1); // every request of the step, counted whenever it ended
+    expect(step.latency.p99).toBeLessThan(1000);
+    // window [1 s, 4 s]: checkouts 9..35 ended in it, 27 in 3 s
+    expect(step.window).toMatchObject({ durationS: 3, completed: 27, completedRate: 9, completedShare: 0.9, peakRate: 9, peakWindowS: 3 });
+    const mt = maxThroughputResult(a);
+    expect(mt.sustainableRate).toBeNull();
+    expect(mt.steps[0]!.failedBecause).toEqual(["completed 90% of the offered rate within the step (needs >= 95%)"]);
+    expect(mt.maxMovingAvg10s).toBe(9);
+    // the peak is at least every step's achieved rate
+    expect(mt.maxMovingAvg10s).toBeGreaterThanOrEqual(mt.steps[0]!.achievedRate);
+  });
+
+  it("takes the peak as the densest 10 s inside the measured window", async () => {
+    const { densest, stepWindow } = await import("../src/analysis/aggregate.ts");
+    expect(densest([1, 2, 3, 10, 11, 12, 13], 0, 20, 3)).toBe(4);
+    expect(densest([1, 2, 3, 19, 20], 0, 20, 5)).toBe(3);
+    expect(densest([], 0, 20, 5)).toBe(0);
+    // 30 s at 10/s, with 20/s between 10 s and 15 s
+    const ends: number[] = [];
+    for (let t = 0; t < 30_000; t += 100) ends.push(T0 + t + 50);
+    for (let t = 10_000; t < 15_000; t += 100) ends.push(T0 + t + 60);
+    const w = stepWindow({ successful: ends, rejected: [] }, T0, 30, 10);
+    expect(w.peakWindowS).toBe(10);
+    expect(w.peakRate).toBeCloseTo(15, 0);
+    expect(w.achievedRate).toBeGreaterThan(10);
+    expect(w.peakRate).toBeGreaterThanOrEqual(w.achievedRate);
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { findKnee, type KneePlan } from "../src/experiment/knee.ts";
+import { findKnee, kneeResolution, type KneePlan } from "../src/experiment/knee.ts";
+import { PROFILE_SETTINGS } from "../src/experiment/profiles.ts";
 
-const plan: KneePlan = { startRate: 10, maxRate: 10_000, factor: 2, maxCoarseSteps: 10, fineSteps: 3 };
+const plan: KneePlan = { startRate: 10, maxRate: 10_000, factor: 2, maxCoarseSteps: 10, fineSteps: 5, resolution: 0.1 };
 /** A simulated target that sustains up to `capacity` per second. */
 const target = (capacity: number) => {
   const offered: number[] = [];
@@ -13,33 +14,83 @@ const target = (capacity: number) => {
 };
 
 describe("knee search", () => {
-  it("doubles until a step fails, then refines between the last good and the first bad rate", async () => {
+  it("doubles until a step fails, then bisects (geometrically) until the knee is known to 10%", async () => {
     const t = target(100);
     const r = await findKnee(plan, t.run);
-    expect(t.offered).toEqual([10, 20, 40, 80, 160, 100, 120]);
-    expect(r.sustainableRate).toBe(100);
-    expect(r.stoppedBecause).toBe("unsustainable-step-found");
+    // 80 good, 160 bad -> 113 bad -> 95 good -> 104 bad: (104 - 95) / 95 = 9.5%
+    expect(t.offered).toEqual([10, 20, 40, 80, 160, 113, 95, 104]);
+    expect(r).toMatchObject({ sustainableRate: 95, firstUnsustainableRate: 104, stoppedBecause: "resolution-reached" });
+    expect(r.resolution).toBeCloseTo(9 / 95, 6);
+    expect(r.resolution).toBeLessThanOrEqual(0.1);
   });
 
-  it("says when even the first step is not sustainable and refines below it", async () => {
+  it("reaches the target resolution for any capacity, the sustainable rate never above the capacity", async () => {
+    for (const capacity of [7, 33, 100, 149, 777, 2500, 4999]) {
+      const t = target(capacity);
+      const r = await findKnee({ ...plan, minRate: 1 }, t.run);
+      expect(r.stoppedBecause, `capacity ${capacity}`).toMatch(/resolution-reached|rate-granularity/);
+      expect(r.sustainableRate!).toBeLessThanOrEqual(capacity);
+      expect(r.firstUnsustainableRate!).toBeGreaterThan(capacity);
+      if (r.stoppedBecause === "resolution-reached") expect(r.resolution!).toBeLessThanOrEqual(0.1);
+      // the bracket's gap, not the distance to the true capacity, is what is promised
+      expect((capacity - r.sustainableRate!) / r.sustainableRate!).toBeLessThanOrEqual(r.resolution!);
+    }
+  });
+
+  it("steps down when even the first step is not sustainable, then bisects", async () => {
     const t = target(4);
-    const r = await findKnee(plan, t.run);
-    expect(t.offered).toEqual([10, 3, 5]);
-    expect(r.sustainableRate).toBe(3);
-    expect(r.stoppedBecause).toBe("first-step-unsustainable");
+    const r = await findKnee({ ...plan, minRate: 1 }, t.run);
+    expect(t.offered.slice(0, 3)).toEqual([10, 5, 3]);
+    expect(r.sustainableRate).toBe(4);
+    expect(r.firstUnsustainableRate).toBe(5);
+    // no whole rate lies between 4 and 5: the bracket cannot get finer than 25%
+    expect(r.stoppedBecause).toBe("rate-granularity");
+    expect(r.resolution).toBe(0.25);
   });
 
-  it("stops at the maximum rate when the target keeps up", async () => {
+  it("says when even the lowest rate is not sustainable", async () => {
+    const t = target(0);
+    const r = await findKnee({ ...plan, minRate: 2 }, t.run);
+    expect(t.offered).toEqual([10, 5, 3, 2]);
+    expect(r).toMatchObject({ sustainableRate: null, resolution: null, stoppedBecause: "min-rate-unsustainable" });
+  });
+
+  it("stops at the maximum rate when the target keeps up: a lower bound, no resolution", async () => {
     const t = target(1e9);
     const r = await findKnee({ ...plan, maxRate: 50 }, t.run);
     expect(t.offered).toEqual([10, 20, 40, 50]);
-    expect(r).toMatchObject({ sustainableRate: 50, stoppedBecause: "max-rate-reached" });
+    expect(r).toMatchObject({ sustainableRate: 50, firstUnsustainableRate: null, resolution: null, stoppedBecause: "max-rate-reached" });
   });
 
   it("stops after the allowed number of coarse steps", async () => {
     const t = target(1e9);
     const r = await findKnee({ ...plan, maxCoarseSteps: 3 }, t.run);
     expect(t.offered).toEqual([10, 20, 40]);
-    expect(r).toMatchObject({ sustainableRate: 40, stoppedBecause: "max-steps-reached" });
+    expect(r).toMatchObject({ sustainableRate: 40, resolution: null, stoppedBecause: "max-steps-reached" });
+  });
+
+  it("without fine steps reports the coarse bracket as it is (a smoke test)", async () => {
+    const t = target(100);
+    const r = await findKnee({ ...plan, factor: 3, fineSteps: 0 }, t.run);
+    expect(t.offered).toEqual([10, 30, 90, 270]);
+    expect(r).toMatchObject({ sustainableRate: 90, firstUnsustainableRate: 270, resolution: 2, stoppedBecause: "fine-steps-exhausted" });
+  });
+
+  it("the resolution is the relative gap between the last sustainable and the first unsustainable rate", () => {
+    expect(kneeResolution(100, 110)).toBeCloseTo(0.1, 9);
+    expect(kneeResolution(null, 110)).toBeNull();
+    expect(kneeResolution(100, null)).toBeNull();
+  });
+
+  it("the publishable profiles bisect to 10% or better; quick does not promise a resolution", async () => {
+    expect(PROFILE_SETTINGS.quick.knee.fineSteps).toBe(0);
+    for (const p of ["standard", "thesis"] as const) {
+      const k = PROFILE_SETTINGS[p].knee;
+      expect(k.resolution!).toBeLessThanOrEqual(0.1);
+      // enough bisection steps for the coarse bracket: factor^(1/2^n) - 1 <= resolution
+      expect(Math.pow(k.factor, 1 / 2 ** k.fineSteps) - 1).toBeLessThanOrEqual(k.resolution!);
+      const r = await findKnee(k, target(Math.round(k.startRate * 7.3)).run);
+      expect(r.stoppedBecause).toBe("resolution-reached");
+    }
   });
 });

@@ -123,6 +123,7 @@ describe("buildBreakdown: means per group in the chart's shape", () => {
         "2": { gatewayMs: 0.9, functionMs: { cart: 0.1, product: 0.5 }, networkMs: 1, count: 2 },
         "3": { gatewayMs: 1.9, functionMs: { cart: 0.1, product: 1 }, networkMs: 1, count: 1 },
       },
+      coverage: { requests: 3, traced: 3, complete: 3, share: 1, clientMs: 3, sumMs: 3, spansMs: 2, deviation: 0, flagged: false, flags: [] },
     });
     // trace 999 is not a measured request; gateway + functions = the mean gateway span
     const o = b.overall;
@@ -133,6 +134,22 @@ describe("buildBreakdown: means per group in the chart's shape", () => {
     const b = buildBreakdown({ spans: checkout(201, 400, 2000), client: { overall: 1.5 } })!;
     expect(b.overall.networkMs).toBe(0);
     expect(b.notes).toEqual(["overall: the mean client latency (1.500 ms) is below the mean gateway span (2.000 ms); network + queueing clamped to 0"]);
+    // the parts (2 ms of spans) do not add up to the 1.5 ms the client measured: flagged, not fact
+    expect(b.coverage).toMatchObject({ sumMs: 2, clientMs: 1.5, deviation: 0.333, flagged: true });
+    expect(b.coverage!.flags).toEqual([
+      "the parts add up to 2.00 ms, 33.3% off the measured mean latency of 1.50 ms (needs <= 10%): the spans last longer than the requests took",
+    ]);
+  });
+
+  it("flags a breakdown made from too few of the phase's requests, counting a trace with a lost parent as incomplete", () => {
+    const lost = span(602, "function", 0, 10, "0123456789abcdef", { entity: "cart" });
+    const spans = [...checkout(601, 400, 1000), gateway(602, 0, 1000), lost, ...checkout(603, 400, 1000), ...checkout(604, 400, 1000)];
+    // 4 traced, 3 complete, of 10 answered requests in the phase
+    const b = buildBreakdown({ spans, client: { overall: 2 }, requests: 10 })!;
+    expect(b.coverage).toMatchObject({ requests: 10, traced: 4, complete: 3, share: 0.3, flagged: true });
+    expect(b.coverage!.flags).toEqual(["only 30% of the phase's 10 requests produced a complete trace (needs >= 90%)"]);
+    const all = buildBreakdown({ spans: checkout(605, 400, 1000), client: { overall: 2 }, requests: 1 })!;
+    expect(all.coverage).toMatchObject({ share: 1, flagged: false });
   });
 
   it("every trace with a gateway span is measured when no list is given; notes what it left out", () => {

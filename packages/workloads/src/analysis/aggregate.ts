@@ -57,6 +57,76 @@ export interface StepAggregate extends OutcomeAggregate {
   completedShare: number | null;
   /** errors / requests (0 without requests) */
   errorRate: number;
+  /** the same rates counted inside the step's measured window only (see measuredWindow) */
+  window: StepWindow;
+}
+
+/**
+ * A step's measured window: from WARMUP after its first iteration started to
+ * the end of its configured duration. Requests are counted by the time they
+ * ended, so an overloaded step cannot catch up during k6's graceful stop and
+ * still look as if it kept up; the warm-up leaves out the time in which the
+ * first iterations make their setup requests before the measured one.
+ */
+export interface StepWindow {
+  /** seconds */
+  durationS: number;
+  successful: number;
+  /** successful + rejected (planned rollbacks count) */
+  completed: number;
+  /** successful per second */
+  achievedRate: number;
+  /** completed per second */
+  completedRate: number;
+  /** completedRate / offered rate; null when the offered rate is unknown */
+  completedShare: number | null;
+  /** the highest 10 s moving average of successful per second in the window (its mean when the window is shorter) */
+  peakRate: number;
+  peakWindowS: number;
+}
+
+export const PEAK_WINDOW_S = 10;
+
+/** Seconds left out at the start of a step: 1 s, or a quarter of a step shorter than 4 s. */
+export function warmupS(durationS: number): number {
+  return Math.min(1, durationS / 4);
+}
+
+/** The highest number of the sorted times that fall in one interval of length len inside [from, to]. */
+export function densest(sorted: readonly number[], from: number, to: number, len: number): number {
+  const inside = sorted.filter((t) => t >= from && t <= to);
+  // the best interval can be taken to start at a time, or to be the last one, [to - len, to]
+  let best = inside.filter((t) => t >= to - len).length;
+  let j = 0;
+  for (let i = 0; i < inside.length && inside[i]! <= to - len; i++) {
+    j = Math.max(j, i);
+    while (j < inside.length && inside[j]! <= inside[i]! + len) j++;
+    best = Math.max(best, j - i);
+  }
+  return best;
+}
+
+export function stepWindow(endTimes: { successful: readonly number[]; rejected: readonly number[] }, startMs: number, durationS: number, offeredRate: number | null): StepWindow {
+  const from = startMs + warmupS(durationS) * 1000;
+  const to = startMs + durationS * 1000;
+  const windowS = (to - from) / 1000;
+  const inWindow = (times: readonly number[]) => times.reduce((n, t) => (t >= from && t <= to ? n + 1 : n), 0);
+  const successful = inWindow(endTimes.successful);
+  const completed = successful + inWindow(endTimes.rejected);
+  const peakWindowS = Math.min(PEAK_WINDOW_S, windowS);
+  const sorted = [...endTimes.successful].sort((a, b) => a - b);
+  const peak = windowS > 0 ? densest(sorted, from, to, peakWindowS * 1000) / peakWindowS : 0;
+  const round = (x: number) => Math.round(x * 1000) / 1000;
+  return {
+    durationS: round(windowS),
+    successful,
+    completed,
+    achievedRate: windowS > 0 ? successful / windowS : 0,
+    completedRate: windowS > 0 ? completed / windowS : 0,
+    completedShare: offeredRate && windowS > 0 ? completed / windowS / offeredRate : null,
+    peakRate: peak,
+    peakWindowS: round(peakWindowS),
+  };
 }
 
 export interface K6Aggregate {
@@ -98,6 +168,9 @@ class ScenarioAcc {
   /** measured request starts: the fallback when iteration samples are missing */
   firstRequest = Infinity;
   lastRequest = -Infinity;
+  /** end times (epoch ms) of the answered measured requests, for the measured window */
+  readonly successfulEnds: number[] = [];
+  readonly rejectedEnds: number[] = [];
 
   iterationStart(ms: number): void {
     this.firstStart = Math.min(this.firstStart, ms);
@@ -144,6 +217,7 @@ function stepOf(scenario: string, acc: ScenarioAcc, runStartMs: number, options:
     completedRate,
     completedShare: offeredRate ? completedRate / offeredRate : null,
     errorRate: s.requests === 0 ? 0 : s.errors / s.requests,
+    window: stepWindow({ successful: acc.successfulEnds, rejected: acc.rejectedEnds }, Number.isFinite(first) ? first : runStartMs, durationS, offeredRate),
   };
 }
 
@@ -182,6 +256,8 @@ export async function aggregateK6(file: string, options: AggregateOptions): Prom
           series.request(s.timeMs, outcome, outcome === "errors" ? undefined : s.value);
           const acc = scenario(s.scenario);
           acc.measured.add(s.status, s.value);
+          if (outcome === "successful") acc.successfulEnds.push(s.timeMs);
+          else if (outcome === "rejected") acc.rejectedEnds.push(s.timeMs);
           acc.firstRequest = Math.min(acc.firstRequest, begin);
           acc.lastRequest = Math.max(acc.lastRequest, begin);
           for (const g of groups) {

@@ -56,6 +56,8 @@ export interface StepLike {
   scenario: string;
   offeredRate: number | null;
   completedShare: number | null;
+  /** the share completed inside the step's measured window (aggregate.ts); when present it is what is judged */
+  window?: { completedShare: number | null };
   errorRate: number;
   latency: { count: number; p99: number };
 }
@@ -80,9 +82,11 @@ const pct = (x: number) => `${(x * 100).toFixed(2).replace(/\.?0+$/, "")}%`;
 /** Judges one step against the criteria. */
 export function judgeStep(step: StepLike, criteria: SustainableCriteria = SUSTAINABLE): StepVerdict {
   const reasons: string[] = [];
-  if (step.offeredRate === null || step.completedShare === null) reasons.push("offered rate unknown");
-  else if (step.completedShare < criteria.minCompletedShare)
-    reasons.push(`completed ${pct(step.completedShare)} of the offered rate (needs >= ${pct(criteria.minCompletedShare)})`);
+  const completed = step.window ? step.window.completedShare : step.completedShare;
+  const within = step.window ? " within the step" : "";
+  if (step.offeredRate === null || completed === null) reasons.push("offered rate unknown");
+  else if (completed < criteria.minCompletedShare)
+    reasons.push(`completed ${pct(completed)} of the offered rate${within} (needs >= ${pct(criteria.minCompletedShare)})`);
   if (!(step.errorRate < criteria.maxErrorRate)) reasons.push(`error rate ${pct(step.errorRate)} (needs < ${pct(criteria.maxErrorRate)})`);
   if (step.latency.count === 0) reasons.push("no answered requests, so no p99");
   else if (!(step.latency.p99 < criteria.maxP99Ms)) reasons.push(`p99 ${step.latency.p99} ms (needs < ${criteria.maxP99Ms} ms)`);

@@ -2,10 +2,10 @@
  * One cell of a run (workload x distribution): max-throughput ramp, stable
  * load at 80% of the sustainable rate with cost sampling, then the audit.
  */
-import type { Cell, MaxThroughput, SeriesPoint, StableLoad, StepResult } from "@sfbench/core";
+import type { Cell, MaxThroughput, SeriesPoint, StableLoad } from "@sfbench/core";
 import { aggregateK6, type K6Aggregate, type StepAggregate } from "../analysis/aggregate.ts";
-import { generatorSaturated, judgeStep, maxMovingAverage } from "../analysis/metrics.ts";
-import { setupOpsResult, stableResult } from "../analysis/result-parts.ts";
+import { generatorSaturated, judgeStep, SUSTAINABLE } from "../analysis/metrics.ts";
+import { peakThroughput, setupOpsResult, stableResult, stepResult } from "../analysis/result-parts.ts";
 import { audit } from "../audit/audit.ts";
 import { readAuditRecords, type CheckoutRecord } from "../audit/records.ts";
 import { snapshotStock } from "../audit/audit.ts";
@@ -149,22 +149,6 @@ async function phase(
   return { agg, step, checkouts: records.checkouts, stockAdded, generatorCpuShare, usage: sampleTarget ? usage : undefined };
 }
 
-function stepResult(s: StepAggregate, i: number): StepResult {
-  const verdict = judgeStep({ ...s, scenario: `step_${i}` });
-  return {
-    scenario: `step_${i}`,
-    offeredRate: s.offeredRate!,
-    durationS: s.durationS,
-    achievedRate: s.achievedRate,
-    completedShare: s.completedShare ?? 0,
-    errorRate: s.errorRate,
-    droppedIterations: s.droppedIterations,
-    latency: s.latency,
-    histogram: s.histogram.encode(),
-    ...(verdict.reasons.length ? { failedBecause: verdict.reasons } : {}),
-  };
-}
-
 /** Per-second series of phases run one after another, as one series. */
 function concatSeries(aggs: K6Aggregate[]): SeriesPoint[] {
   const out: SeriesPoint[] = [];
@@ -190,25 +174,34 @@ export async function runCell(ctx: RunContext, workload: Workload, distribution:
   ctx.onProgress({ cell, stage: "snapshot", detail: `reading the stock of ${scope.length} products before the load` });
   const stockBefore = scope.length ? await snapshotStock(ctx.baseUrl, scope) : new Map<string, number>();
 
-  // 1. Max throughput: stepped arrival rates, coarse then fine.
+  // 1. Max throughput: stepped arrival rates, coarse, then bisection to the profile's resolution.
   const phases: PhaseOutcome[] = [];
   const knee = await findKnee({ ...s.knee }, async (rate, kind) => {
-    const p = await phase(ctx, cell, workload, distribution, rate, s.stepS, file(`ramp-${phases.length}`), `ramp (${kind} step at ${rate}/s)`, false);
+    const p = await phase(ctx, cell, workload, distribution, rate, s.stepS, file(`ramp-${phases.length}`), `ramp (${kind} step ${phases.length + 1} at ${rate}/s)`, false);
     phases.push(p);
     return { rate, sustainable: judgeStep(p.step).sustainable, generatorCpuShare: p.generatorCpuShare };
   });
   const ramp = phases.map((p) => p.agg);
-  const series = concatSeries(ramp);
-  const avg = maxMovingAverage(series, 10);
+  const peak = peakThroughput(phases.map((p) => p.step));
   const maxThroughput: MaxThroughput = {
-    maxMovingAvg10s: avg.value,
-    ...(avg.partial ? { movingAvgPartial: true } : {}),
+    ...peak,
     sustainableRate: knee.sustainableRate,
-    steps: phases.map((p, i) => stepResult(p.step, i)),
+    steps: phases.map((p, i) => stepResult({ ...p.step, scenario: `step_${i}` }, judgeStep(p.step).reasons)),
+    knee: {
+      stoppedBecause: knee.stoppedBecause,
+      firstUnsustainableRate: knee.firstUnsustainableRate,
+      resolution: knee.resolution,
+      targetResolution: s.knee.fineSteps > 0 ? (s.knee.resolution ?? 0.1) : null,
+    },
   };
+  ctx.onProgress({
+    cell,
+    stage: "knee",
+    detail: `sustainable ${knee.sustainableRate ?? "none"}/s, first unsustainable ${knee.firstUnsustainableRate ?? "none"}/s, resolution ${knee.resolution === null ? "none" : `${(knee.resolution * 100).toFixed(1)}%`} (${knee.stoppedBecause})`,
+  });
 
-  // 2. Stable load at 80% of the sustainable rate (or of the best 10 s average when no step was sustainable).
-  const basis = knee.sustainableRate ?? avg.value;
+  // 2. Stable load at 80% of the sustainable rate (or of the peak throughput when no step was sustainable).
+  const basis = knee.sustainableRate ?? peak.maxMovingAvg10s;
   const stableRate = Math.max(1, Math.round(basis * s.stableShare));
   // Spans are shipped only in this window: the breakdown describes the stable phase.
   const traceWindow = await openTraceWindow(ctx, cell);
@@ -265,8 +258,16 @@ export async function runCell(ctx: RunContext, workload: Workload, distribution:
     anomalies = { kinds: result.anomalies, total: result.total, ...(result.examples.length ? { examples: result.examples } : {}), ambiguous: result.ambiguous };
   }
 
-  // 5. Validity: a saturated generator measures itself, not the target.
+  // 5. Validity: a saturated generator measures itself, not the target; a stable
+  // phase that did not keep up with its offered rate measured a queue, not stable load.
   const reasons: string[] = [];
+  const kept = stableStats.completedShare;
+  if (kept !== undefined && kept < SUSTAINABLE.minCompletedShare) {
+    const completedRate = kept * stableStats.offeredRate;
+    reasons.push(
+      `stable phase: offered ${stableRate}/s, completed ${completedRate.toFixed(1)}/s (${(kept * 100).toFixed(1)}%, planned rollbacks included) within the phase: it did not achieve its offered rate (needs >= ${SUSTAINABLE.minCompletedShare * 100}%), so its latency is not a stable-load figure`,
+    );
+  }
   const gen = generatorSaturated({ droppedIterations: stable.step.droppedIterations, iterations: stable.step.iterations, generatorCpuShare: stable.generatorCpuShare });
   reasons.push(...gen.reasons.map((r) => `stable phase: ${r}`));
   const firstBad = phases.find((p) => !judgeStep(p.step).sustainable);
@@ -339,12 +340,14 @@ async function stableBreakdown(
     note("collecting the stable phase's spans");
     const keep = measured;
     const { spans, shipped } = await traceWindow.finish(keep ? (span) => keep.has(span.traceId) : undefined);
-    const breakdown = buildBreakdown({ spans, client, measured });
+    const breakdown = buildBreakdown({ spans, client, measured, requests: stats.latency.count });
     if (!breakdown) {
       note(`no breakdown for this cell: none of the measured requests has a gateway span (${shipped.spans} span lines shipped of ${shipped.lines} log lines)`);
       return undefined;
     }
     for (const n of breakdown.notes ?? []) note(`breakdown: ${n}`);
+    const c = breakdown.coverage;
+    if (c) note(`breakdown covers ${c.complete} of ${c.requests} requests (${(c.share * 100).toFixed(1)}%), parts ${(c.deviation * 100).toFixed(1)}% off the measured latency${c.flagged ? `: flagged (${c.flags.join("; ")})` : ""}`);
     return breakdown;
   } catch (e) {
     note(`no breakdown for this cell: ${(e as Error).message}`);

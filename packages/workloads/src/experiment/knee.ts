@@ -1,8 +1,16 @@
 /**
  * Finding the knee of a target without wasting time: coarse steps that
- * double the offered rate until one is not sustainable, then finer steps
- * between the last sustainable rate and the first that was not.
+ * multiply the offered rate until one is not sustainable (or divide it when
+ * even the first is not), then bisection between the last sustainable rate
+ * and the first unsustainable one until their relative gap, the knee's
+ * resolution, is at most the plan's target.
+ *
+ * Bisection is geometric (the midpoint of good and bad in log space): each
+ * fine step takes the square root of the bad/good ratio, so a x2 bracket
+ * reaches 10% in 3 steps and a x3 bracket in 4.
  */
+import type { KneeStop } from "@sfbench/core";
+
 export interface KneeStep {
   rate: number;
   sustainable: boolean;
@@ -12,53 +20,91 @@ export interface KneePlan {
   startRate: number;
   /** never offer more than this */
   maxRate: number;
-  /** multiply the rate by this between coarse steps */
+  /** never offer less than this when stepping down from an unsustainable first step (default 1) */
+  minRate?: number;
+  /** multiply (or divide) the rate by this between coarse steps */
   factor: number;
   maxCoarseSteps: number;
-  /** steps between the last good and the first bad coarse rate */
+  /** at most this many bisection steps; 0 = coarse steps only (a smoke test: no resolution is promised) */
   fineSteps: number;
+  /** stop bisecting once (first unsustainable - last sustainable) / last sustainable <= this (default 0.1) */
+  resolution?: number;
 }
 
 export interface KneeResult<V extends KneeStep> {
   steps: V[];
-  /** the highest sustainable offered rate found, or null when even the first step was not */
+  /** the highest sustainable offered rate found, or null when no step was */
   sustainableRate: number | null;
+  /** the lowest unsustainable offered rate above sustainableRate, or null when every step was sustainable */
+  firstUnsustainableRate: number | null;
+  /**
+   * (firstUnsustainableRate - sustainableRate) / sustainableRate: how precisely the
+   * knee is known; null when it is not bracketed (no sustainable or no unsustainable step)
+   */
+  resolution: number | null;
   /** why the search stopped */
-  stoppedBecause: "unsustainable-step-found" | "max-rate-reached" | "max-steps-reached" | "first-step-unsustainable";
+  stoppedBecause: KneeStop;
+}
+
+/** The relative gap between the last sustainable and the first unsustainable rate; null when the knee is not bracketed. */
+export function kneeResolution(good: number | null, bad: number | null): number | null {
+  if (good === null || bad === null || !(good > 0) || !(bad > good)) return null;
+  return (bad - good) / good;
 }
 
 export async function findKnee<V extends KneeStep>(plan: KneePlan, runStep: (rate: number, phase: "coarse" | "fine") => Promise<V>): Promise<KneeResult<V>> {
+  const target = plan.resolution ?? 0.1;
+  const minRate = Math.max(1, plan.minRate ?? 1);
   const steps: V[] = [];
-  let good: number | null = null;
-  let bad: number | null = null;
-  let rate = plan.startRate;
-  let stoppedBecause: KneeResult<V>["stoppedBecause"] = "max-steps-reached";
-  for (let i = 0; i < plan.maxCoarseSteps; i++) {
-    const v = await runStep(rate, "coarse");
+  // the bracket: the highest sustainable and the lowest unsustainable rate so far
+  const k: { good: number | null; bad: number | null } = { good: null, bad: null };
+  let stoppedBecause: KneeStop = "max-steps-reached";
+  const run = async (rate: number, phase: "coarse" | "fine") => {
+    const v = await runStep(rate, phase);
     steps.push(v);
-    if (!v.sustainable) {
-      bad = rate;
-      stoppedBecause = good === null ? "first-step-unsustainable" : "unsustainable-step-found";
-      break;
+    if (v.sustainable) k.good = Math.max(k.good ?? 0, rate);
+    else k.bad = Math.min(k.bad ?? Infinity, rate);
+    return v.sustainable;
+  };
+
+  // Coarse: up by `factor` until a step fails; down by `factor` while the first ones fail.
+  let rate = Math.min(plan.maxRate, Math.max(minRate, plan.startRate));
+  for (let i = 0; i < plan.maxCoarseSteps; i++) {
+    const ok = await run(rate, "coarse");
+    if (ok && k.bad !== null) break; // stepping down found a sustainable rate below the failed ones
+    if (!ok && k.good !== null) break; // stepping up found the first unsustainable rate
+    if (ok) {
+      if (rate >= plan.maxRate) {
+        stoppedBecause = "max-rate-reached";
+        break;
+      }
+      rate = Math.min(plan.maxRate, Math.round(rate * plan.factor));
+    } else {
+      if (rate <= minRate) {
+        stoppedBecause = "min-rate-unsustainable";
+        break;
+      }
+      rate = Math.max(minRate, Math.round(rate / plan.factor));
     }
-    good = rate;
-    if (rate >= plan.maxRate) {
-      stoppedBecause = "max-rate-reached";
-      break;
-    }
-    rate = Math.min(plan.maxRate, Math.round(rate * plan.factor));
   }
-  const lo = good ?? 0;
-  if (bad !== null && plan.fineSteps > 0) {
-    const width = (bad - lo) / (plan.fineSteps + 1);
-    for (let k = 1; k <= plan.fineSteps; k++) {
-      const r = Math.round(lo + width * k);
-      if (r <= lo || r >= bad || steps.some((s) => s.rate === r)) continue;
-      const v = await runStep(r, "fine");
-      steps.push(v);
-      if (!v.sustainable) break;
-      good = r;
+
+  // Fine: bisect the bracket until the resolution is reached.
+  if (k.good !== null && k.bad !== null) {
+    stoppedBecause = "fine-steps-exhausted";
+    for (let fine = 0; ; fine++) {
+      const [good, bad]: [number, number] = [k.good, k.bad];
+      if (kneeResolution(good, bad)! <= target) {
+        stoppedBecause = "resolution-reached";
+        break;
+      }
+      const mid = Math.round(Math.sqrt(good * bad));
+      if (mid <= good || mid >= bad) {
+        stoppedBecause = "rate-granularity";
+        break;
+      }
+      if (fine >= plan.fineSteps) break;
+      await run(mid, "fine");
     }
   }
-  return { steps, sustainableRate: good, stoppedBecause };
+  return { steps, sustainableRate: k.good, firstUnsustainableRate: k.bad, resolution: kneeResolution(k.good, k.bad), stoppedBecause };
 }

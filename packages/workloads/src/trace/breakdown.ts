@@ -39,8 +39,41 @@ export type BreakdownPart = {
   count: number;
 };
 
+/**
+ * How much of the phase the breakdown describes, and whether its parts add up.
+ * A breakdown from too few of the phase's requests, or whose parts are off
+ * the measured latency, is `flagged` with the reasons: shown as such, not as fact.
+ */
+export type BreakdownCoverage = {
+  /** answered measured requests of the phase (the client latency's count) */
+  requests: number;
+  /** of them, requests with a gateway span */
+  traced: number;
+  /** of the traced, those whose every span's parent was shipped too */
+  complete: number;
+  /** complete / requests */
+  share: number;
+  /** mean client latency of the phase, ms */
+  clientMs: number;
+  /** gateway + functions + network + queueing of the overall part, ms (network is clamped at 0) */
+  sumMs: number;
+  /** mean gateway span of the traced requests, ms: what the spans themselves account for */
+  spansMs: number;
+  /** |sumMs - clientMs| / clientMs */
+  deviation: number;
+  flagged: boolean;
+  /** why it is flagged; empty when it is not */
+  flags: string[];
+};
+
+/** A breakdown needs complete traces for at least this share of the phase's requests... */
+export const MIN_TRACE_COVERAGE = 0.9;
+/** ...and its parts must add up to the measured latency within this share. */
+export const MAX_SUM_DEVIATION = 0.1;
+
 export type LatencyBreakdown = {
   overall: BreakdownPart;
+  coverage?: BreakdownCoverage;
   byCartSize?: Record<string, BreakdownPart>;
   byShape?: Record<string, BreakdownPart>;
   /** what was clamped or left out, readable; absent when nothing was */
@@ -69,6 +102,8 @@ export interface BreakdownInput {
    * is a measured request (a phase that sends only the measured request).
    */
   measured?: ReadonlyMap<string, MeasuredRequest>;
+  /** answered measured requests of the phase (the client latency's count): the coverage's denominator */
+  requests?: number;
 }
 
 const entityOf = (span: Span) => span.entity ?? span.op;
@@ -233,10 +268,43 @@ export function buildBreakdown(input: BreakdownInput): LatencyBreakdown | undefi
   const reparented = traces.reduce((n, t) => n + t.reparented, 0);
   if (reparented > 0) notes.push(`${reparented} spans whose parent is missing counted under their trace's gateway span`);
 
+  const coverage = coverageOf(traces, overall, input.client.overall, input.requests ?? input.measured?.size ?? traces.length);
   return {
     overall,
+    coverage,
     ...(byCartSize ? { byCartSize } : {}),
     ...(byShape ? { byShape } : {}),
     ...(notes.length ? { notes } : {}),
+  };
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1).replace(/\.0$/, "")}%`;
+
+/** The coverage of a breakdown: complete traces per request of the phase, and how far its parts are from the measured latency. */
+export function coverageOf(traces: readonly TraceTimes[], overall: BreakdownPart, clientMs: number, requests: number): BreakdownCoverage {
+  const complete = traces.filter((t) => t.reparented === 0).length;
+  const share = requests > 0 ? Math.min(1, complete / requests) : 0;
+  const spansUs = traces.reduce((sum, t) => sum + t.totalUs, 0) / Math.max(1, traces.length);
+  const sumMs = overall.gatewayMs + Object.values(overall.functionMs).reduce((a, b) => a + b, 0) + overall.networkMs;
+  const deviation = clientMs > 0 ? Math.abs(sumMs - clientMs) / clientMs : sumMs > 0 ? 1 : 0;
+  const flags: string[] = [];
+  if (share < MIN_TRACE_COVERAGE)
+    flags.push(`only ${pct(share)} of the phase's ${requests} requests produced a complete trace (needs >= ${pct(MIN_TRACE_COVERAGE)})`);
+  if (deviation > MAX_SUM_DEVIATION)
+    flags.push(
+      `the parts add up to ${sumMs.toFixed(2)} ms, ${pct(deviation)} off the measured mean latency of ${clientMs.toFixed(2)} ms (needs <= ${pct(MAX_SUM_DEVIATION)}): the spans last longer than the requests took`,
+    );
+  const r3 = (x: number) => Math.round(x * 1000) / 1000;
+  return {
+    requests,
+    traced: traces.length,
+    complete,
+    share: r3(share),
+    clientMs: r3(clientMs),
+    sumMs: r3(sumMs),
+    spansMs: r3(spansUs / 1000),
+    deviation: r3(deviation),
+    flagged: flags.length > 0,
+    flags,
   };
 }

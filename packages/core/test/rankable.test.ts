@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { KNEE_STOP_TEXT, KNEE_STOPS, MaxThroughput, PUBLISHABLE_RESOLUTION, rankable, type Cell } from "../src/index.ts";
+
+const stats = { count: 10, mean: 5, p50: 4, p95: 9, p99: 10, p999: 10, max: 10, min: 1 };
+const step = (offeredRate: number, ok: boolean) => ({
+  scenario: "step_0", offeredRate, durationS: 6, achievedRate: offeredRate * (ok ? 1 : 0.8), completedShare: ok ? 1 : 0.8, errorRate: 0,
+  droppedIterations: 0, latency: stats, measuredWindowS: 5, peakRate: offeredRate * (ok ? 1 : 0.8), ...(ok ? {} : { failedBecause: ["completed 80% of the offered rate within the step (needs >= 95%)"] }),
+});
+const cell = (knee: MaxThroughput["knee"] | undefined, valid = true): Pick<Cell, "valid" | "maxThroughput"> => ({
+  valid,
+  maxThroughput: MaxThroughput.parse({ maxMovingAvg10s: 200, sustainableRate: 190, steps: [step(190, true), step(205, false)], ...(knee ? { knee } : {}) }),
+});
+
+describe("which sustainable rates the leaderboard ranks", () => {
+  it("ranks a valid cell whose knee is bracketed to 10% or better", () => {
+    const r = rankable(cell({ stoppedBecause: "resolution-reached", firstUnsustainableRate: 205, resolution: 15 / 190, targetResolution: 0.1 }));
+    expect(r).toEqual({ ok: true, resolution: 15 / 190 });
+  });
+
+  it("keeps a coarse knee (the quick profile's x3 steps) on the run page as a smoke test", () => {
+    const r = rankable(cell({ stoppedBecause: "fine-steps-exhausted", firstUnsustainableRate: 360, resolution: 2, targetResolution: null }));
+    expect(r).toEqual({ ok: false, reason: `the knee is known only to 200% (ranked: 10% or better); ${KNEE_STOP_TEXT["fine-steps-exhausted"]}` });
+  });
+
+  it("does not rank a lower bound, an invalid cell, or a document written before the search bisected", () => {
+    expect(rankable(cell({ stoppedBecause: "max-rate-reached", firstUnsustainableRate: null, resolution: null, targetResolution: 0.1 }))).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("lower bound"),
+    });
+    expect(rankable(cell({ stoppedBecause: "resolution-reached", firstUnsustainableRate: 205, resolution: 0.05, targetResolution: 0.1 }, false))).toMatchObject({ ok: false });
+    expect(rankable(cell(undefined))).toMatchObject({ ok: false, reason: expect.stringContaining("resolution is unknown") });
+  });
+
+  it("has a sentence for every reason the knee search can stop", () => {
+    for (const stop of KNEE_STOPS) expect(KNEE_STOP_TEXT[stop].length).toBeGreaterThan(10);
+    expect(PUBLISHABLE_RESOLUTION).toBe(0.1);
+  });
+});
