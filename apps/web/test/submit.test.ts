@@ -1,6 +1,9 @@
+import { manifestDigest, type TargetManifest } from "@sfbench/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browser, caller, cli, failure, fields } from "./helpers/callers.ts";
 import { testDatabase, type TestDatabase } from "./helpers/database.ts";
+import { importResult } from "@sfbench/db";
+import { fixtureResult } from "../fixtures/result-doc.ts";
 import { submission } from "./helpers/submission.ts";
 
 let t: TestDatabase;
@@ -108,25 +111,86 @@ describe("authorization", () => {
 
     const submitError = await failure(viaToken.submissions.submit(submission("owned-system", { version: "6.6.6" })), "FORBIDDEN");
     expect(fields(submitError).name![0]).toContain("belongs to another account");
-    await failure(viaToken.systems.update({ slug: "owned-system", description: "pwned" }), "FORBIDDEN");
+    await failure(viaToken.systems.update({ slug: "owned-system", repository: "https://evil.example/pwned" }), "FORBIDDEN");
 
     const system = await t.db.system.findUniqueOrThrow({ where: { slug: "owned-system" }, include: { versions: true } });
     expect(system.description).toBe("A fixture target named owned-system.");
+    expect(system.repository).toBe("https://github.com/sfbench/owned-system");
     expect(system.versions.map((v) => v.version)).toEqual(["0.1.0"]);
   });
 
-  it("lets the owner change the system, with their token too", async () => {
+  it("lets the owner change the repository link, with their token too, but not the description", async () => {
     const owner = await browser(t.db, "owner3@example.com");
     await owner.api.submissions.submit(submission("mine"));
     const { token } = await owner.api.tokens.create({ name: "cli" });
-    const updated = await (await cli(t.db, token)).systems.update({ slug: "mine", description: "Now with sagas." });
-    expect(updated.description).toBe("Now with sagas.");
+    const viaToken = await cli(t.db, token);
+    const updated = await viaToken.systems.update({ slug: "mine", repository: "https://github.com/sfbench/mine-moved" });
+    expect(updated).toEqual({ slug: "mine", repository: "https://github.com/sfbench/mine-moved", description: "A fixture target named mine." });
+    // the description is target.json's: a field the procedure does not take is not written
+    await viaToken.systems.update({ slug: "mine", repository: null, description: "Now with sagas." } as never);
+    expect((await t.db.system.findUniqueOrThrow({ where: { slug: "mine" } })).description).toBe("A fixture target named mine.");
   });
 
   it("does not let anyone claim a bundled system (no owner)", async () => {
     await t.db.system.create({ data: { slug: "bundled", name: "Bundled" } });
     const { api } = await browser(t.db, "claimer@example.com");
     await failure(api.submissions.submit(submission("bundled")), "FORBIDDEN");
-    await failure(api.systems.update({ slug: "bundled", description: "mine now" }), "FORBIDDEN");
+    await failure(api.systems.update({ slug: "bundled", repository: "https://evil.example/mine-now" }), "FORBIDDEN");
+  });
+});
+
+describe("versions, and what a system shows", () => {
+  /** What the worker does when a run completes: its result document goes through importResult. */
+  async function complete(runId: string) {
+    const run = await t.db.run.findUniqueOrThrow({ where: { id: runId }, include: { targetVersion: true, system: true } });
+    const manifest = run.targetVersion.manifest as unknown as TargetManifest;
+    const target = { name: run.system.slug, system: manifest.system, version: manifest.version, manifestDigest: manifestDigest(manifest) };
+    await importResult(t.db, fixtureResult({ size: "small", runId, target }));
+  }
+  const shown = (slug: string) => t.db.system.findUniqueOrThrow({ where: { slug }, select: { name: true, description: true, repository: true } });
+  const manifestWith = (name: string, fields: Partial<TargetManifest>) => JSON.stringify({ ...JSON.parse(submission(name).manifest), ...fields });
+
+  it("keeps the verified name and description when a resubmission never runs (needs_cluster), and changes them when a newer version verifies", async () => {
+    const { api } = await browser(t.db, "versions@example.com");
+    const first = await api.submissions.submit(submission("renamer"));
+    await complete(first.runId);
+    const verified = await shown("renamer");
+    expect(verified).toEqual({ name: "System renamer", description: "A fixture target named renamer.", repository: "https://github.com/sfbench/renamer" });
+
+    const second = await api.submissions.submit(
+      submission("renamer", { version: "0.2.0", system: "Renamed by an unrun version", manifest: manifestWith("renamer", { description: "Not verified." }) }),
+    );
+    expect(await shown("renamer")).toEqual(verified);
+    // the local worker cannot run a submitted image: the run ends needs_cluster, still nothing changes
+    await t.db.run.update({ where: { id: second.runId }, data: { status: "needs_cluster", errorMessage: "needs the cluster provider" } });
+    expect(await shown("renamer")).toEqual(verified);
+    await expect((await caller(t.db)).api.systems.bySlug({ slug: "renamer" })).resolves.toMatchObject({ name: "System renamer", description: "A fixture target named renamer." });
+
+    // once version 0.2.0 verifies, the system shows it; a later result of 0.1.0 does not take it back
+    const late = await api.submissions.submit(submission("renamer"));
+    const rerun = await api.submissions.submit(
+      submission("renamer", { version: "0.2.0", system: "Renamed by an unrun version", manifest: manifestWith("renamer", { description: "Not verified." }) }),
+    );
+    await complete(rerun.runId);
+    expect(await shown("renamer")).toEqual({ name: "Renamed by an unrun version", description: "Not verified.", repository: "https://github.com/sfbench/renamer" });
+    await complete(late.runId);
+    expect((await shown("renamer")).name).toBe("Renamed by an unrun version");
+  });
+
+  it("refuses the same version with another target.json, naming the version, and writes nothing", async () => {
+    const { api } = await browser(t.db, "same-version@example.com");
+    await api.submissions.submit(submission("one-version"));
+    const runsBefore = await t.db.run.count({ where: { system: { slug: "one-version" } } });
+    const error = await failure(
+      api.submissions.submit(submission("one-version", { manifest: manifestWith("one-version", { description: "Changed, same version." }) })),
+      "CONFLICT",
+    );
+    expect(fields(error).version![0]).toMatch(/^version 0\.1\.0 of "one-version" was submitted on \d{4}-\d{2}-\d{2} with another target\.json \(sha256:[0-9a-f]{12}…\); a changed target\.json needs a new version \(e\.g\. 0\.1\.1\)$/);
+    const versions = await t.db.targetVersion.findMany({ where: { system: { slug: "one-version" } } });
+    expect(versions.map((v) => v.version)).toEqual(["0.1.0"]);
+    expect(await t.db.run.count({ where: { system: { slug: "one-version" } } })).toBe(runsBefore);
+    // the same target.json again is a new run of the same version
+    await api.submissions.submit(submission("one-version"));
+    expect(await t.db.targetVersion.count({ where: { system: { slug: "one-version" } } })).toBe(1);
   });
 });

@@ -8,6 +8,11 @@
  *
  * The worker writes through importResult too, which also completes a Run that
  * a submission queued (same runId, same target).
+ *
+ * A completed run verified its version: the system then shows that version's
+ * display name (target.system) and, when its target.json is known, its
+ * description and repository, unless a newer version has verified already.
+ * Nothing else changes them (a submission that never runs does not).
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
@@ -157,7 +162,22 @@ async function write(tx: Tx, doc: ResultDocument, digest: string, opts: ImportOp
   if (doc.status === "completed" && doc.cells.length > 0) {
     await tx.cellResult.createMany({ data: doc.cells.map((cell) => cellRow(runId, cell)) });
   }
+  if (doc.status === "completed") await showVerifiedVersion(tx, system.id, version.id, doc.target.system);
   return { status: "imported", runId };
+}
+
+/** The system shows what its newest verified version says about it (see the top of this file). */
+async function showVerifiedVersion(tx: Tx, systemId: string, versionId: string, displayName: string): Promise<void> {
+  const version = await tx.targetVersion.findUniqueOrThrow({ where: { id: versionId }, select: { createdAt: true, manifest: true } });
+  const newer = await tx.targetVersion.count({
+    where: { systemId, id: { not: versionId }, createdAt: { gt: version.createdAt }, runs: { some: { status: "completed" } } },
+  });
+  if (newer > 0) return;
+  const manifest = version.manifest as Pick<TargetManifest, "description" | "repository"> | null;
+  await tx.system.update({
+    where: { id: systemId },
+    data: { name: displayName, ...(manifest ? { description: manifest.description ?? null, repository: manifest.repository ?? null } : {}) },
+  });
 }
 
 /** Outcome summaries without their histograms, and the histograms by key. */

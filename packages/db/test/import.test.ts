@@ -143,6 +143,18 @@ describe("importResult", () => {
     expect(await counts()).toMatchObject({ systems: 1, versions: 1, runs: 1 });
   });
 
+  it("shows the display name and description of a version once a run of it completes (verified), never of a failed one", async () => {
+    const system = await db.system.create({ data: { slug: "node-postgres", name: "Old name", description: "Old description." } });
+    const { manifest, digest } = nodePostgresManifest();
+    const version = await db.targetVersion.create({ data: { systemId: system.id, version: "0.1.0", manifestDigest: digest, manifest: manifest as object } });
+    const queued = () =>
+      db.run.create({ data: { systemId: system.id, targetVersionId: version.id, status: "queued", environmentKind: "local", nodes: 1, profile: "quick" } });
+    await importResult(db, failedDoc({ runId: (await queued()).id }));
+    expect(await db.system.findUniqueOrThrow({ where: { id: system.id } })).toMatchObject({ name: "Old name", description: "Old description." });
+    await importResult(db, resultDoc({ runId: (await queued()).id }));
+    expect(await db.system.findUniqueOrThrow({ where: { id: system.id } })).toMatchObject({ name: "Node.js + PostgreSQL", description: manifest.description, repository: manifest.repository ?? null });
+  });
+
   it("imports a document once when two importers race", async () => {
     const doc = resultDoc();
     const outcomes = await Promise.all([importResult(db, doc), importResult(db, doc), importResult(db, doc)]);

@@ -1,4 +1,9 @@
-/** Systems: read one (public); change its description or repository (its owner only). */
+/**
+ * Systems: read one (public); change its repository link (its owner only). The
+ * display name and description come from the target.json of the newest version
+ * that verified (@sfbench/db importResult), never from an edit or an unrun
+ * submission.
+ */
 import { TargetManifest } from "@sfbench/core";
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
@@ -18,8 +23,7 @@ export const systemsRouter = router({
     .input(
       z.object({
         slug: Slug,
-        description: TargetManifest.shape.description.nullable().optional(),
-        repository: TargetManifest.shape.repository.nullable().optional(),
+        repository: TargetManifest.shape.repository.nullable(),
       }),
     )
     .mutation(async ({ ctx, input }) => {
@@ -28,7 +32,7 @@ export const systemsRouter = router({
       if (system.ownerId !== ctx.user.id) throw new TRPCError({ code: "FORBIDDEN", message: `the system "${input.slug}" belongs to another account` });
       return ctx.db.system.update({
         where: { id: system.id },
-        data: { description: input.description, repository: input.repository },
+        data: { repository: input.repository },
         select: { slug: true, description: true, repository: true },
       });
     }),

@@ -1,7 +1,13 @@
 /**
  * A submission: System (created and owned by the submitter, or one they own),
  * TargetVersion (by manifest digest, with its LOC) and a queued Run, in one
- * transaction. The worker picks queued runs up (a later issue).
+ * transaction. The worker picks queued runs up.
+ *
+ * What a system shows (display name, description, repository) is set when the
+ * system is created and afterwards only by a version that verified (its run
+ * completed, `@sfbench/db` importResult): a resubmission never changes the
+ * leaderboard row. A version string names one target.json: the same version
+ * with another manifest is refused.
  */
 import { manifestDigest, type TargetManifest } from "@sfbench/core";
 import type { Db, LocCounts, Prisma } from "@sfbench/db";
@@ -52,17 +58,27 @@ async function ownSystem(tx: Prisma.TransactionClient, userId: string, manifest:
   if (existing && existing.ownerId !== userId) {
     throw fieldError("name", `the system "${manifest.name}" belongs to another account; choose another name`, "FORBIDDEN");
   }
+  if (existing) return existing.id;
   const fields = { name: manifest.system, description: manifest.description ?? null, repository: manifest.repository ?? null };
-  if (existing) {
-    await tx.system.update({ where: { id: existing.id }, data: fields });
-    return existing.id;
-  }
   const created = await tx.system.create({ data: { slug: manifest.name, ownerId: userId, ...fields }, select: { id: true } });
   return created.id;
 }
 
 async function upsertVersion(tx: Prisma.TransactionClient, systemId: string, manifest: TargetManifest, loc: LocCounts | undefined): Promise<string> {
   const digest = manifestDigest(manifest);
+  // the system's slug lock (ownSystem) is held: two submissions of one version cannot both pass this check
+  const other = await tx.targetVersion.findFirst({
+    where: { systemId, version: manifest.version, manifestDigest: { not: digest } },
+    select: { manifestDigest: true, createdAt: true },
+  });
+  if (other) {
+    throw fieldError(
+      "version",
+      `version ${manifest.version} of "${manifest.name}" was submitted on ${other.createdAt.toISOString().slice(0, 10)} with another target.json ` +
+        `(${other.manifestDigest.slice(0, 19)}…); a changed target.json needs a new version (e.g. ${nextPatch(manifest.version)})`,
+      "CONFLICT",
+    );
+  }
   const json = manifest as unknown as Prisma.InputJsonValue;
   const version = await tx.targetVersion.upsert({
     where: { systemId_manifestDigest: { systemId, manifestDigest: digest } },
@@ -71,4 +87,10 @@ async function upsertVersion(tx: Prisma.TransactionClient, systemId: string, man
     select: { id: true },
   });
   return version.id;
+}
+
+/** 1.2.3 -> 1.2.4 (and 1.2.3-rc.1 -> 1.2.4): a suggestion for the refusal above. */
+function nextPatch(version: string): string {
+  const match = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
+  return match ? `${match[1]}.${match[2]}.${Number(match[3]) + 1}` : "a new version";
 }

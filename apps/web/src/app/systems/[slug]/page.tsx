@@ -93,7 +93,7 @@ export default async function SystemPage({ params }: Props) {
       {system.owned ? (
         <>
           <h2>Edit</h2>
-          <SystemEditForm slug={system.slug} description={system.description} repository={system.repository} />
+          <SystemEditForm slug={system.slug} repository={system.repository} />
         </>
       ) : null}
     </>
