@@ -223,6 +223,8 @@ function cellRow(runId: string, cell: Cell): Prisma.CellResultCreateManyInput {
     invalidReason: cell.invalidReason ?? null,
     maxMovingAvg10s: max?.maxMovingAvg10s ?? null,
     sustainableRate: max?.sustainableRate ?? null,
+    kneeResolution: max?.knee?.resolution ?? null,
+    kneeStoppedBecause: max?.knee?.stoppedBecause ?? (typeof cell.parameters.kneeStoppedBecause === "string" ? cell.parameters.kneeStoppedBecause : null),
     offeredRate: stable?.offeredRate ?? null,
     achievedRate: stable?.achievedRate ?? null,
     errorRate: stable?.errorRate ?? null,

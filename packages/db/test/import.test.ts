@@ -68,6 +68,16 @@ describe("importResult", () => {
     expect(analytics).toMatchObject({ valid: false, invalidReason: "the load generator was the bottleneck", maxMovingAvg10s: null, p99: null, peakRssBytes: null });
   });
 
+  it("stores how the knee search went, so the leaderboard can rank only knees known to 10%", async () => {
+    const doc = resultDoc();
+    doc.cells[0]!.maxThroughput!.knee = { stoppedBecause: "resolution-reached", firstUnsustainableRate: 860, resolution: 0.075, targetResolution: 0.1 };
+    await importResult(db, doc);
+    const cells = await db.cellResult.findMany({ where: { runId: doc.runId }, orderBy: { workload: "asc" } });
+    expect(cells[0]).toMatchObject({ workload: "checkout", kneeResolution: 0.075, kneeStoppedBecause: "resolution-reached" });
+    // a document written before the search bisected: no resolution, so never ranked
+    expect(cells[1]).toMatchObject({ workload: "analytics", kneeResolution: null });
+  });
+
   it("skips a document that is already stored, and changes nothing", async () => {
     const doc = resultDoc();
     await importResult(db, doc);
