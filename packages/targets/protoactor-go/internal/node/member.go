@@ -1,0 +1,115 @@
+// Package node starts Proto.Actor cluster members: the actor system, remoting
+// on a free loopback port, the auto-managed cluster provider (members find
+// each other by polling each member's /_health on a list of loopback
+// addresses) and distributed-hash identity lookup (the owner of a grain is
+// chosen by rendezvous hashing over the members).
+package node
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/cluster"
+	"github.com/asynkron/protoactor-go/cluster/clusterproviders/automanaged"
+	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
+	"github.com/asynkron/protoactor-go/remote"
+	"github.com/labstack/echo"
+
+	"github.com/sfbench/sfbench/packages/targets/protoactor-go/internal/grains"
+	"github.com/sfbench/sfbench/packages/targets/protoactor-go/internal/store"
+)
+
+// ClusterName is the Proto.Actor cluster name of every member.
+const ClusterName = "sfbench"
+
+// MemberOptions describe one member process.
+type MemberOptions struct {
+	// Membership is this member's listener for the auto-managed provider's /_health (on 127.0.0.1).
+	Membership net.Listener
+	// Hosts are the membership addresses of all members, this one included.
+	Hosts       []string
+	DatabaseURL string
+	PoolSize    int
+	Trace       bool
+	Log         *slog.Logger
+}
+
+// Member is a started cluster member.
+type Member struct {
+	Runtime *grains.Runtime
+	store   *store.Store
+}
+
+// StartMember joins the cluster and hosts every grain kind.
+func StartMember(opts MemberOptions) (*Member, error) {
+	st, err := store.Open(context.Background(), opts.DatabaseURL, opts.PoolSize)
+	if err != nil {
+		return nil, err
+	}
+	rt := &grains.Runtime{
+		Store:   st,
+		Writer:  store.NewCoPurchaseWriter(st, opts.Log),
+		Log:     opts.Log,
+		Timeout: 10 * time.Second,
+		Idle:    2 * time.Minute,
+	}
+	if opts.Trace {
+		rt.Spans = grains.NewSpanWriter(os.Stdout)
+	}
+	system := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return opts.Log }))
+
+	// The provider serves /_health on our listener (bound to 127.0.0.1 by the
+	// launcher) instead of binding 0.0.0.0 itself.
+	web := echo.New()
+	web.HideBanner, web.HidePort = true, true
+	web.Listener = opts.Membership
+	membershipPort := opts.Membership.Addr().(*net.TCPAddr).Port
+	provider := automanaged.NewWithTesting(500*time.Millisecond, membershipPort, web, opts.Hosts...)
+
+	cfg := cluster.Configure(ClusterName, provider, disthash.New(), remote.Configure("127.0.0.1", 0),
+		cluster.WithKinds(rt.Kinds()...), cluster.WithRequestTimeout(rt.Timeout))
+	c := cluster.New(system, cfg)
+	rt.Cluster = c
+	web.GET("/_health", func(ctx echo.Context) error {
+		host, port, err := system.GetHostPort()
+		if err != nil {
+			return ctx.NoContent(http.StatusServiceUnavailable)
+		}
+		return ctx.JSON(http.StatusOK, automanaged.NewNode(ClusterName, system.ID, host, port, membershipPort, c.GetClusterKinds()))
+	})
+	c.StartMember()
+	return &Member{Runtime: rt, store: st}, nil
+}
+
+// Members is how many members the cluster topology holds now.
+func (m *Member) Members() int { return m.Runtime.Cluster.MemberList.Length() }
+
+// Ready reports whether every grain kind answers through the cluster (a 404 of an unknown id counts as an answer).
+func (m *Member) Ready() error {
+	for _, kind := range []string{grains.KindProduct, grains.KindUser, grains.KindCart, grains.KindOrder} {
+		r, err := m.Runtime.Call(kind, "sfbench-health-probe", &grains.Call{Op: "get"})
+		if err != nil {
+			return fmt.Errorf("%s grain: %w", kind, err)
+		}
+		if r.Status >= 500 {
+			return fmt.Errorf("%s grain: %s", kind, r.Message)
+		}
+	}
+	return nil
+}
+
+// Stop leaves the cluster, writes pending co-purchase counts and closes the pool.
+func (m *Member) Stop() {
+	m.Runtime.Cluster.Shutdown(true)
+	m.Runtime.Writer.Close()
+	if m.Runtime.Spans != nil {
+		m.Runtime.Spans.Flush()
+	}
+	m.store.Close()
+}

@@ -1,0 +1,196 @@
+// Package store persists grain state in PostgreSQL: one row per grain, written
+// through before the grain answers, and read when the grain activates.
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+const schema = `
+CREATE TABLE IF NOT EXISTS products (id text PRIMARY KEY, price integer NOT NULL, stock bigint NOT NULL);
+CREATE TABLE IF NOT EXISTS users (id text PRIMARY KEY, credits bigint NOT NULL);
+CREATE TABLE IF NOT EXISTS carts (id text PRIMARY KEY, items jsonb NOT NULL, checked_out boolean NOT NULL, order_id text);
+CREATE TABLE IF NOT EXISTS orders (id text PRIMARY KEY, cart_id text NOT NULL, user_id text NOT NULL, status text NOT NULL, total bigint NOT NULL);
+CREATE TABLE IF NOT EXISTS co_purchase (p text NOT NULL, q text NOT NULL, count bigint NOT NULL, PRIMARY KEY (p, q));
+`
+
+// Store is the PostgreSQL pool of one member process.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+// Open connects (lazily: the pool dials on first use) with poolSize connections.
+func Open(ctx context.Context, url string, poolSize int) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	cfg.MaxConns = int32(poolSize)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{pool: pool}, nil
+}
+
+func (s *Store) Close() { s.pool.Close() }
+
+// CreateSchema creates the tables if they are missing; an advisory lock keeps concurrent starts apart.
+func (s *Store) CreateSchema(ctx context.Context) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // after Commit this is a no-op
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(7261)"); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, schema); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// Product is the persisted state of a product grain (co-purchase counts live in their own table).
+type Product struct {
+	Price int64
+	Stock int64
+}
+
+func (s *Store) LoadProduct(ctx context.Context, id string) (*Product, error) {
+	var p Product
+	err := s.pool.QueryRow(ctx, "SELECT price, stock FROM products WHERE id = $1", id).Scan(&p.Price, &p.Stock)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+func (s *Store) SaveProduct(ctx context.Context, id string, p Product) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO products (id, price, stock) VALUES ($1, $2, $3)
+		ON CONFLICT (id) DO UPDATE SET price = excluded.price, stock = excluded.stock`, id, p.Price, p.Stock)
+	return err
+}
+
+// LoadCoPurchase reads count[p][*].
+func (s *Store) LoadCoPurchase(ctx context.Context, p string) (map[string]int64, error) {
+	rows, err := s.pool.Query(ctx, "SELECT q, count FROM co_purchase WHERE p = $1", p)
+	if err != nil {
+		return nil, err
+	}
+	counts := map[string]int64{}
+	var q string
+	var n int64
+	_, err = pgx.ForEachRow(rows, []any{&q, &n}, func() error {
+		counts[q] = n
+		return nil
+	})
+	return counts, err
+}
+
+func (s *Store) LoadUser(ctx context.Context, id string) (credits int64, found bool, err error) {
+	err = s.pool.QueryRow(ctx, "SELECT credits FROM users WHERE id = $1", id).Scan(&credits)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, false, nil
+	}
+	return credits, err == nil, err
+}
+
+func (s *Store) SaveUser(ctx context.Context, id string, credits int64) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO users (id, credits) VALUES ($1, $2)
+		ON CONFLICT (id) DO UPDATE SET credits = excluded.credits`, id, credits)
+	return err
+}
+
+// CartItem is one line of a cart, in the order products were first added.
+type CartItem struct {
+	ProductID string `json:"productId"`
+	Amount    int64  `json:"amount"`
+}
+
+type Cart struct {
+	Items      []CartItem
+	CheckedOut bool
+	OrderID    string
+}
+
+func (s *Store) LoadCart(ctx context.Context, id string) (*Cart, error) {
+	var c Cart
+	var items []byte
+	var orderID *string
+	err := s.pool.QueryRow(ctx, "SELECT items, checked_out, order_id FROM carts WHERE id = $1", id).Scan(&items, &c.CheckedOut, &orderID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if orderID != nil {
+		c.OrderID = *orderID
+	}
+	if err := json.Unmarshal(items, &c.Items); err != nil {
+		return nil, fmt.Errorf("cart %s: items: %w", id, err)
+	}
+	return &c, nil
+}
+
+func (s *Store) SaveCart(ctx context.Context, id string, c Cart) error {
+	items := c.Items
+	if items == nil {
+		items = []CartItem{}
+	}
+	raw, err := json.Marshal(items)
+	if err != nil {
+		return err
+	}
+	var orderID *string
+	if c.OrderID != "" {
+		orderID = &c.OrderID
+	}
+	_, err = s.pool.Exec(ctx, `INSERT INTO carts (id, items, checked_out, order_id) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (id) DO UPDATE SET items = excluded.items, checked_out = excluded.checked_out, order_id = excluded.order_id`,
+		id, raw, c.CheckedOut, orderID)
+	return err
+}
+
+type Order struct {
+	CartID string
+	UserID string
+	Status string
+	Total  int64
+}
+
+func (s *Store) LoadOrder(ctx context.Context, id string) (*Order, error) {
+	var o Order
+	err := s.pool.QueryRow(ctx, "SELECT cart_id, user_id, status, total FROM orders WHERE id = $1", id).Scan(&o.CartID, &o.UserID, &o.Status, &o.Total)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &o, nil
+}
+
+func (s *Store) SaveOrder(ctx context.Context, id string, o Order) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO orders (id, cart_id, user_id, status, total) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (id) DO UPDATE SET status = excluded.status, total = excluded.total`, id, o.CartID, o.UserID, o.Status, o.Total)
+	return err
+}
+
+// AddCoPurchase adds increments to count[p][q] for the given (p, q) pairs in one statement.
+func (s *Store) AddCoPurchase(ctx context.Context, ps, qs []string, ns []int64) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO co_purchase (p, q, count)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
+		ON CONFLICT (p, q) DO UPDATE SET count = co_purchase.count + excluded.count`, ps, qs, ns)
+	return err
+}
