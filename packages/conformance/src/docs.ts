@@ -1,4 +1,5 @@
 /** docs/conformance.md, generated from the suite so that the list cannot drift. */
+import { SCHEMATHESIS_EXCLUSIONS } from "./schemathesis.ts";
 import { suite } from "./suite.ts";
 
 export function conformanceMarkdown(): string {
@@ -17,5 +18,21 @@ export function conformanceMarkdown(): string {
     for (const c of checks) lines.push(`| \`${group}.${c.id}\` | ${c.title.replace(/\|/g, "\\|")} |`);
     lines.push("");
   }
+  lines.push(
+    "## OpenAPI: schemathesis",
+    "",
+    "[docs/openapi.json](openapi.json) is checked against the behaviour too: a test runs",
+    "[schemathesis](https://schemathesis.readthedocs.io) (from PyPI, pinned in `@sfbench/services`,",
+    "installed into `.sfbench/python`) against node-postgres with `--checks all`, and fails on any",
+    "failure except these exclusions:",
+    "",
+    "| check | why it is left out |",
+    "|---|---|",
+    ...SCHEMATHESIS_EXCLUSIONS.map((e) => `| \`${e.check}\` | ${e.reason.replace(/\|/g, "\\|")} |`),
+    "",
+    "Run it against any target: `runSchemathesis({ bin: await schemathesisPath(), url })`",
+    "(packages/conformance/src/schemathesis.ts).",
+    "",
+  );
   return lines.join("\n");
 }

@@ -9,6 +9,7 @@ import { suite, type SuiteOptions } from "./suite.ts";
 
 export type { CheckResult } from "./check.ts";
 export { formatReport, formatFailure } from "./report.ts";
+export { OPENAPI_FILE, runSchemathesis, SCHEMATHESIS_EXCLUSIONS, schemathesisArgs, type SchemathesisOptions, type SchemathesisOutcome } from "./schemathesis.ts";
 
 export interface ConformanceReport {
   url: string;

@@ -34,6 +34,8 @@ const CAUGHT_BY: Array<[Exclude<Fault, "none">, string[]]> = [
   ["no-404", ["products.get-unknown-404", "users.get-unknown-404", "carts.add-unknown-product-404", "checkout.unknown-cart-404", "analytics.unknown-product-404"]],
   ["bad-error-body", ["products.get-unknown-404", "malformed.products-bad-json", "checkout.empty-cart-409"]],
   ["fake-checkout", ["checkout.retracts-stock", "checkout.retracts-credits", "checkout.order-recorded"]],
+  ["nul-in-path-ids", ["malformed.get-product-nul-id", "malformed.patch-product-nul-id"]],
+  ["body-required", ["products.create-no-body", "users.create-no-body"]],
 ];
 
 describe("the conformance suite", () => {

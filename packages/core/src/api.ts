@@ -12,7 +12,16 @@ export const MAX_INT = 2 ** 31 - 1;
 /** Longest id a target must accept (SPEC 2: longer ids are 400). */
 export const MAX_ID_LENGTH = 128;
 
-export const Id = z.string().min(1).max(MAX_ID_LENGTH).describe("opaque id, 1-128 characters");
+/**
+ * An id: 1-128 characters, none of them NUL (U+0000; many stores, PostgreSQL
+ * text among them, cannot hold it, so SPEC 2 makes such an id a 400 for every target).
+ */
+export const Id = z
+  .string()
+  .min(1)
+  .max(MAX_ID_LENGTH)
+  .regex(/^[^\u0000]*$/, { message: "must not contain NUL (U+0000) characters" })
+  .describe("opaque id: 1-128 characters, no NUL (U+0000)");
 export const NonNegInt = z.number().int().min(0).max(MAX_INT);
 export const PosInt = z.number().int().min(1).max(MAX_INT);
 /** Stored values (stock, credits, totals) may grow past 2^31-1 through additions: responses only need safe integers. */
@@ -91,7 +100,9 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 /**
  * The route table of SPEC 2: the single description of the API, from which
  * docs/openapi.json is generated and against which the conformance suite
- * checks status codes.
+ * checks status codes. Every route with an `{id}` lists 400 (an id that is
+ * too long or contains NUL). A body whose fields are all optional may be left
+ * out (no body means `{}`); the others are required.
  */
 export interface RouteDef {
   method: "GET" | "POST" | "PATCH";
@@ -107,16 +118,16 @@ export const routes: RouteDef[] = [
   { method: "GET", path: "/health", summary: "200 once every route can be served, 503 while starting", ok: Health, errors: [503] },
   { method: "POST", path: "/products", summary: "Create a product", body: ProductCreateBody, ok: CreatedId, errors: [400] },
   { method: "PATCH", path: "/products/{id}", summary: "Upsert a product: price is set, stock is added", body: ProductPatchBody, ok: CreatedId, errors: [400] },
-  { method: "GET", path: "/products/{id}", summary: "Read a product", ok: Product, errors: [404] },
+  { method: "GET", path: "/products/{id}", summary: "Read a product", ok: Product, errors: [400, 404] },
   { method: "GET", path: "/products/{id}/freq-items", summary: "Frequently bought together (SPEC 2.2)", query: FreqItemsQuery, ok: FreqItems, errors: [400, 404] },
   { method: "POST", path: "/users", summary: "Create a user", body: UserCreateBody, ok: CreatedId, errors: [400] },
-  { method: "GET", path: "/users/{id}", summary: "Read a user", ok: User, errors: [404] },
+  { method: "GET", path: "/users/{id}", summary: "Read a user", ok: User, errors: [400, 404] },
   { method: "PATCH", path: "/users/{id}/credits/add", summary: "Add credits to a user", body: AddCreditsBody, ok: null, errors: [400, 404] },
   { method: "POST", path: "/shopping-carts", summary: "Create an empty cart", ok: CreatedId, errors: [] },
-  { method: "GET", path: "/shopping-carts/{id}", summary: "Read a cart", ok: Cart, errors: [404] },
+  { method: "GET", path: "/shopping-carts/{id}", summary: "Read a cart", ok: Cart, errors: [400, 404] },
   { method: "POST", path: "/shopping-carts/{id}/products", summary: "Add an amount of a product to a cart; amounts accumulate", body: AddToCartBody, ok: null, errors: [400, 404, 409] },
   { method: "POST", path: "/orders/checkout", summary: "Check a cart out (SPEC 2.1)", body: CheckoutBody, ok: CheckoutResult, errors: [400, 404, 409] },
-  { method: "GET", path: "/orders/{id}", summary: "Read an order", ok: Order, errors: [404] },
+  { method: "GET", path: "/orders/{id}", summary: "Read an order", ok: Order, errors: [400, 404] },
 ];
 
 /** Turns a zod error into one readable line: `field: problem; field: problem`. */

@@ -3,7 +3,7 @@
  * api.ts (OpenAPI 3.1 uses JSON Schema 2020-12, which z.toJSONSchema emits).
  */
 import { z } from "zod";
-import { ErrorBody, routes, type RouteDef } from "./api.ts";
+import { ErrorBody, Id, routes, type RouteDef } from "./api.ts";
 
 const json = (schema: z.ZodType, io: "input" | "output") => {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
@@ -11,18 +11,28 @@ const json = (schema: z.ZodType, io: "input" | "output") => {
 };
 
 const STATUS_TEXT: Record<number, string> = {
-  400: "Bad request: malformed JSON, wrong types, out-of-range numbers, ids over 128 characters",
+  400: "Bad request: malformed JSON, wrong types, out-of-range numbers, an id over 128 characters or with a NUL character",
   404: "Entity not found",
   409: "Business conflict (see the error code)",
   503: "Still starting",
 };
+
+/** A body whose fields are all optional may be left out: no body means `{}` (SPEC 2). */
+function requestBody(body: z.ZodType) {
+  const optional = body.safeParse({}).success;
+  return {
+    required: !optional,
+    ...(optional ? { description: "May be left out: no body means {}" } : {}),
+    content: { "application/json": { schema: json(body, "input") } },
+  };
+}
 
 function operation(route: RouteDef) {
   const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
     name: m[1],
     in: "path",
     required: true,
-    schema: { type: "string", minLength: 1, maxLength: 128 },
+    schema: json(Id, "input"),
   }));
   const query = route.query
     ? Object.entries((json(route.query, "input").properties ?? {}) as Record<string, unknown>).map(([name, schema]) => ({
@@ -48,9 +58,7 @@ function operation(route: RouteDef) {
     summary: route.summary,
     operationId: `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, "").replace(/(^|[/-])(\w)/g, (_, _s, c: string) => c.toUpperCase())}`,
     ...(params.length + query.length ? { parameters: [...params, ...query] } : {}),
-    ...(route.body
-      ? { requestBody: { required: true, content: { "application/json": { schema: json(route.body, "input") } } } }
-      : {}),
+    ...(route.body ? { requestBody: requestBody(route.body) } : {}),
     responses,
   };
 }

@@ -8,6 +8,7 @@ export { chromiumPath } from "./chromium.ts";
 export { paths } from "./env.ts";
 export { withLock } from "./lock.ts";
 export { k6Path } from "./k6.ts";
+export { pythonToolDir, pythonToolPath, SCHEMATHESIS, schemathesisPath, type PythonTool } from "./python-tools.ts";
 export { kafkaBrokers } from "./kafka.ts";
 export { createDatabase, postgresUrl } from "./postgres.ts";
 export { redisUrl } from "./redis.ts";

@@ -25,6 +25,14 @@ export const products: Check[] = [
     },
   },
   {
+    id: "create-no-body",
+    title: "POST /products with no body at all creates a product with price 0 and stock 0 (no body means {})",
+    run: async (c) => {
+      const id = expectShape(expectStatus(await c.post("/products"), 200), CreatedId);
+      expectEqual(await new Actions(c).product(id), { id, price: 0, stock: 0 }, "GET /products/{id}");
+    },
+  },
+  {
     id: "create-with-values",
     title: "POST /products stores price and stock",
     run: async (c) => {
@@ -80,6 +88,23 @@ export const users: Check[] = [
       const a = new Actions(c);
       const id = await a.createUser();
       expectEqual(await a.user(id), { id, credits: 0 }, "GET /users/{id}");
+    },
+  },
+  {
+    id: "create-no-body",
+    title: "POST /users with no body at all creates a user with 0 credits (no body means {})",
+    run: async (c) => {
+      const id = expectShape(expectStatus(await c.post("/users"), 200), CreatedId);
+      expectEqual(await new Actions(c).user(id), { id, credits: 0 }, "GET /users/{id}");
+    },
+  },
+  {
+    id: "unknown-fields-ignored",
+    title: "POST /users ignores unknown fields, __proto__ and constructor included",
+    run: async (c) => {
+      const text = '{"credits": 5, "colour": "red", "__proto__": {"credits": 9}, "constructor": {"prototype": {"credits": 9}}}';
+      const id = expectShape(expectStatus(await c.request("POST", "/users", { body: text, raw: true }), 200), CreatedId);
+      expectEqual(await new Actions(c).user(id), { id, credits: 5 }, "GET /users/{id}");
     },
   },
   {

@@ -33,8 +33,10 @@ export function buildHttpApp({ shop, isReady, spans, logLevel }: HttpAppOptions)
   });
 
   // Every body is parsed as JSON whatever its content-type; an empty body is "no body".
+  // `__proto__` and `constructor.prototype` keys are unknown fields like any other (SPEC 2:
+  // ignored), so they are dropped rather than refused.
   app.removeAllContentTypeParsers();
-  const parseJson = app.getDefaultJsonParser("error", "error");
+  const parseJson = app.getDefaultJsonParser("remove", "remove");
   app.addContentTypeParser("*", { parseAs: "string" }, (request, body, done) => {
     const text = body.toString();
     if (text === "") done(null, undefined);

@@ -15,7 +15,7 @@ import {
 import type { Shop } from "../app/shop.ts";
 import { sendError } from "./errors.ts";
 import { traceOf } from "./tracing.ts";
-import { checkIds, parseId, parseInput } from "./validate.ts";
+import { parseId, parseInput } from "./validate.ts";
 
 function json(reply: FastifyReply, value: unknown): FastifyReply {
   return reply.type("application/json; charset=utf-8").send(JSON.stringify(value));
@@ -82,13 +82,13 @@ export function registerRoutes(app: FastifyInstance, shop: Shop, isReady: () => 
 
   app.post("/shopping-carts/:id/products", { config: { entity: "cart", op: "addToCart" } }, async (request, reply) => {
     const id = pathId(request.params);
-    const { productId, amount } = checkIds(parseInput(AddToCartBody, request.body), "productId");
+    const { productId, amount } = parseInput(AddToCartBody, request.body);
     await shop.addToCart(id, productId, amount, traceOf(request));
     return reply.code(200).send();
   });
 
   app.post("/orders/checkout", { config: { entity: "order", op: "checkout" } }, async (request, reply) => {
-    const { cartId, userId } = checkIds(parseInput(CheckoutBody, request.body), "cartId", "userId");
+    const { cartId, userId } = parseInput(CheckoutBody, request.body);
     return json(reply, await shop.checkout(cartId, userId, traceOf(request, cartId)));
   });
 

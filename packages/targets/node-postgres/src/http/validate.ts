@@ -10,17 +10,11 @@ interface Schema<T> {
   safeParse(value: unknown): { success: true; data: T } | { success: false; error: ZodError };
 }
 
-/** PostgreSQL text cannot hold NUL, so such an id could never exist. */
-function checkNoNul(field: string, id: string): string {
-  if (id.includes("\u0000")) throw new BadRequest(`${field}: must not contain NUL characters`);
-  return id;
-}
-
-/** A path parameter or body field that names an entity: 1-128 characters. */
+/** A path parameter that names an entity: 1-128 characters, no NUL (PostgreSQL text cannot hold one). */
 export function parseId(value: unknown, field = "id"): string {
   const result = Id.safeParse(value);
   if (!result.success) throw new BadRequest(`${field}: ${result.error.issues.map((i) => i.message).join("; ")}`);
-  return checkNoNul(field, result.data);
+  return result.data;
 }
 
 /**
@@ -31,10 +25,4 @@ export function parseInput<T>(schema: Schema<T>, value: unknown, missing?: objec
   const result = schema.safeParse(value === undefined ? missing : value);
   if (!result.success) throw new BadRequest(describeZodError(result.error));
   return result.data;
-}
-
-/** Id fields inside a parsed body, checked like path ids. */
-export function checkIds<T extends Record<string, unknown>>(body: T, ...fields: (keyof T & string)[]): T {
-  for (const field of fields) checkNoNul(field, String(body[field]));
-  return body;
 }
