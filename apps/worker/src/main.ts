@@ -1,6 +1,7 @@
 /**
- * Entry point: env checked, start-up sweep, then the worker; SIGINT/SIGTERM
- * close it gracefully (the running job finishes its teardown first).
+ * Entry point: env checked, start-up sweep, then the worker. SIGINT/SIGTERM
+ * interrupt the running job (it stops its target and k6 and ends the run as
+ * `interrupted`, not `failed`), wait for its teardown, then exit 0.
  */
 import { join } from "node:path";
 import { getDb } from "@sfbench/db";
@@ -17,7 +18,7 @@ const log = (line: string) => process.stderr.write(`${new Date().toISOString()} 
 if (!env.REDIS_URL) await up(["redis"]);
 const db = await getDb();
 const swept = await sweep(db);
-if (swept.run) log(`sweep: run ${swept.run} was lost during ${swept.stage ?? "?"}: marked failed; target stopped: ${swept.targetStopped}; processes killed: ${swept.processesKilled}`);
+if (swept.run) log(`sweep: run ${swept.run} was lost during ${swept.stage ?? "?"}: marked interrupted; target stopped: ${swept.targetStopped}; processes killed: ${swept.processesKilled}`);
 
 const connection = redisConnection(env.REDIS_URL ?? redisUrl());
 const worker = createWorker({
@@ -40,8 +41,9 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, async () => {
     if (closing) return;
     closing = true;
-    log(`${signal}: finishing the current run, then stopping`);
+    log(`${signal}: interrupting the current run (it ends as interrupted), then stopping`);
     await stopDispatcher();
+    worker.cancelAllJobs(`the worker was stopped (${signal})`);
     await worker.close();
     await queue.close();
     await db.$disconnect();

@@ -3,6 +3,8 @@
  * teardown, as a plain async function of a BullMQ job. Teardown is a
  * `finally`, idempotent and keyed by the run (its target's name and the
  * machine's run lock). What a retry cannot fix throws UnrecoverableError.
+ * When the job's signal aborts (the worker is stopping), the target is stopped
+ * and k6 killed at once, and the run ends as `interrupted`, not `failed`.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -29,7 +31,7 @@ export interface PipelineDeps {
 }
 
 export type PipelineOutcome =
-  | { runId: string; status: "completed" | "failed"; resultPath: string }
+  | { runId: string; status: "completed" | "failed" | "interrupted"; resultPath: string }
   | { runId: string; status: "needs-cluster" | "skipped"; reason: string };
 
 /** What a submission may choose about its run (stored in Run.parameters). */
@@ -67,11 +69,21 @@ export function createRunPipeline(deps: PipelineDeps) {
     throw new UnrecoverableError(`${stage}: ${message}`);
   }
 
-  return async function processRun(job: Job<RunJob>): Promise<PipelineOutcome> {
+  /** Ends a run that was stopped mid-way: a document with status "interrupted", stored like any other. */
+  async function interruptRun(runId: string, target: ResultDocument["target"], profile: Profile, startedAt: Date, stage: string, signal: AbortSignal): Promise<PipelineOutcome> {
+    const message = `interrupted during ${stage}: ${String(signal.reason ?? "the worker was stopped")}`;
+    const doc: ResultDocument = { ...failedRunDocument({ runId, target, profile, startedAt, stage, message, k6: deps.k6, repoRoot: deps.repoRoot, rawDir: join(deps.rawRoot, runId) }), status: "interrupted" };
+    const file = writeResult(deps.resultsDir, doc);
+    await importResult(db, doc, { resultPath: file });
+    return { runId, status: "interrupted", resultPath: file };
+  }
+
+  // three parameters: BullMQ passes an AbortSignal only to processors that declare it (worker.cancelAllJobs aborts it)
+  return async function processRun(job: Job<RunJob>, _token?: string, signal?: AbortSignal): Promise<PipelineOutcome> {
     const { runId } = job.data;
     const run = await db.run.findUnique({ where: { id: runId }, include: { targetVersion: { include: { system: true } } } });
     if (!run) throw new UnrecoverableError(`run ${runId} does not exist`);
-    if (run.status === "completed" || run.status === "failed") return { runId, status: "skipped", reason: `the run is already ${run.status}` };
+    if (run.status === "completed" || run.status === "failed" || run.status === "interrupted") return { runId, status: "skipped", reason: `the run is already ${run.status}` };
 
     const parsed = parseManifest(run.targetVersion.manifest);
     if (!parsed.ok) {
@@ -106,10 +118,13 @@ export function createRunPipeline(deps: PipelineDeps) {
     const distributions: Distribution[] = params.data.distributions ?? ["uniform", "zipf"];
     const cells = workloads.flatMap((workload) => distributions.map((distribution) => ({ workload, distribution })));
 
-    await acquireRunLock(runId, manifest.name);
+    await acquireRunLock(runId, manifest.name, { signal });
     const progress = new RunProgress(db, runId);
     const startedAt = new Date();
     let started: StartedTarget | undefined;
+    // stopping the target makes whatever is in flight (health wait, conformance, audit) end at once
+    const onAbort = () => void stopTarget(manifest.name).catch(() => {});
+    signal?.addEventListener("abort", onAbort, { once: true });
     try {
       await db.run.update({ where: { id: runId }, data: { status: "running", startedAt, stage: "provision", progress: 1, errorStage: null, errorMessage: null } });
       let result = existingResult(deps.resultsDir, manifest.name, runId);
@@ -127,12 +142,15 @@ export function createRunPipeline(deps: PipelineDeps) {
         try {
           started = await startTarget(manifest.name, { targetsRoot: deps.targetsRoot, trace: tracing });
         } catch (e) {
+          if (signal?.aborted) return await interruptRun(runId, target, profile, startedAt, "provision", signal);
           // a busy machine is retried with backoff; a target that does not start is the target's failure
           if (e instanceof TargetError && !(e instanceof TargetBusyError)) await failBeforeMeasuring(runId, target, profile, startedAt, "provision", e.message);
           throw e;
         }
+        if (signal?.aborted) return await interruptRun(runId, target, profile, startedAt, "provision", signal);
         await progress.set("verify", 5);
         const report = await runConformance(started.url, { budgetMs: 120_000, onCheck: (_r, done, total) => progress.set("verify", 5 + Math.round((done / total) * 5)) });
+        if (signal?.aborted) return await interruptRun(runId, target, profile, startedAt, "verify", signal);
         if (report.failed > 0) {
           const failed = report.checks.filter((c) => !c.passed);
           await failBeforeMeasuring(runId, target, profile, startedAt, "verify", `${failed.length} of ${report.checks.length} conformance checks failed: ${failed.map((c) => `${c.id} (${c.message})`).slice(0, 5).join("; ")}`);
@@ -155,6 +173,7 @@ export function createRunPipeline(deps: PipelineDeps) {
           rawRoot: deps.rawRoot,
           targetPids: () => [t.pid, ...servicePids],
           ...(tracing ? { trace: { logFile: t.log, brokers: kafkaBrokers() } } : {}),
+          ...(signal ? { signal } : {}),
           checkAlive: aliveCheck(() => t.exited() ?? (isAlive(t.pid) ? undefined : "an unknown code")),
           systemVersion: [`${manifest.system} ${manifest.version}`, ...services.map((s) => s.detail.split(" on ")[0])].join("; "),
           onProgress: (e) => {
@@ -168,7 +187,12 @@ export function createRunPipeline(deps: PipelineDeps) {
       await progress.set("store", 95);
       await importResult(db, result.doc, { resultPath: result.file });
       return { runId, status: result.doc.status, resultPath: result.file };
+    } catch (e) {
+      // whatever the interruption broke (a database write racing the stopped target, ...) ends the run as interrupted
+      if (signal?.aborted && !(e instanceof UnrecoverableError)) return await interruptRun(runId, target, profile, startedAt, progress.current ?? "provision", signal);
+      throw e;
     } finally {
+      signal?.removeEventListener("abort", onAbort);
       await progress.set("teardown", undefined, true).catch(() => {});
       if (started) await stopTarget(manifest.name);
       releaseRunLock(runId);

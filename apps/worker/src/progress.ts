@@ -17,6 +17,11 @@ export class RunProgress {
     private readonly minIntervalMs = 1000,
   ) {}
 
+  /** the stage last set */
+  get current(): string | undefined {
+    return this.stage;
+  }
+
   set(stage: string, progress?: number, force = false): Promise<void> {
     const changed = stage !== this.stage;
     const next = progress ?? this.progress;
@@ -34,6 +39,6 @@ export class RunProgress {
   /** Waits for pending writes; a finished run keeps no current stage. */
   async finish(): Promise<void> {
     await this.chain.catch(() => {});
-    await this.db.run.updateMany({ where: { id: this.runId, status: { in: ["completed", "failed"] } }, data: { stage: null, progress: 100 } });
+    await this.db.run.updateMany({ where: { id: this.runId, status: { in: ["completed", "failed", "interrupted"] } }, data: { stage: null, progress: 100 } });
   }
 }

@@ -1,8 +1,9 @@
 /**
  * The start-up sweep: a worker that died mid-run (SIGKILL, power loss) left
  * its run marked running, its target process, and maybe k6 processes. Before
- * taking jobs, the next worker on the machine ends that run as failed
- * ("worker lost during <stage>") and removes what it left behind.
+ * taking jobs, the next worker on the machine ends that run as interrupted
+ * ("worker lost during <stage>": the worker failed, not the target) and
+ * removes what it left behind.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import type { Db } from "@sfbench/db";
@@ -47,7 +48,7 @@ export async function sweep(db: Db): Promise<SweepReport> {
   if (run && (run.status === "running" || run.status === "queued")) {
     await db.run.update({
       where: { id: lost.runId },
-      data: { status: "failed", errorStage: run.stage ?? "provision", errorMessage: `worker lost during ${run.stage ?? "provision"} (its process ${lost.pid} ended mid-run)`, finishedAt: new Date(), stage: null },
+      data: { status: "interrupted", errorStage: run.stage ?? "provision", errorMessage: `worker lost during ${run.stage ?? "provision"} (its process ${lost.pid} ended mid-run)`, finishedAt: new Date(), stage: null },
     });
   }
   clearLock();

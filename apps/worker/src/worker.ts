@@ -39,6 +39,6 @@ export function createWorker(opts: WorkerOptions): Worker<RunJob, PipelineOutcom
 /** Ends a run whose job gave up, unless the pipeline already stored its outcome. */
 async function markFailed(db: Db, runId: string, message: string): Promise<void> {
   const run = await db.run.findUnique({ where: { id: runId }, select: { status: true, stage: true } });
-  if (!run || run.status === "completed" || run.status === "failed" || run.status === "needs_cluster") return;
+  if (!run || run.status === "completed" || run.status === "failed" || run.status === "interrupted" || run.status === "needs_cluster") return;
   await db.run.update({ where: { id: runId }, data: { status: "failed", errorStage: run.stage ?? "provision", errorMessage: message, finishedAt: new Date(), stage: null } });
 }

@@ -1,7 +1,8 @@
 /**
  * SIGKILL the worker during each stage, then start it again: the start-up
- * sweep ends the run as failed ("worker lost during <stage>"), stops the
- * target and the k6 processes it left, and no run gets a result.
+ * sweep ends the run as interrupted ("worker lost during <stage>": the worker
+ * failed, not the target), stops the target and the k6 processes it left, and
+ * no run gets a result.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -67,8 +68,9 @@ describe("a worker killed mid-run", () => {
     try {
       const run = await waitFor("the sweep", async () => {
         const r = await db.run.findUniqueOrThrow({ where: { id: runId } });
-        return r.status === "failed" ? r : undefined;
+        return r.status === "interrupted" || r.status === "failed" ? r : undefined;
       }, 60_000, 100);
+      expect(run.status).toBe("interrupted");
       expect(run.errorStage).toBe(stage);
       expect(run.errorMessage).toMatch(new RegExp(`^worker lost during ${stage} \\(its process \\d+ ended mid-run\\)$`));
       expect(runningTarget(target)).toBeUndefined();

@@ -30,7 +30,7 @@ describe("the worker process", () => {
       const exited = new Promise<number | null>((r) => worker.child.once("exit", (code) => r(code)));
       worker.child.kill("SIGTERM");
       expect(await exited).toBe(0);
-      expect(worker.output()).toMatch(/SIGTERM: finishing the current run, then stopping/);
+      expect(worker.output()).toMatch(/SIGTERM: interrupting the current run \(it ends as interrupted\), then stopping/);
     }
   });
 });

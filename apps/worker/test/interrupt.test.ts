@@ -1,0 +1,103 @@
+/**
+ * Stop the worker (SIGTERM or SIGINT, as the demo's Ctrl-C and a service
+ * manager do) during each stage: it stops the target and k6 at once, ends the
+ * run as interrupted (kept with its stage and reason, not failed, no numbers,
+ * never on the leaderboard) and exits 0. A second worker does not run it again.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Queue } from "bullmq";
+import { parseResult } from "@sfbench/core";
+import { latestRuns, type Db } from "@sfbench/db";
+import { runningTarget } from "@sfbench/provider-local";
+import { redisUrl } from "@sfbench/services";
+import { createRunQueue, enqueueRun, redisConnection, type RunJob } from "../src/queue.ts";
+import { createRun, FIXTURE_TARGETS, freshDb, manifestOf, startWorkerProcess, tempDir, uniqueQueue, waitFor } from "./helpers.ts";
+
+let db: Db;
+let url: string;
+let queue: Queue<RunJob>;
+let queueName: string;
+const results = tempDir("sfbench-interrupt-");
+
+beforeAll(async () => {
+  ({ db, url } = await freshDb());
+  queueName = uniqueQueue();
+  queue = createRunQueue(redisConnection(redisUrl()), queueName);
+});
+
+afterAll(async () => {
+  await queue.obliterate({ force: true });
+  await queue.close();
+  await db.$disconnect();
+});
+
+const portFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const s = createServer().once("error", () => resolve(false)).listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
+  });
+
+function processesOf(runId: string): number[] {
+  return readdirSync("/proc").filter((n) => /^\d+$/.test(n)).filter((n) => {
+    try {
+      return readFileSync(`/proc/${n}/cmdline`, "utf8").includes(`/runs/${runId}/`);
+    } catch {
+      return false;
+    }
+  }).map(Number);
+}
+
+const env = () => ({ DATABASE_URL: url, SFBENCH_QUEUE: queueName, SFBENCH_RESULTS_DIR: results, SFBENCH_TARGETS_DIR: FIXTURE_TARGETS });
+
+describe("a worker stopped mid-run", () => {
+  it.each([
+    ["provision", "slow-start", 18407, "SIGINT"],
+    ["verify", "good", 18401, "SIGTERM"],
+    ["seed", "good", 18401, "SIGTERM"],
+    ["load", "good", 18401, "SIGINT"],
+    ["audit", "good", 18401, "SIGTERM"],
+  ] as const)("during %s: ends the run as interrupted at once, leaves nothing behind and exits 0", async (stage, target, port, signal) => {
+    const runId = await createRun(db, manifestOf(FIXTURE_TARGETS, target));
+    const worker = startWorkerProcess(env());
+    await enqueueRun(queue, runId);
+    await waitFor(`stage ${stage}`, async () => (await db.run.findUniqueOrThrow({ where: { id: runId } })).stage === stage, 90_000, 10);
+    const exited = new Promise<number | null>((r) => worker.child.once("exit", (code) => r(code)));
+    const signalledAt = performance.now();
+    worker.child.kill(signal);
+    expect(await exited, worker.output()).toBe(0);
+    // well within the demo's grace period before it would SIGKILL the worker
+    expect(performance.now() - signalledAt).toBeLessThan(25_000);
+    expect(worker.output()).toContain(`${signal}: interrupting the current run (it ends as interrupted), then stopping`);
+
+    const run = await db.run.findUniqueOrThrow({ where: { id: runId }, include: { document: true } });
+    expect(run.status, `${run.errorStage}: ${run.errorMessage}\n${worker.output()}`).toBe("interrupted");
+    expect(run.errorMessage).toMatch(new RegExp(`^interrupted during .+: the worker was stopped \\(${signal}\\)$`));
+    if (stage === "provision" || stage === "verify") expect(run.errorStage).toBe(stage);
+    expect(run.stage).toBeNull();
+    expect(run.finishedAt).not.toBeNull();
+    expect(await db.cellResult.count({ where: { runId } })).toBe(0);
+    expect((await latestRuns(db)).map((r) => r.runId)).not.toContain(runId);
+    // the document is kept (append-only) and says interrupted
+    expect(run.resultPath && existsSync(run.resultPath)).toBeTruthy();
+    const doc = parseResult(readFileSync(run.resultPath!, "utf8"));
+    expect(doc.ok && doc.result.status).toBe("interrupted");
+
+    expect(runningTarget(target)).toBeUndefined();
+    await waitFor("the target's port to be free", () => portFree(port), 10_000);
+    expect(processesOf(runId)).toEqual([]);
+
+    // a worker started afterwards does not run it again
+    const next = startWorkerProcess(env());
+    try {
+      await waitFor("the next worker to be ready", async () => /worker ready/.test(next.output()), 60_000, 100);
+      await new Promise((r) => setTimeout(r, 2_000));
+      expect((await db.run.findUniqueOrThrow({ where: { id: runId } })).status).toBe("interrupted");
+      expect(runningTarget(target)).toBeUndefined();
+    } finally {
+      const gone = new Promise((r) => next.child.once("exit", r));
+      next.child.kill("SIGTERM");
+      await gone;
+    }
+  });
+});
