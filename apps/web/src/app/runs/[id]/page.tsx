@@ -4,7 +4,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { buildRunData, RunCharts } from "../../../charts/index.ts";
 import { RunProgress } from "../../../client/run-progress.tsx";
-import { RunStatus } from "../../../components/run-status.tsx";
+import { RunInterrupted, RunStatus } from "../../../components/run-status.tsx";
 import { RunResults } from "../../../components/run-results.tsx";
 import { getDb } from "../../../server/db.ts";
 import { getRun } from "../../../server/queries/run.ts";
@@ -41,6 +41,7 @@ export default async function RunPage({ params }: Props) {
           <strong>Failed{run.errorStage ? ` at ${run.errorStage}` : ""}:</strong> {run.errorMessage ?? "no message"}
         </div>
       ) : null}
+      {run.status === "interrupted" ? <RunInterrupted errorStage={run.errorStage} errorMessage={run.errorMessage} /> : null}
       <dl className="meta">
         <dt>Target</dt><dd>{run.system.slug} {run.targetVersion.version} <code className="muted">{run.targetVersion.manifestDigest.slice(0, 19)}…</code></dd>
         <dt>Environment</dt><dd>{fmtEnvironment(run.environmentKind, run.nodes)}{run.environment ? ` · ${run.environment.cpuModel}, ${run.environment.cores} cores, ${(run.environment.memoryBytes / 2 ** 30).toFixed(0)} GiB, ${run.environment.os}, k6 ${run.environment.k6Version}` : ""}</dd>
