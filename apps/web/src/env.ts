@@ -27,6 +27,8 @@ const EnvSchema = z.object({
   SFBENCH_SUBMISSIONS_PER_HOUR: z.coerce.number().int().positive().default(10),
   /** how long the leaderboard's data may be served from memory (0: never) */
   SFBENCH_LEADERBOARD_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
+  /** a rating counts in a system's means once its author's account is this many days old (or has a verified run) */
+  SFBENCH_RATING_ACCOUNT_DAYS: z.coerce.number().int().min(0).max(365).default(7),
   /** how long a sign-in lasts */
   SFBENCH_SESSION_DAYS: z.coerce.number().int().positive().max(365).default(30),
 });

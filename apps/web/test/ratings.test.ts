@@ -1,31 +1,85 @@
+import { manifestDigest, type TargetManifest } from "@sfbench/core";
+import { importResult } from "@sfbench/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fixtureResult } from "../fixtures/result-doc.ts";
+import { ratingCountsSql } from "../src/server/ratings/counted.ts";
 import { browser, caller, failure, fields } from "./helpers/callers.ts";
 import { testDatabase, type TestDatabase } from "./helpers/database.ts";
 import { submission } from "./helpers/submission.ts";
+
+const DAY_MS = 24 * 3600_000;
+
+/** What the worker does when a run completes: its result document goes through importResult. */
+async function completeRun(runId: string) {
+  const run = await t.db.run.findUniqueOrThrow({ where: { id: runId }, include: { targetVersion: true, system: true } });
+  const manifest = run.targetVersion.manifest as unknown as TargetManifest;
+  await importResult(t.db, fixtureResult({ size: "small", runId, target: { name: run.system.slug, system: manifest.system, version: manifest.version, manifestDigest: manifestDigest(manifest) } }));
+}
 
 let t: TestDatabase;
 beforeAll(async () => {
   t = await testDatabase();
   const owner = await browser(t.db, "owner@example.com");
-  await owner.api.submissions.submit(submission("rated"));
+  await completeRun((await owner.api.submissions.submit(submission("rated"))).runId);
 });
 afterAll(async () => {
   await t?.drop();
 });
 
 describe("ratings", () => {
-  it("keeps one rating per user and system, editable, and averages them", async () => {
-    const a = await browser(t.db, "a@example.com");
-    const b = await browser(t.db, "b@example.com");
+  /** An account old enough for its ratings to count (the default rule: 7 days). */
+  async function established(email: string) {
+    const user = await browser(t.db, email);
+    await t.db.user.update({ where: { id: user.user.id }, data: { createdAt: new Date(Date.now() - 8 * DAY_MS) } });
+    return user;
+  }
+
+  it("keeps one rating per user and system, editable, and averages the ratings that count", async () => {
+    const a = await established("a@example.com");
+    const b = await established("b@example.com");
     await a.api.ratings.rate({ slug: "rated", programmingModel: 2, understandability: 4 });
     await a.api.ratings.rate({ slug: "rated", programmingModel: 4, understandability: 4, comment: "changed my mind" });
-    const summary = await b.api.ratings.rate({ slug: "rated", programmingModel: 5, understandability: 3 });
-    expect(summary).toEqual({ programmingModel: 4.5, understandability: 3.5, count: 2 });
+    const rated = await b.api.ratings.rate({ slug: "rated", programmingModel: 5, understandability: 3 });
+    expect(rated).toEqual({ summary: { programmingModel: 4.5, understandability: 3.5, count: 2 }, counted: true });
     const { api } = await caller(t.db);
-    expect(await api.ratings.summary({ slug: "rated" })).toEqual(summary);
+    expect(await api.ratings.summary({ slug: "rated" })).toEqual(rated.summary);
     const mine = await t.db.rating.findMany({ where: { user: { email: "a@example.com" } } });
     expect(mine).toHaveLength(1);
     expect(mine[0]!.comment).toBe("changed my mind");
+  });
+
+  it("does not count a fresh account's 5/5, says from when it counts, and shows the count next to the mean", async () => {
+    const fresh = await browser(t.db, "fresh@example.com");
+    const rated = await fresh.api.ratings.rate({ slug: "rated", programmingModel: 5, understandability: 5 });
+    const created = (await t.db.user.findUniqueOrThrow({ where: { id: fresh.user.id } })).createdAt;
+    expect(rated).toEqual({
+      summary: { programmingModel: 4.5, understandability: 3.5, count: 2 },
+      counted: false,
+      countsFrom: new Date(created.getTime() + 7 * DAY_MS).toISOString(),
+    });
+    // many fresh accounts move nothing either
+    for (const n of [1, 2, 3]) await (await browser(t.db, `sock${n}@example.com`)).api.ratings.rate({ slug: "rated", programmingModel: 5, understandability: 5 });
+    const { api } = await caller(t.db);
+    const page = await api.systems.bySlug({ slug: "rated" });
+    expect(page.ratings).toEqual({ programmingModel: 4.5, understandability: 3.5, count: 2 });
+    expect(page.ratingsPending).toBe(4);
+    // the leaderboard's SQL applies the same rule
+    const [sql] = await t.db.$queryRaw<{ count: number; programmingModel: number }[]>`
+      SELECT count(*)::int AS count, avg("programmingModel")::float8 AS "programmingModel"
+      FROM "Rating" WHERE "systemId" = ${page.id}::uuid AND ${ratingCountsSql()}`;
+    expect(sql).toEqual({ count: 2, programmingModel: 4.5 });
+
+    // a week later the account counts
+    await t.db.user.update({ where: { id: fresh.user.id }, data: { createdAt: new Date(created.getTime() - 8 * DAY_MS) } });
+    expect(await api.ratings.summary({ slug: "rated" })).toEqual({ programmingModel: 14 / 3, understandability: 4, count: 3 });
+  });
+
+  it("counts a new account's rating at once when it has submitted a run that verified", async () => {
+    const team = await browser(t.db, "team@example.com");
+    const { runId } = await team.api.submissions.submit(submission("teams-own"));
+    expect((await team.api.ratings.rate({ slug: "rated", programmingModel: 1, understandability: 1 })).counted).toBe(false);
+    await completeRun(runId);
+    expect((await team.api.ratings.rate({ slug: "rated", programmingModel: 1, understandability: 1 })).counted).toBe(true);
   });
 
   it("refuses scores outside 1-5, naming the field", async () => {

@@ -44,7 +44,13 @@ export function RatingForm({ slug, mine }: { slug: string; mine: Rating | null }
         <textarea id="comment" rows={2} value={comment} onChange={(e) => setComment(e.target.value)} maxLength={2000} />
       </Field>
       {rate.error && Object.keys(fields).length === 0 ? <p className="form-error" role="alert">{messageOf(rate.error)}</p> : null}
-      {rate.isSuccess ? <p className="ok">Saved.</p> : null}
+      {rate.data ? (
+        <p className="ok" role="status">
+          {rate.data.counted
+            ? "Saved; it counts in the means above."
+            : `Saved. It counts from ${rate.data.countsFrom.slice(0, 10)}, when your account is old enough (or sooner, once you have submitted a run that verified).`}
+        </p>
+      ) : null}
       <button type="submit" disabled={rate.isPending}>{mine ? "Update my rating" : "Rate"}</button>
     </form>
   );

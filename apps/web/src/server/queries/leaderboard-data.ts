@@ -6,6 +6,7 @@
  * completed runs only) and invalid cells carry no numbers.
  */
 import { latestRuns, type Db, type EnvironmentKind, type LocCounts } from "@sfbench/db";
+import { ratingCountsSql } from "../ratings/counted.ts";
 
 export interface CellNumbers {
   workload: string;
@@ -67,7 +68,7 @@ export async function readLeaderboardData(db: Db, filter: { kind?: EnvironmentKi
     db.$queryRaw<(RatingSummary & { systemId: string })[]>`
       SELECT "systemId", avg("programmingModel")::float8 AS "programmingModel", avg(understandability)::float8 AS understandability,
              count(*)::int AS count
-      FROM "Rating" WHERE "systemId" = ANY(${systemIds}::uuid[]) GROUP BY "systemId"`,
+      FROM "Rating" WHERE "systemId" = ANY(${systemIds}::uuid[]) AND ${ratingCountsSql()} GROUP BY "systemId"`,
   ]);
   const metaById = new Map(meta.map((m) => [m.runId, m]));
   const runs = latest.flatMap((l) => {

@@ -1,13 +1,23 @@
-/** Rating aggregates of one system: means of both 1-5 scores and how many users rated. */
+/**
+ * Rating aggregates of one system: means of both 1-5 scores over the ratings
+ * that count (ratings/counted.ts), how many those are, and how many more wait
+ * for their accounts to qualify.
+ */
 import type { Db } from "@sfbench/db";
+import { countedRater } from "../ratings/counted.ts";
 import type { RatingSummary } from "./leaderboard-data.ts";
 
-export async function ratingSummary(db: Db, systemId: string): Promise<RatingSummary | null> {
+export async function ratingSummary(db: Db, systemId: string, now = new Date()): Promise<RatingSummary | null> {
   const agg = await db.rating.aggregate({
-    where: { systemId },
+    where: { systemId, user: countedRater(now) },
     _avg: { programmingModel: true, understandability: true },
     _count: { _all: true },
   });
   if (agg._count._all === 0) return null;
   return { programmingModel: agg._avg.programmingModel ?? 0, understandability: agg._avg.understandability ?? 0, count: agg._count._all };
+}
+
+/** Ratings of the system that do not count yet (their accounts are new). */
+export function pendingRatings(db: Db, systemId: string, now = new Date()): Promise<number> {
+  return db.rating.count({ where: { systemId, user: { NOT: countedRater(now) } } });
 }

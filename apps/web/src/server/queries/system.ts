@@ -1,7 +1,7 @@
 /** The system page: the system, its versions (manifest, LOC), its run history (newest first), ratings. */
 import { TargetManifest } from "@sfbench/core";
 import type { Db, LocCounts } from "@sfbench/db";
-import { ratingSummary } from "./ratings.ts";
+import { pendingRatings, ratingSummary } from "./ratings.ts";
 
 export const HISTORY_LIMIT = 100;
 
@@ -36,8 +36,9 @@ export async function getSystem(db: Db, slug: string, viewerId?: string | null) 
     },
   });
   if (!system) return null;
-  const [ratings, mine] = await Promise.all([
+  const [ratings, ratingsPending, mine] = await Promise.all([
     ratingSummary(db, system.id),
+    pendingRatings(db, system.id),
     viewerId
       ? db.rating.findUnique({
           where: { userId_systemId: { userId: viewerId, systemId: system.id } },
@@ -53,6 +54,8 @@ export async function getSystem(db: Db, slug: string, viewerId?: string | null) 
     runCount: _count.runs,
     versions: versions.map((v) => ({ ...v, manifest: inSchemaOrder(v.manifest), loc: v.loc as LocCounts | null })),
     ratings,
+    /** ratings from accounts too new to count yet */
+    ratingsPending,
     myRating: mine,
   };
 }

@@ -1,8 +1,14 @@
-/** Ratings: one per user and system (1-5 for programming model and understandability, optional comment), editable; not of one's own system. */
+/**
+ * Ratings: one per user and system (1-5 for programming model and
+ * understandability, optional comment), editable; not of one's own system.
+ * The means count only ratings from established accounts (ratings/counted.ts);
+ * `rate` says whether the new rating counts, and from when.
+ */
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { invalidateLeaderboard } from "../queries/leaderboard-cache.ts";
 import { ratingSummary } from "../queries/ratings.ts";
+import { raterStanding } from "../ratings/counted.ts";
 import { protectedProcedure, publicProcedure, router } from "../trpc/init.ts";
 import { Slug } from "./systems.ts";
 
@@ -35,6 +41,13 @@ export const ratingsRouter = router({
         update: scores,
       });
       invalidateLeaderboard(ctx.db);
-      return ratingSummary(ctx.db, system.id);
+      const rater = await ctx.db.user.findUniqueOrThrow({
+        where: { id: ctx.user.id },
+        select: { createdAt: true, _count: { select: { runs: { where: { status: "completed" } } } } },
+      });
+      const standing = raterStanding({ createdAt: rater.createdAt, verifiedRuns: rater._count.runs });
+      const summary = await ratingSummary(ctx.db, system.id);
+      // countsFrom as an ISO string: the API has no date transformer
+      return standing.counted ? { summary, counted: true as const } : { summary, counted: false as const, countsFrom: standing.countsFrom.toISOString() };
     }),
 });

@@ -7,6 +7,7 @@ import { SystemEditForm } from "../../../client/system-edit-form.tsx";
 import { RunStatus } from "../../../components/run-status.tsx";
 import { getDb } from "../../../server/db.ts";
 import { getSystem, HISTORY_LIMIT } from "../../../server/queries/system.ts";
+import { countingRule } from "../../../server/ratings/counted.ts";
 import { getViewer } from "../../../server/viewer.ts";
 import { fmtDate, fmtEnvironment } from "../../../shared/format.ts";
 import { safeHref } from "../../../shared/safe-url.ts";
@@ -36,10 +37,15 @@ export default async function SystemPage({ params }: Props) {
       {system.description ? <p data-testid="system-description">{system.description}</p> : <p className="muted">No description.</p>}
 
       <h2>Ratings</h2>
-      <p>
+      <p data-testid="ratings">
         {system.ratings
-          ? `Programming model ${system.ratings.programmingModel.toFixed(1)} / 5 · understandability ${system.ratings.understandability.toFixed(1)} / 5 · ${system.ratings.count} rating${system.ratings.count === 1 ? "" : "s"}`
+          ? `Programming model ${system.ratings.programmingModel.toFixed(1)} / 5 · understandability ${system.ratings.understandability.toFixed(1)} / 5 · from ${system.ratings.count} rating${system.ratings.count === 1 ? "" : "s"}`
           : "Not rated yet."}
+      </p>
+      <p className="muted" data-testid="ratings-rule">
+        {system.ratingsPending > 0
+          ? `${system.ratingsPending} more from new accounts not counted yet: ${countingRule()}.`
+          : `${countingRule().replace(/^r/, "R")}.`}
       </p>
       {!viewer ? (
         <p className="muted"><Link href={`/signin?next=/systems/${encodeURIComponent(system.slug)}`}>Sign in</Link> to rate this system.</p>
