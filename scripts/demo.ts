@@ -4,7 +4,10 @@
  * an API token; submits every bundled target with `sfbench submit`; the
  * worker verifies and benchmarks them (quick profile) and the leaderboard at
  * http://127.0.0.1:3000 fills in. Keeps running until Ctrl-C, then stops
- * everything it started. SFBENCH_DEMO_EXIT=1 exits once the runs are done.
+ * everything it started: the worker (a run in progress ends as interrupted,
+ * not failed), the portal, and every service that was not up before the demo,
+ * also those the worker started (Kafka, for tracing). SFBENCH_DEMO_EXIT=1
+ * exits once the runs are done.
  */
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
@@ -36,7 +39,12 @@ async function follow(runs: Map<string, string>): Promise<void> {
     for (const [id, name] of runs) {
       const res = await fetch(`${server}/api/trpc/runs.progress?input=${encodeURIComponent(JSON.stringify({ id }))}`);
       const p = ((await res.json()) as { result: { data: Progress } }).result.data;
-      const line = p.status === "running" ? `running: ${p.stage ?? "starting"}` : p.status === "failed" ? `failed during ${p.errorStage}: ${p.errorMessage}` : p.status;
+      const line =
+        p.status === "running"
+          ? `running: ${p.stage ?? "starting"}`
+          : p.status === "failed" || p.status === "interrupted"
+            ? `${p.status} during ${p.errorStage}: ${p.errorMessage}`
+            : p.status;
       if (last.get(id) !== line) say(`  ${name}: ${line}`);
       last.set(id, line);
       if (p.status === "queued" || p.status === "running") open++;
@@ -47,24 +55,35 @@ async function follow(runs: Map<string, string>): Promise<void> {
 }
 
 const started: Started[] = [];
-let startedServices: ServiceName[] = [];
+/** the servers (not k6, a binary) that were up before the demo: the only ones it leaves running */
+const SERVERS: ServiceName[] = ["postgres", "redis", "kafka"];
+let upBefore: Set<ServiceName> | undefined;
+let stopping: Promise<never> | undefined;
 
 async function shutdown(code: number): Promise<never> {
-  say("\nstopping the worker and the portal");
-  for (const p of started.reverse()) await stop(p);
-  if (startedServices.length) {
-    say(`stopping the services the demo started: ${startedServices.join(", ")}`);
-    await down(startedServices);
-  }
-  process.exit(code);
+  // Ctrl-C twice, or an error while stopping, waits for the same shutdown
+  stopping ??= (async () => {
+    say("\nstopping the worker (a run in progress ends as interrupted) and the portal");
+    // the worker first, alone (it stops its k6 and target itself), with time to store the interrupted run while the database is up
+    for (const p of started.reverse()) await stop(p, p.name === "worker" ? 60_000 : 15_000, { leaderOnly: p.name === "worker" });
+    if (upBefore) {
+      const before = upBefore;
+      const startedServices = (await status(SERVERS)).filter((s) => s.running && !before.has(s.name)).map((s) => s.name);
+      if (startedServices.length) {
+        say(`stopping the services the demo and its worker started: ${startedServices.join(", ")}`);
+        await down(startedServices);
+      }
+    }
+    process.exit(code);
+  })();
+  return stopping;
 }
 
 async function main(): Promise<void> {
   const wanted: ServiceName[] = ["postgres", "redis", "k6"];
-  const before = new Set((await status(wanted)).filter((s) => s.running).map((s) => s.name));
+  upBefore = new Set((await status(SERVERS)).filter((s) => s.running).map((s) => s.name));
   say("== services (PostgreSQL, Redis, k6)");
   await up(wanted, { onProgress: (s, m) => say(`  ${s}: ${m}`) });
-  startedServices = wanted.filter((s) => s !== "k6" && !before.has(s));
 
   say("== portal");
   ensureBuild(say);

@@ -31,12 +31,15 @@ export async function waitHttp(url: string, timeoutMs: number, exited: () => boo
   throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
 }
 
-/** SIGTERM to the process group, SIGKILL after `graceMs`. */
-export async function stop(p: Started, graceMs = 15_000): Promise<void> {
+/**
+ * SIGTERM to the process group (with `leaderOnly`, to the process alone, so
+ * that it stops its own children in order), SIGKILL to the group after `graceMs`.
+ */
+export async function stop(p: Started, graceMs = 15_000, opts: { leaderOnly?: boolean } = {}): Promise<void> {
   if (p.child.exitCode !== null || p.child.signalCode !== null) return;
   const exited = new Promise((r) => p.child.once("exit", r));
   try {
-    process.kill(-p.child.pid!, "SIGTERM");
+    process.kill(opts.leaderOnly ? p.child.pid! : -p.child.pid!, "SIGTERM");
   } catch {
     return;
   }
