@@ -1,0 +1,108 @@
+/**
+ * The target's one start command: opens the deployment's Kafka topics, then
+ * starts the StateFun JVM and the HTTP gateway as its children. They stay in
+ * the launcher's process group, so the cost sampler counts all three and the
+ * provider's SIGTERM to the group reaches every one. If either child dies, the
+ * launcher stops the other and exits 1 (the target is down); on SIGTERM it
+ * waits for both, deletes the topics and exits 0.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { closeDeployment, openDeployment } from "./deployment.ts";
+import { childEnv, readLauncherEnv } from "./env.ts";
+
+const log = (message: string) => process.stderr.write(`statefun launcher: ${message}\n`);
+
+/** Java 17 closes the JDK internals Flink 1.16 and Kryo reach into (Flink's own list for Java 17). */
+const JAVA_17_OPENS = [
+  "--add-exports=java.base/sun.net.util=ALL-UNNAMED",
+  "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
+  ...["java.lang", "java.net", "java.io", "java.nio", "sun.nio.ch", "java.lang.reflect", "java.text", "java.time", "java.util", "java.util.concurrent", "java.util.concurrent.atomic", "java.util.concurrent.locks"].map(
+    (p) => `--add-opens=java.base/${p}=ALL-UNNAMED`,
+  ),
+];
+
+let env;
+try {
+  env = readLauncherEnv();
+} catch (e) {
+  log((e as Error).message);
+  process.exit(2);
+}
+const jar = join(env.SFBENCH_BUILD_DIR, "statefun-app.jar");
+if (!existsSync(jar)) {
+  log(`${jar} is missing: build the job first with \`npx sfbench target build statefun\``);
+  process.exit(3);
+}
+
+const { deployment, restored } = await openDeployment(env.SFBENCH_DATA_DIR, env.KAFKA_BROKERS, env.STATEFUN_PARALLELISM);
+log(`${restored ? "restarting deployment" : "new deployment"} ${deployment.id}: requests on ${deployment.ingressTopic}, answers on ${deployment.egressTopic}`);
+const topics = {
+  STATEFUN_INGRESS_TOPIC: deployment.ingressTopic,
+  STATEFUN_EGRESS_TOPIC: deployment.egressTopic,
+  STATEFUN_CONSUMER_GROUP: deployment.consumerGroup,
+};
+
+const children = new Map<string, ChildProcess>();
+let stopping = false;
+
+function start(name: string, command: string, args: string[]): void {
+  // not detached: the children stay in the launcher's process group
+  const child = spawn(command, args, { env: childEnv(topics), stdio: ["ignore", "inherit", "inherit"] });
+  children.set(name, child);
+  child.on("error", (e) => {
+    log(`could not start the ${name}: ${e.message}`);
+    void fail();
+  });
+  child.on("exit", (code, signal) => {
+    children.delete(name);
+    if (stopping) return;
+    log(`the ${name} exited (${code !== null ? `code ${code}` : `signal ${signal}`}); stopping the target`);
+    void fail();
+  });
+}
+
+/** Stops the remaining children: SIGTERM, SIGKILL after `graceMs`. */
+async function stopChildren(graceMs: number): Promise<void> {
+  for (const child of children.values()) child.kill("SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (children.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  for (const child of children.values()) child.kill("SIGKILL");
+}
+
+async function fail(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  await stopChildren(5000);
+  process.exit(1);
+}
+
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.once(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    void (async () => {
+      await stopChildren(8000);
+      try {
+        await closeDeployment(env.SFBENCH_DATA_DIR, env.KAFKA_BROKERS, deployment);
+      } catch (e) {
+        log(`could not delete the topics: ${(e as Error).message}`);
+      }
+      process.exit(0);
+    })();
+  });
+}
+
+start("StateFun JVM", "java", [
+  `-Xmx${env.STATEFUN_JVM_HEAP}`,
+  "-XX:+ExitOnOutOfMemoryError",
+  ...JAVA_17_OPENS,
+  "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+  "-Dorg.slf4j.simpleLogger.log.org.apache.flink.runtime.webmonitor.WebMonitorUtils=error",
+  "-Dorg.slf4j.simpleLogger.log.org.apache.flink.streaming.connectors.kafka.FlinkKafkaProducer=error",
+  "-cp",
+  `${jar}:${join(env.SFBENCH_BUILD_DIR, "lib", "*")}`,
+  "dev.sfbench.statefun.Main",
+]);
+start("gateway", process.execPath, ["--import", "tsx", join(import.meta.dirname, "gateway", "main.ts")]);
