@@ -1,0 +1,125 @@
+/**
+ * startTarget(options): the Worker and its Durable Object classes in workerd,
+ * through Miniflare, on host:port, with Durable Object storage persisted
+ * under dataDir. workerd is Miniflare's child process (same process group as
+ * the launcher, so the cost sampler counts it and teardown stops it).
+ *
+ * workerd's stdout and stderr are passed through byte for byte: span lines
+ * written with console.log in the Worker or an object reach the launcher's
+ * stdout unchanged, one per line.
+ */
+import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { Readable } from "node:stream";
+import { Log, LogLevel, Miniflare } from "miniflare";
+import { bundleWorker } from "./bundle.ts";
+
+/** workerd's compatibility date: fixed, so that an upgrade of miniflare does not change behaviour silently. */
+export const COMPATIBILITY_DATE = "2026-04-01";
+
+/** The Durable Object namespaces (bindings of src/worker/app/env.ts) and their classes. */
+export const NAMESPACES = {
+  PRODUCTS: "ProductObject",
+  USERS: "UserObject",
+  CARTS: "CartObject",
+  ORDERS: "OrderObject",
+} as const;
+
+export interface TargetOptions {
+  host: string;
+  port: number;
+  trace: boolean;
+  /** Durable Object storage goes to <dataDir>/durable-objects */
+  dataDir: string;
+  stdout?: NodeJS.WritableStream;
+  stderr?: NodeJS.WritableStream;
+}
+
+export interface Target {
+  url: URL;
+  /** workerd's pid */
+  runtimePid: number | undefined;
+  /** resolves with a reason when workerd exits without dispose() */
+  lost: Promise<string>;
+  dispose(): Promise<void>;
+}
+
+export const storageDir = (dataDir: string) => join(dataDir, "durable-objects");
+
+/** The children of a process (Linux: /proc/<pid>/task/<tid>/children). */
+function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+      readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function startTarget(opts: TargetOptions): Promise<Target> {
+  const script = await bundleWorker();
+  const persist = storageDir(opts.dataDir);
+  mkdirSync(persist, { recursive: true });
+  const stdout = opts.stdout ?? process.stdout;
+  const stderr = opts.stderr ?? process.stderr;
+  const before = new Set(childrenOf(process.pid));
+  const mf = new Miniflare({
+    host: opts.host,
+    port: opts.port,
+    modules: [{ type: "ESModule", path: "worker.js", contents: script }],
+    compatibilityDate: COMPATIBILITY_DATE,
+    durableObjects: Object.fromEntries(Object.entries(NAMESPACES).map(([binding, className]) => [binding, { className, useSQLite: true }])),
+    durableObjectsPersist: persist,
+    bindings: { SFBENCH_TRACE: opts.trace ? "1" : "0" },
+    cf: false,
+    logRequests: false,
+    log: new Log(LogLevel.WARN),
+    handleRuntimeStdio(out: Readable, err: Readable) {
+      out.pipe(stdout, { end: false });
+      err.pipe(stderr, { end: false });
+    },
+  });
+  const url = await mf.ready;
+  const runtimePid = childrenOf(process.pid).find((pid) => !before.has(pid));
+
+  let disposed = false;
+  let watch: NodeJS.Timeout | undefined;
+  const lost = new Promise<string>((resolve) => {
+    if (runtimePid === undefined) return;
+    watch = setInterval(() => {
+      if (!disposed && !alive(runtimePid)) {
+        clearInterval(watch);
+        resolve(`workerd (pid ${runtimePid}) exited`);
+      }
+    }, 500);
+    watch.unref();
+  });
+
+  return {
+    url,
+    runtimePid,
+    lost,
+    async dispose() {
+      if (disposed) return;
+      disposed = true;
+      clearInterval(watch);
+      await mf.dispose();
+    },
+  };
+}
+
+/** Removes what a killed launcher left in its temporary directory. */
+export function clearDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+}
