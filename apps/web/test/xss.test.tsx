@@ -18,8 +18,9 @@ describe("XSS", () => {
       rows: [
         {
           slug: "evil", name: EVIL, runId: "00000000-0000-4000-8000-000000000000", version: '1.0.0"><img src=x onerror=alert(2)>',
-          environmentKind: "local", nodes: 1, finishedAt: new Date(), verified: true, rates: { "checkout.uniform": 100 },
-          invalid: { "checkout.zipf": '"><script>alert(3)</script>' }, focus: null, loc: null, ratings: null,
+          environmentKind: "local", nodes: 1, finishedAt: new Date(), verified: true, profile: '"><script>alert(4)</script>', rates: { "checkout.uniform": 100 },
+          resolutions: { "checkout.uniform": 0.08 }, invalid: { "checkout.zipf": '"><script>alert(3)</script>' },
+          smoke: { "analytics.uniform": '"><script>alert(5)</script>' }, focus: null, loc: null, ratings: null,
         },
       ],
       total: 1, page: 1, pages: 1, environments: [],

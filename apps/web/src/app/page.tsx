@@ -15,8 +15,10 @@ export default async function LeaderboardPage({ searchParams }: { searchParams: 
     <>
       <h1>Leaderboard</h1>
       <p className="muted">
-        One row per system and environment: its latest completed run (it passed the <Link href="/docs/conformance">conformance suite</Link> first).
-        Sustainable rate (req/s) = the highest offered rate the system kept up with; latency, errors and cost at 80% of it. Failed runs and invalid cells never show numbers.
+        One row per system and environment: its latest completed run with a ranked number (it passed the <Link href="/docs/conformance">conformance suite</Link> first).
+        Sustainable rate = the highest offered rate (checkouts/s; analytics: queries/s) the system kept up with, ranked only when the knee is known to 10% or better
+        (shown as +x%: the first unsustainable step was that much higher), with the run&apos;s profile; latency, errors and cost at 80% of it.
+        Quick-profile runs and other coarse knees are smoke tests: on their run pages, never ranked. Failed runs and invalid cells never show numbers.
         <span className="badge verified">verified</span>: every cell valid and the target.json known.
       </p>
       <LeaderboardFilters board={board} />

@@ -120,7 +120,19 @@ export type BreakdownData =
       /** rows {label, system, group, <component key>: ms, total: ms} */
       rows: Row[];
       notes: CellNote[];
+      /** per system: how many of the phase's requests the breakdown covers and whether its parts add up; flagged ones are not fact */
+      coverage: BreakdownCoverageNote[];
     };
+
+export interface BreakdownCoverageNote {
+  key: string;
+  name: string;
+  /** "complete traces for 97.2% of 1,234 requests; parts 0.4% off the measured latency" */
+  text: string;
+  flagged: boolean;
+  /** why it is flagged (empty when it is not) */
+  flags: string[];
+}
 
 export interface CompareCell {
   ref: CellRef;
@@ -196,6 +208,20 @@ export interface RampData {
   sustainableRate: number | null;
   maxMovingAvg10s: number;
   movingAvgPartial: boolean;
+  /** what the rates count: "checkouts/s" or "queries/s" */
+  unit: string;
+  /** how the knee search went; null for documents that did not record it */
+  knee: {
+    stoppedBecause: string;
+    /** the sentence for stoppedBecause */
+    reason: string;
+    firstUnsustainableRate: number | null;
+    resolution: number | null;
+    targetResolution: number | null;
+    /** whether the leaderboard ranks this sustainable rate, and if not why */
+    ranked: boolean;
+    rankNote: string;
+  } | null;
 }
 
 export interface RunSeriesData {

@@ -3,7 +3,7 @@
  * Plain <a> links: a page of 100 rows must not make Next prefetch 300 pages.
  */
 import { PAGE_SIZE, type Leaderboard, type LeaderboardRow } from "../server/queries/leaderboard.ts";
-import { fmtEnvironment, fmtMs, fmtNumber, fmtPercent, fmtRate } from "../shared/format.ts";
+import { fmtEnvironment, fmtMs, fmtNumber, fmtPercent, fmtRate, fmtResolution, rateUnit } from "../shared/format.ts";
 import { defaultDir, type LeaderboardFilter, type RateKey, type SortKey } from "../shared/leaderboard-params.ts";
 import { VerifiedBadge } from "./verified-badge.tsx";
 
@@ -29,9 +29,17 @@ function SortHeader({ board, sort, label, num = true, title }: { board: Leaderbo
 
 function RateCell({ row, k }: { row: LeaderboardRow; k: RateKey }) {
   if (row.invalid[k]) return <td className="num"><span className="invalid" title={row.invalid[k]}>invalid</span></td>;
+  if (row.smoke[k]) return <td className="num"><a className="muted" href={`/runs/${row.runId}`} title={row.smoke[k]}>smoke test</a></td>;
   if (!(k in row.rates)) return <td className="num muted">—</td>;
   const rate = row.rates[k];
-  return <td className="num">{rate === null ? <span className="muted" title="no step of the ramp was sustainable">none</span> : fmtRate(rate)}</td>;
+  const resolution = row.resolutions[k];
+  const unit = rateUnit(k.split(".")[0]!);
+  return (
+    <td className="num" title={`${k}: sustainable rate, ${unit} offered; the first unsustainable step was ${fmtResolution(resolution)} higher (knee resolution); profile ${row.profile}`}>
+      {rate === null ? <span className="muted">none</span> : fmtRate(rate)}
+      <br /><span className="muted" data-resolution={resolution}>{fmtResolution(resolution)}</span>
+    </td>
+  );
 }
 
 export function LeaderboardTable({ board }: { board: Leaderboard }) {
@@ -48,12 +56,12 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
               <SortHeader board={board} sort="system" label="System" num={false} />
               <th>Environment</th>
               {board.rateKeys.map((k) => (
-                <SortHeader key={k} board={board} sort={k} label={k.replace(".", " ")} title={`${k}: sustainable rate (highest offered rate the system kept up with)`} />
+                <SortHeader key={k} board={board} sort={k} label={`${k.replace(".", " ")} (${rateUnit(k.split(".")[0]!)})`} title={`${k}: sustainable rate (highest offered ${rateUnit(k.split(".")[0]!)} the system kept up with), ranked only when the knee is known to 10% or better; below it, the knee's resolution`} />
               ))}
               <SortHeader board={board} sort="p50" label="p50" title={focusLabel} />
               <SortHeader board={board} sort="p99" label="p99" title={focusLabel} />
               <SortHeader board={board} sort="errorRate" label="errors" title={focusLabel} />
-              <SortHeader board={board} sort="throughputPerCore" label="req/s per core" title={focusLabel} />
+              <SortHeader board={board} sort="throughputPerCore" label={`${rateUnit(focus.workload)} per core`} title={`${focusLabel}: successful ${rateUnit(focus.workload)} per core of the target`} />
               <SortHeader board={board} sort="anomalies" label="anomalies" title={`${focus.workload} ${focus.distribution}: consistency anomalies found by the audit`} />
               <SortHeader board={board} sort="loc" label="LOC" title="lines of code, application + gateway" />
               <SortHeader board={board} sort="rating" label="rating" title="mean of programming model and understandability (1-5)" />
@@ -68,6 +76,7 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
                   <a href={`/systems/${encodeURIComponent(row.slug)}`}>{row.name}</a>
                   <VerifiedBadge verified={row.verified} />
                   <br /><a href={`/runs/${row.runId}`} className="muted">{`${row.slug} ${row.version}`}</a>
+                  <span className="muted" data-profile={row.profile}>{` · ${row.profile} profile`}</span>
                 </td>
                 <td>{fmtEnvironment(row.environmentKind, row.nodes)}</td>
                 {board.rateKeys.map((k) => <RateCell key={k} row={row} k={k} />)}

@@ -30,3 +30,19 @@ export function fmtDate(value: Date | string | null | undefined): string {
 export function fmtEnvironment(kind: string, nodes: number): string {
   return `${kind}, ${nodes} node${nodes === 1 ? "" : "s"}`;
 }
+
+/** What a workload's rates count (SPEC 5): checkouts per second, or queries per second for analytics. */
+export function rateUnit(workload: string): "checkouts/s" | "queries/s" {
+  return workload === "analytics" ? "queries/s" : "checkouts/s";
+}
+
+/** A rate with what it counts: "412 checkouts/s". */
+export function fmtRateOf(value: number | null | undefined, workload: string): string {
+  return value === null || value === undefined ? DASH : `${fmtRate(value)} ${rateUnit(workload)}`;
+}
+
+/** The knee's resolution, the relative gap up to the first unsustainable step: "+9.5%". */
+export function fmtResolution(resolution: number | null | undefined): string {
+  if (resolution === null || resolution === undefined) return DASH;
+  return `+${(resolution * 100).toFixed(resolution < 0.1 ? 1 : 0)}%`;
+}

@@ -49,8 +49,18 @@ export function BreakdownChart(props: { data: BreakdownData | null; notes?: read
       </BarChart>
     </ChartBox>
   );
+  const flagged = d.coverage.filter((c) => c.flagged);
   return (
     <Figure name="breakdown" title="Latency breakdown" subtitle={props.subtitle} notes={notes}>
+      <ul data-testid="breakdown-coverage" style={{ fontSize: 13, margin: "0 0 8px", paddingLeft: 18 }}>
+        {d.coverage.map((c) => (
+          <li key={c.key} data-flagged={c.flagged ? "true" : "false"}>
+            {d.coverage.length > 1 ? `${c.name}: ` : ""}
+            {c.text}
+            {c.flagged ? <strong className="invalid"> — flagged, not a measured fact: {c.flags.join("; ")}</strong> : null}
+          </li>
+        ))}
+      </ul>
       <div role="group" aria-label="breakdown scale" style={{ marginBottom: 8, fontSize: 13 }}>
         {(["ms", "share"] as const).map((m) => (
           <button key={m} type="button" aria-pressed={mode === m} onClick={() => setMode(m)} style={{ marginRight: 6, fontWeight: mode === m ? 700 : 400 }}>
@@ -58,8 +68,10 @@ export function BreakdownChart(props: { data: BreakdownData | null; notes?: read
           </button>
         ))}
       </div>
-      {chart(overall, 260, false)}
-      {groups.length > 0 ? chart(groups, Math.max(200, 60 + groups.length * 22), true) : null}
+      <div style={flagged.length ? { opacity: 0.45 } : undefined} title={flagged.length ? "flagged: see above" : undefined}>
+        {chart(overall, 260, false)}
+        {groups.length > 0 ? chart(groups, Math.max(200, 60 + groups.length * 22), true) : null}
+      </div>
     </Figure>
   );
 }

@@ -28,7 +28,7 @@ export function CostChart(props: { systems: readonly SeriesRef[]; data: CostData
           <h4 style={{ margin: "4px 0", fontSize: 13 }}>CPU core-seconds per 1000 successful requests (lower is better)</h4>
           {panel("_cpu", "core-s / 1000 req", "core-s / 1000 req")}
           <h4 style={{ margin: "12px 0 4px", fontSize: 13 }}>Throughput per core (higher is better)</h4>
-          {panel("_tpc", "req/s per core", "req/s per core")}
+          {panel("_tpc", "successful checkouts (analytics: queries)/s per core", "successful /s per core")}
         </>
       )}
     </Figure>

@@ -21,21 +21,34 @@ export function RampChart(props: { data: RampData | null; subtitle?: string }) {
           <ChartBox>
             <BarChart data={d.steps} margin={{ top: 8, right: 16, bottom: 24, left: 16 }}>
               <CartesianGrid strokeDasharray="3 3" vertical={false} />
-              <XAxis dataKey="step" type="category" tick={AXIS_STYLE} tickFormatter={(step) => `${step}: ${formatNumber(d.steps[Number(step) - 1]?.offered ?? 0)}/s`} label={{ value: "step: offered rate (req/s)", position: "insideBottom", offset: -12 }} />
-              <YAxis tick={AXIS_STYLE} tickFormatter={formatNumber} label={{ value: "requests/s", angle: -90, position: "insideLeft", style: { textAnchor: "middle" } }} />
+              <XAxis dataKey="step" type="category" tick={AXIS_STYLE} tickFormatter={(step) => `${step}: ${formatNumber(d.steps[Number(step) - 1]?.offered ?? 0)}/s`} label={{ value: `step: offered rate (${d.unit})`, position: "insideBottom", offset: -12 }} />
+              <YAxis tick={AXIS_STYLE} tickFormatter={formatNumber} label={{ value: d.unit, angle: -90, position: "insideLeft", style: { textAnchor: "middle" } }} />
               <Tooltip cursor={BAR_CURSOR} content={StepTooltip} />
               <Legend verticalAlign="top" itemSorter={legendOrder(["offered", "achieved"])} />
               <Bar dataKey="offered" name="offered" fill="#c8c8c8" maxBarSize={40} {...NO_ANIMATION} />
-              <Bar dataKey="achieved" name="achieved (green: sustainable, red: not)" fill={SUSTAINABLE} shape={StepBar} maxBarSize={40} {...NO_ANIMATION} />
+              <Bar dataKey="achieved" name="achieved: successful, inside the step (green: sustainable, red: not)" fill={SUSTAINABLE} shape={StepBar} maxBarSize={40} {...NO_ANIMATION} />
               {d.sustainableRate !== null ? (
                 <ReferenceLine y={d.sustainableRate} stroke={SUSTAINABLE} strokeDasharray="6 3" label={{ value: `sustainable ${formatNumber(d.sustainableRate)}/s`, position: "insideTopLeft", fontSize: 12 }} />
               ) : null}
             </BarChart>
           </ChartBox>
           <p style={{ fontSize: 13, margin: "8px 0 0" }}>
-            Sustainable rate: <strong>{d.sustainableRate === null ? "none (no step was sustainable)" : `${formatNumber(d.sustainableRate)} req/s`}</strong> · max 10 s moving average:{" "}
-            <strong>{formatNumber(d.maxMovingAvg10s)} req/s</strong>
-            {d.movingAvgPartial ? " (series shorter than 10 s)" : ""}
+            Sustainable rate (highest offered rate kept up with):{" "}
+            <strong>{d.sustainableRate === null ? "none (no step was sustainable)" : `${formatNumber(d.sustainableRate)} ${d.unit} offered`}</strong> · peak (best 10 s moving average of successful, inside a step):{" "}
+            <strong>{formatNumber(d.maxMovingAvg10s)} {d.unit}</strong>
+            {d.movingAvgPartial ? " (every step shorter than 10 s: the best step's mean)" : ""}
+          </p>
+          <p data-testid="knee-stop" style={{ fontSize: 13, margin: "4px 0 0" }}>
+            {d.knee ? (
+              <>
+                Knee search stopped because {d.knee.reason}
+                {d.knee.firstUnsustainableRate !== null ? `; first unsustainable step ${formatNumber(d.knee.firstUnsustainableRate)} ${d.unit}` : ""}
+                {d.knee.resolution !== null ? `; resolution ${(d.knee.resolution * 100).toFixed(1)}%` : ""}
+                {d.knee.targetResolution !== null ? ` (the profile aims for ${Math.round(d.knee.targetResolution * 100)}%)` : " (the profile does not bisect)"}. <strong>{d.knee.rankNote}</strong>
+              </>
+            ) : (
+              "This document did not record its knee search: a smoke test, not ranked."
+            )}
           </p>
           <ul data-notes="true" style={{ fontSize: 12, margin: "4px 0 0", paddingLeft: 18 }}>
             {d.steps
@@ -65,10 +78,10 @@ function StepTooltip(props: { active?: boolean; payload?: ReadonlyArray<{ payloa
   return (
     <div style={{ background: "#fff", border: "1px solid #ccc", padding: 8, fontSize: 12, maxWidth: 320 }}>
       <strong>
-        step {s.step}: {formatNumber(s.offered)} req/s offered for {s.durationS} s
+        step {s.step}: {formatNumber(s.offered)}/s offered for {s.durationS} s
       </strong>
       <div>
-        achieved {formatNumber(s.achieved)} req/s · completed {(s.completedShare * 100).toFixed(1)} % · errors {(s.errorRate * 100).toFixed(2)} % · p99 {formatMs(s.p99)}
+        achieved {formatNumber(s.achieved)}/s successful · completed {(s.completedShare * 100).toFixed(1)} % · errors {(s.errorRate * 100).toFixed(2)} % · p99 {formatMs(s.p99)}
       </div>
       <div>{s.sustainable ? "sustainable" : `not sustainable: ${s.failedBecause.join("; ")}`}</div>
     </div>

@@ -6,6 +6,7 @@ import { BreakdownChart } from "./BreakdownChart.tsx";
 import { CartSizeChart } from "./CartSizeChart.tsx";
 import { CellSelect } from "./CellSelect.tsx";
 import { formatNumber } from "./common.tsx";
+import { rateUnit } from "../../shared/format.ts";
 import { LatencyBoxplot } from "./LatencyBoxplot.tsx";
 import { LatencyEcdf } from "./LatencyEcdf.tsx";
 import { RampChart } from "./RampChart.tsx";
@@ -47,7 +48,7 @@ export function RunCharts(props: { data: RunData; initialCell?: string; onCellCh
       ) : (
         <>
           <RampChart data={cell.ramp} subtitle={cell.ref.label} />
-          <RunSeriesChart system={data.system} data={cell.series} subtitle={cell.ref.label} />
+          <RunSeriesChart system={data.system} data={cell.series} subtitle={cell.ref.label} unit={rateUnit(cell.ref.workload)} />
           <RunLatencySeriesChart system={data.system} data={cell.series} subtitle={cell.ref.label} />
           <LatencyBoxplot systems={systems} data={cell.latency ?? { boxes: [], ecdf: {}, domain: null }} subtitle={cell.ref.label} />
           <LatencyEcdf systems={systems} data={cell.latency ?? { boxes: [], ecdf: {}, domain: null }} subtitle={cell.ref.label} />
@@ -66,7 +67,7 @@ export function RunCharts(props: { data: RunData; initialCell?: string; onCellCh
                 <dt>CPU per 1000 requests</dt>
                 <dd>{formatNumber(cell.cost.coreSecondsPer1000)} core-s</dd>
                 <dt>Throughput per core</dt>
-                <dd>{formatNumber(cell.cost.throughputPerCore)} req/s</dd>
+                <dd>{formatNumber(cell.cost.throughputPerCore)} successful {rateUnit(cell.ref.workload)} per core</dd>
                 <dt>Peak memory (target)</dt>
                 <dd>{formatNumber(cell.cost.peakRssBytes / 2 ** 20)} MiB</dd>
                 <dt>Load generator CPU share</dt>

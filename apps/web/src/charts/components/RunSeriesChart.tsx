@@ -3,13 +3,13 @@ import type { RunSeriesData, SeriesRef } from "../types.ts";
 import { AXIS_STYLE, ChartBox, EmptyState, Figure, formatMs, formatNumber, legendOrder, logDomainOf, logTicks, NO_ANIMATION, SMALL_CHART_HEIGHT } from "./common.tsx";
 
 /** The run's per-second series: offered rate, successful/s with its 10 s moving average, errors and dropped iterations. */
-export function RunSeriesChart(props: { system: SeriesRef; data: RunSeriesData | null; subtitle?: string }) {
+export function RunSeriesChart(props: { system: SeriesRef; data: RunSeriesData | null; subtitle?: string; unit?: string }) {
   const d = props.data;
   const s = props.system;
   return (
     <Figure
       name="run-series"
-      title="Requests per second"
+      title={`Measured requests per second (${props.unit ?? "requests/s"})`}
       subtitle={props.subtitle}
       notes={d?.partial ? [{ key: s.key, name: s.name, reason: `series shorter than ${d.windowS} s: the average covers what exists` }] : []}
     >
@@ -20,7 +20,7 @@ export function RunSeriesChart(props: { system: SeriesRef; data: RunSeriesData |
           <LineChart data={d.rows} margin={{ top: 8, right: 16, bottom: 24, left: 16 }}>
             <CartesianGrid strokeDasharray="3 3" />
             <XAxis dataKey="t" type="number" domain={["dataMin", "dataMax"]} tick={AXIS_STYLE} label={{ value: "time since start (s)", position: "insideBottom", offset: -12 }} />
-            <YAxis tick={AXIS_STYLE} tickFormatter={formatNumber} label={{ value: "requests/s", angle: -90, position: "insideLeft", style: { textAnchor: "middle" } }} />
+            <YAxis tick={AXIS_STYLE} tickFormatter={formatNumber} label={{ value: props.unit ?? "requests/s", angle: -90, position: "insideLeft", style: { textAnchor: "middle" } }} />
             <Tooltip formatter={(v) => (typeof v === "number" ? `${formatNumber(v)}/s` : "–")} labelFormatter={(t) => `t = ${t} s`} />
             <Legend verticalAlign="top" itemSorter={legendOrder(["offered", "successful", "ma", "errors", "dropped"])} />
             <Line dataKey="offered" name="offered" stroke="#333" strokeDasharray="4 3" dot={false} type="stepAfter" connectNulls={false} {...NO_ANIMATION} />

@@ -3,7 +3,8 @@ import type { CellNote, SeriesRef, ThroughputData } from "../types.ts";
 import { AXIS_STYLE, ChartBox, EmptyState, Figure, formatNumber, legendOrder, NO_ANIMATION } from "./common.tsx";
 
 /** Successful requests per second over the run, thin, with the trailing 10 s moving average, thick (thesis: throughput over time). */
-export function ThroughputChart(props: { systems: readonly SeriesRef[]; data: ThroughputData; notes?: readonly CellNote[]; subtitle?: string }) {
+export function ThroughputChart(props: { systems: readonly SeriesRef[]; data: ThroughputData; notes?: readonly CellNote[]; subtitle?: string; unit?: string }) {
+  const unit = props.unit ?? "requests/s";
   const { systems, data } = props;
   const partial = systems.filter((s) => data.partial.includes(s.key));
   const notes = [
@@ -20,8 +21,8 @@ export function ThroughputChart(props: { systems: readonly SeriesRef[]; data: Th
           <LineChart data={data.rows} margin={{ top: 8, right: 16, bottom: 24, left: 16 }}>
             <CartesianGrid strokeDasharray="3 3" />
             <XAxis dataKey="t" type="number" domain={["dataMin", "dataMax"]} tick={AXIS_STYLE} label={{ value: "time since start (s)", position: "insideBottom", offset: -12 }} />
-            <YAxis tick={AXIS_STYLE} tickFormatter={formatNumber} label={{ value: "successful requests/s", angle: -90, position: "insideLeft", offset: 0, style: { textAnchor: "middle" } }} />
-            <Tooltip formatter={(v) => (typeof v === "number" ? `${formatNumber(v)} req/s` : String(v ?? ""))} labelFormatter={(t) => `t = ${t} s`} />
+            <YAxis tick={AXIS_STYLE} tickFormatter={formatNumber} label={{ value: `successful ${unit}`, angle: -90, position: "insideLeft", offset: 0, style: { textAnchor: "middle" } }} />
+            <Tooltip formatter={(v) => (typeof v === "number" ? `${formatNumber(v)} ${unit}` : String(v ?? ""))} labelFormatter={(t) => `t = ${t} s`} />
             <Legend verticalAlign="top" itemSorter={legendOrder(systems.map((s) => `${s.key}_ma`))} />
             {systems.map((s) => (
               <Line key={`${s.key}-raw`} dataKey={s.key} name={`${s.name} (${raw})`} stroke={s.color} strokeOpacity={0.35} strokeWidth={1} dot={false} legendType="none" {...NO_ANIMATION} />

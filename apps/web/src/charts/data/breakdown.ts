@@ -12,12 +12,17 @@
  *     "byShape":    { "linear": { ... }, "fan-out": { ... } } // optional
  *   }
  *
+ * plus `coverage` (the share of the phase's requests with a complete trace and
+ * how far the parts are from the measured latency; `flagged` with reasons).
+ *
  * A breakdown that is absent gives the empty state "no spans for this run";
- * one in another shape says so. Never a made-up number.
+ * one in another shape says so. Never a made-up number. A flagged breakdown
+ * (or one that does not say its coverage) is drawn faded under a warning, not
+ * as fact.
  */
 import { z } from "zod";
 import type { Cell } from "@sfbench/core";
-import type { BreakdownComponent, BreakdownData, CellNote, Row, SeriesRef } from "../types.ts";
+import type { BreakdownComponent, BreakdownCoverageNote, BreakdownData, CellNote, Row, SeriesRef } from "../types.ts";
 import { BREAKDOWN_COLORS, BREAKDOWN_FALLBACK_COLORS } from "./palette.ts";
 import { round } from "./series.ts";
 
@@ -30,8 +35,22 @@ export const BreakdownPart = z.object({
 });
 export type BreakdownPart = z.infer<typeof BreakdownPart>;
 
+/** workloads' trace/breakdown.ts BreakdownCoverage: written since breakdowns say how much of the phase they cover */
+export const BreakdownCoverage = z.object({
+  requests: z.number().int().nonnegative(),
+  traced: z.number().int().nonnegative(),
+  complete: z.number().int().nonnegative(),
+  share: z.number().min(0).max(1),
+  clientMs: ms,
+  sumMs: ms,
+  deviation: ms,
+  flagged: z.boolean(),
+  flags: z.array(z.string()),
+});
+
 export const Breakdown = z.object({
   overall: BreakdownPart,
+  coverage: BreakdownCoverage.optional(),
   byCartSize: z.record(z.string(), BreakdownPart).optional(),
   byShape: z.record(z.string(), BreakdownPart).optional(),
 });
@@ -100,7 +119,31 @@ export function breakdownData(entries: ReadonlyArray<{ system: SeriesRef; raw: C
     for (const k of sizes) rows.push(row(system, `${k} products`, b.byCartSize![k]!));
     for (const [k, part] of Object.entries(b.byShape ?? {})) rows.push(row(system, k, part));
   }
-  return { available: true, components, rows, notes };
+  const coverage: BreakdownCoverageNote[] = parsed.map(({ system, b }) => coverageNote(system, b));
+  return { available: true, components, rows, notes, coverage };
+}
+
+const pct1 = (x: number) => `${(x * 100).toFixed(1)}%`;
+
+/** How much of the phase a system's breakdown covers; a breakdown that does not say is flagged too. */
+export function coverageNote(system: SeriesRef, b: Breakdown): BreakdownCoverageNote {
+  const c = b.coverage;
+  if (!c) {
+    return {
+      key: system.key,
+      name: system.name,
+      text: "coverage not recorded (a document written before breakdowns said how many requests they cover)",
+      flagged: true,
+      flags: ["the share of the phase's requests with a complete trace is unknown"],
+    };
+  }
+  return {
+    key: system.key,
+    name: system.name,
+    text: `complete traces for ${pct1(c.share)} of the phase's ${c.requests.toLocaleString("en-US")} requests; the parts add up to ${c.sumMs.toFixed(2)} ms, ${pct1(c.deviation)} off the measured mean of ${c.clientMs.toFixed(2)} ms`,
+    flagged: c.flagged,
+    flags: [...c.flags],
+  };
 }
 
 function rank(entity: string): number {

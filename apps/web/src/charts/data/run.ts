@@ -3,7 +3,8 @@
  * JSON. A failed run gets no cells (nothing of it is plotted) and says why;
  * an invalid cell carries its invalidReason and no numbers.
  */
-import type { Cell, MaxThroughput, ResultDocument } from "@sfbench/core";
+import { KNEE_STOP_TEXT, rankable, type Cell, type MaxThroughput, type ResultDocument } from "@sfbench/core";
+import { fmtResolution, rateUnit } from "../../shared/format.ts";
 import type { RampData, Row, RunCell, RunData, RunSeriesData, SeriesRef } from "../types.ts";
 import { analyticsData, cartSizeData } from "./bytag.ts";
 import { breakdownData } from "./breakdown.ts";
@@ -72,7 +73,7 @@ function runCell(cell: Cell, system: SeriesRef): RunCell {
   const stable = cell.stable;
   return {
     ...empty,
-    ramp: cell.maxThroughput ? rampData(cell.maxThroughput) : null,
+    ramp: cell.maxThroughput ? rampData(cell.maxThroughput, cell) : null,
     series: cell.series.length ? runSeries(cell) : null,
     latency: dist.ok ? latencyData([{ key: system.key, distribution: dist.distribution }]) : null,
     cartSize: cell.workload !== "analytics" && stable?.byCartSize ? cartSizeData([{ key: system.key, tags: stable.byCartSize }]) : null,
@@ -96,7 +97,8 @@ function runCell(cell: Cell, system: SeriesRef): RunCell {
 }
 
 /** Steps of the ramp in order; a step is sustainable when the analysis gave no reason against it. */
-export function rampData(mt: MaxThroughput): RampData {
+export function rampData(mt: MaxThroughput, cell?: Pick<Cell, "workload" | "valid">): RampData {
+  const rank = rankable({ valid: cell?.valid ?? true, maxThroughput: mt });
   return {
     steps: mt.steps.map((s, i) => ({
       step: i + 1,
@@ -112,6 +114,18 @@ export function rampData(mt: MaxThroughput): RampData {
     sustainableRate: mt.sustainableRate,
     maxMovingAvg10s: round(mt.maxMovingAvg10s),
     movingAvgPartial: mt.movingAvgPartial ?? false,
+    unit: rateUnit(cell?.workload ?? "checkout"),
+    knee: mt.knee
+      ? {
+          stoppedBecause: mt.knee.stoppedBecause,
+          reason: KNEE_STOP_TEXT[mt.knee.stoppedBecause],
+          firstUnsustainableRate: mt.knee.firstUnsustainableRate,
+          resolution: mt.knee.resolution === null ? null : round(mt.knee.resolution, 4),
+          targetResolution: mt.knee.targetResolution,
+          ranked: rank.ok,
+          rankNote: rank.ok ? `ranked: the knee is known to ${fmtResolution(rank.resolution)}` : `smoke test, not ranked: ${rank.reason}`,
+        }
+      : null,
   };
 }
 

@@ -11,7 +11,7 @@ import type { Db, EnvironmentKind } from "@sfbench/db";
 import type { CompareInput } from "../../charts/index.ts";
 import { HEADLINE } from "../../shared/headline.ts";
 import { leaderboardData } from "./leaderboard-cache.ts";
-import type { RunMeta } from "./leaderboard-data.ts";
+import { ranked, type RunMeta } from "./leaderboard-data.ts";
 import { storedResult } from "./stored-result.ts";
 
 export interface Environment {
@@ -77,7 +77,7 @@ export async function getCompare(db: Db, slugs: string[], wanted?: Environment):
   const headlineRate = (runId: string): number | null => {
     const cells = data.cells.get(runId) ?? [];
     for (const distribution of HEADLINE.distributions) {
-      const cell = cells.find((c) => c.valid && c.workload === HEADLINE.workload && c.distribution === distribution);
+      const cell = cells.find((c) => ranked(c) && c.workload === HEADLINE.workload && c.distribution === distribution);
       if (cell) return cell.sustainableRate;
     }
     return null;

@@ -1,11 +1,14 @@
 /**
- * What the leaderboard reads, in a few indexed queries: the latest completed run
- * per system and environment (latestRuns), then for exactly those runs their
- * system/version, their cells' scalar columns (never series or histograms) and
- * the systems' rating aggregates. Failed runs never appear (latestRuns reads
- * completed runs only) and invalid cells carry no numbers.
+ * What the leaderboard reads, in a few indexed queries: per system and
+ * environment, the latest completed run that has at least one ranked cell
+ * (valid, its knee known to PUBLISHABLE_RESOLUTION or better: issue 8.5), then
+ * for exactly those runs their system/version, their cells' scalar columns
+ * (never series or histograms) and the systems' rating aggregates. Failed and
+ * interrupted runs never appear, smoke tests (quick-profile runs, knees not
+ * bracketed) stay on their run pages, and invalid cells carry no numbers.
  */
-import { latestRuns, type Db, type EnvironmentKind, type LocCounts } from "@sfbench/db";
+import { PUBLISHABLE_RESOLUTION } from "@sfbench/core";
+import { Prisma, type Db, type EnvironmentKind, type LocCounts } from "@sfbench/db";
 import { ratingCountsSql } from "../ratings/counted.ts";
 
 export interface CellNumbers {
@@ -14,6 +17,9 @@ export interface CellNumbers {
   valid: boolean;
   invalidReason: string | null;
   sustainableRate: number | null;
+  /** the knee's resolution (first unsustainable - sustainable) / sustainable; null when not bracketed or not recorded */
+  kneeResolution: number | null;
+  kneeStoppedBecause: string | null;
   p50: number | null;
   p99: number | null;
   errorRate: number | null;
@@ -32,6 +38,38 @@ export interface RunMeta {
   environmentKind: EnvironmentKind;
   nodes: number;
   finishedAt: Date;
+  /** the run's profile (quick, standard, thesis), shown next to its numbers */
+  profile: string;
+}
+
+/** Whether a cell's sustainable rate is ranked: valid, and its knee bracketed to PUBLISHABLE_RESOLUTION or better. */
+export function ranked(cell: Pick<CellNumbers, "valid" | "kneeResolution">): boolean {
+  return cell.valid && cell.kneeResolution !== null && cell.kneeResolution <= PUBLISHABLE_RESOLUTION;
+}
+
+interface LatestRanked {
+  runId: string;
+  systemId: string;
+  environmentKind: EnvironmentKind;
+  nodes: number;
+  finishedAt: Date;
+  profile: string;
+}
+
+/** SQL condition: the run has a cell the leaderboard ranks (the same rule as ranked()). */
+const HAS_RANKED_CELL = Prisma.sql`EXISTS (SELECT 1 FROM "CellResult" c WHERE c."runId" = r.id AND c.valid AND c."kneeResolution" <= ${PUBLISHABLE_RESOLUTION}::float8)`;
+
+/** One row per (environment kind, nodes, system): its latest completed run with a ranked cell. */
+function latestRankedRuns(db: Db, filter: { kind?: EnvironmentKind; nodes?: number }): Promise<LatestRanked[]> {
+  const where = [Prisma.sql`r.status = 'completed'`, HAS_RANKED_CELL];
+  if (filter.kind) where.push(Prisma.sql`r."environmentKind" = ${filter.kind}::"EnvironmentKind"`);
+  if (filter.nodes !== undefined) where.push(Prisma.sql`r.nodes = ${filter.nodes}`);
+  return db.$queryRaw<LatestRanked[]>`
+    SELECT DISTINCT ON (r."environmentKind", r.nodes, r."systemId")
+      r.id AS "runId", r."systemId", r."environmentKind", r.nodes, r."finishedAt", r.profile::text AS profile
+    FROM "Run" r
+    WHERE ${Prisma.join(where, " AND ")}
+    ORDER BY r."environmentKind", r.nodes, r."systemId", r."finishedAt" DESC`;
 }
 
 export interface RatingSummary {
@@ -49,9 +87,9 @@ export interface LeaderboardData {
 
 export async function readLeaderboardData(db: Db, filter: { kind?: EnvironmentKind; nodes?: number }): Promise<LeaderboardData> {
   const [latest, environments] = await Promise.all([
-    latestRuns(db, { environmentKind: filter.kind, nodes: filter.nodes }),
+    latestRankedRuns(db, filter),
     db.$queryRaw<{ kind: EnvironmentKind; nodes: number }[]>`
-      SELECT DISTINCT "environmentKind" AS kind, nodes FROM "Run" WHERE status = 'completed' ORDER BY 1, 2`,
+      SELECT DISTINCT r."environmentKind" AS kind, r.nodes FROM "Run" r WHERE r.status = 'completed' AND ${HAS_RANKED_CELL} ORDER BY 1, 2`,
   ]);
   if (latest.length === 0) return { runs: [], cells: new Map(), ratings: new Map(), environments };
   const runIds = latest.map((r) => r.runId);
@@ -62,7 +100,7 @@ export async function readLeaderboardData(db: Db, filter: { kind?: EnvironmentKi
       FROM "Run" r JOIN "System" s ON s.id = r."systemId" JOIN "TargetVersion" v ON v.id = r."targetVersionId"
       WHERE r.id = ANY(${runIds}::uuid[])`,
     db.$queryRaw<(CellNumbers & { runId: string })[]>`
-      SELECT "runId", workload::text, distribution::text, valid, "invalidReason", "sustainableRate", p50, p99, "errorRate",
+      SELECT "runId", workload::text, distribution::text, valid, "invalidReason", "sustainableRate", "kneeResolution", "kneeStoppedBecause", p50, p99, "errorRate",
              "throughputPerCore", "anomaliesTotal"
       FROM "CellResult" WHERE "runId" = ANY(${runIds}::uuid[])`,
     db.$queryRaw<(RatingSummary & { systemId: string })[]>`
@@ -73,7 +111,7 @@ export async function readLeaderboardData(db: Db, filter: { kind?: EnvironmentKi
   const metaById = new Map(meta.map((m) => [m.runId, m]));
   const runs = latest.flatMap((l) => {
     const m = metaById.get(l.runId);
-    return m ? [{ ...m, environmentKind: l.environmentKind, nodes: l.nodes, finishedAt: l.finishedAt }] : [];
+    return m ? [{ ...m, environmentKind: l.environmentKind, nodes: l.nodes, finishedAt: l.finishedAt, profile: l.profile }] : [];
   });
   const cells = new Map<string, CellNumbers[]>();
   for (const { runId, ...cell } of cellRows) (cells.get(runId) ?? cells.set(runId, []).get(runId)!).push(cell);

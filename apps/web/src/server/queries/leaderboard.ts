@@ -1,12 +1,13 @@
 /**
  * The leaderboard: one row per system and environment (its latest completed
- * run), filtered, sorted (nulls last) and paged in memory from the few queries
+ * run with a ranked cell), filtered, sorted (nulls last) and paged in memory from the few queries
  * of leaderboard-data.ts.
  */
+import { KNEE_STOP_TEXT, KNEE_STOPS, PUBLISHABLE_RESOLUTION } from "@sfbench/core";
 import type { Db, EnvironmentKind, LocCounts } from "@sfbench/db";
 import { defaultDir, shownCells, type LeaderboardFilter, type RateKey, type SortKey } from "../../shared/leaderboard-params.ts";
 import { leaderboardData } from "./leaderboard-cache.ts";
-import type { CellNumbers, LeaderboardData, RatingSummary, RunMeta } from "./leaderboard-data.ts";
+import { ranked, type CellNumbers, type LeaderboardData, type RatingSummary, type RunMeta } from "./leaderboard-data.ts";
 
 export const PAGE_SIZE = 50;
 
@@ -20,10 +21,16 @@ export interface LeaderboardRow {
   finishedAt: Date;
   /** completed (the conformance suite passed), every cell valid, and the manifest known */
   verified: boolean;
-  /** sustainable rate per workload.distribution; only valid cells; absent when not measured */
+  /** the run's profile, shown next to its numbers */
+  profile: string;
+  /** sustainable rate per workload.distribution; only ranked cells (valid, knee known to 10%); absent when not measured */
   rates: Partial<Record<RateKey, number | null>>;
+  /** the knee's resolution of each ranked rate */
+  resolutions: Partial<Record<RateKey, number>>;
   /** cells that ran but are invalid: never shown as numbers */
   invalid: Partial<Record<RateKey, string>>;
+  /** valid cells whose knee is not known to 10% (smoke tests): on the run page only; why */
+  smoke: Partial<Record<RateKey, string>>;
   /** p50/p99/error rate/throughput per core/anomalies of the focus cell (stable load at 80%) */
   focus: Pick<CellNumbers, "p50" | "p99" | "errorRate" | "throughputPerCore" | "anomaliesTotal"> | null;
   loc: { app: number; gateway: number } | null;
@@ -50,13 +57,19 @@ function locTotals(loc: LocCounts | null): LeaderboardRow["loc"] {
 
 function toRow(run: RunMeta, cells: CellNumbers[], ratings: RatingSummary | undefined, focusKey: string): LeaderboardRow {
   const rates: LeaderboardRow["rates"] = {};
+  const resolutions: LeaderboardRow["resolutions"] = {};
   const invalid: LeaderboardRow["invalid"] = {};
+  const smoke: LeaderboardRow["smoke"] = {};
   for (const cell of cells) {
     const key = `${cell.workload}.${cell.distribution}` as RateKey;
-    if (cell.valid) rates[key] = cell.sustainableRate;
-    else invalid[key] = cell.invalidReason ?? "invalid";
+    if (!cell.valid) invalid[key] = cell.invalidReason ?? "invalid";
+    else if (ranked(cell)) {
+      rates[key] = cell.sustainableRate;
+      resolutions[key] = cell.kneeResolution!;
+    } else smoke[key] = smokeReason(cell);
   }
-  const focusCell = cells.find((c) => c.valid && `${c.workload}.${c.distribution}` === focusKey);
+  // the latency columns come from the stable phase at 80% of a ranked sustainable rate only
+  const focusCell = cells.find((c) => ranked(c) && `${c.workload}.${c.distribution}` === focusKey);
   return {
     slug: run.slug,
     name: run.name,
@@ -66,14 +79,25 @@ function toRow(run: RunMeta, cells: CellNumbers[], ratings: RatingSummary | unde
     nodes: run.nodes,
     finishedAt: run.finishedAt,
     verified: run.manifestKnown && cells.length > 0 && cells.every((c) => c.valid),
+    profile: run.profile,
     rates,
+    resolutions,
     invalid,
+    smoke,
     focus: focusCell
       ? { p50: focusCell.p50, p99: focusCell.p99, errorRate: focusCell.errorRate, throughputPerCore: focusCell.throughputPerCore, anomaliesTotal: focusCell.anomaliesTotal }
       : null,
     loc: locTotals(run.loc),
     ratings: ratings ?? null,
   };
+}
+
+/** Why a valid cell is not ranked, in the words of core's KNEE_STOP_TEXT. */
+function smokeReason(cell: CellNumbers): string {
+  const stop = KNEE_STOPS.find((k) => k === cell.kneeStoppedBecause);
+  const why = stop ? KNEE_STOP_TEXT[stop] : "the run did not record its knee search";
+  const res = cell.kneeResolution === null ? "not bracketed" : `known to ${Math.round(cell.kneeResolution * 100)}%`;
+  return `smoke test, not ranked: the knee is ${res} (ranked: ${Math.round(PUBLISHABLE_RESOLUTION * 100)}% or better); ${why}`;
 }
 
 function sortValue(row: LeaderboardRow, key: SortKey): number | string | null {

@@ -1,0 +1,74 @@
+/**
+ * Issue 8.5/8.10: the leaderboard ranks only sustainable rates whose knee is
+ * known to 10% or better, labelled with the profile and that resolution; smoke
+ * tests (quick profile) stay on their run pages; a run that completes shows on
+ * the next page load although the leaderboard is cached.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { renderToStaticMarkup } from "react-dom/server";
+import { buildRunData } from "../src/charts/data/run.ts";
+import { LeaderboardTable } from "../src/components/leaderboard-table.tsx";
+import { RunResults } from "../src/components/run-results.tsx";
+import { env } from "../src/env.ts";
+import { getLeaderboard } from "../src/server/queries/leaderboard.ts";
+import { LeaderboardFilter } from "../src/shared/leaderboard-params.ts";
+import { testDatabase, type TestDatabase } from "./helpers/database.ts";
+import { importFixture } from "./helpers/results.ts";
+
+let t: TestDatabase;
+const day = (d: number) => new Date(Date.UTC(2026, 10, d, 12));
+beforeAll(async () => {
+  t = await testDatabase();
+});
+afterAll(async () => {
+  await t?.drop();
+});
+
+const board = () => getLeaderboard(t.db, LeaderboardFilter.parse({}));
+
+describe("ranking and the leaderboard cache", () => {
+  it("shows a run that completed after the empty leaderboard was cached, on the next page load", async () => {
+    expect(env.SFBENCH_LEADERBOARD_CACHE_SECONDS).toBeGreaterThan(0); // the cache is on
+    expect((await board()).rows).toEqual([]);
+    await importFixture(t.db, "alpha", { capacity: 800, seed: 1, finishedAt: day(1) });
+    const rows = (await board()).rows;
+    expect(rows.map((r) => r.slug)).toEqual(["alpha"]);
+  });
+
+  it("labels every ranked rate with its profile and its knee's resolution (10% or better)", async () => {
+    const alpha = (await board()).rows.find((r) => r.slug === "alpha")!;
+    expect(alpha.profile).toBe("standard");
+    expect(alpha.rates["checkout.uniform"]).toBeGreaterThan(0);
+    expect(alpha.resolutions["checkout.uniform"]).toBeLessThanOrEqual(0.1);
+    const html = renderToStaticMarkup(<LeaderboardTable board={await board()} />);
+    expect(html).toContain("standard profile");
+    expect(html).toMatch(/data-resolution="0\.0\d+"/);
+    expect(html).toContain("checkout uniform (checkouts/s)");
+    expect(html).toContain("analytics uniform (queries/s)");
+    expect(html).not.toContain("req/s");
+  });
+
+  it("keeps smoke tests (coarse knees) off the leaderboard, and a newer smoke test does not hide an older ranked run", async () => {
+    await importFixture(t.db, "beta", { capacity: 900, seed: 2, finishedAt: day(2), smoke: true });
+    await importFixture(t.db, "alpha", { capacity: 850, seed: 3, finishedAt: day(3), smoke: true });
+    const rows = (await board()).rows;
+    expect(rows.map((r) => r.slug)).toEqual(["alpha"]);
+    const ranked = await t.db.run.findFirstOrThrow({ where: { system: { slug: "alpha" }, profile: "standard" } });
+    expect(rows[0]!.runId).toBe(ranked.id);
+  });
+
+  it("says on the run page why the knee search stopped and that a smoke test is not ranked", async () => {
+    const smokeRun = await t.db.run.findFirstOrThrow({ where: { system: { slug: "beta" } }, include: { document: true } });
+    const doc = smokeRun.document!.document as never;
+    const html = renderToStaticMarkup(<RunResults doc={doc} />);
+    expect(html).toContain("smoke test");
+    expect(html).toContain("the profile&#x27;s bisection steps ran out before the target resolution");
+    expect(html).toContain("checkouts/s");
+    expect(html).toContain("queries/s");
+    const data = buildRunData(doc);
+    const ramp = data.cells.find((c) => c.ref.key === "checkout/uniform")!.ramp!;
+    expect(ramp.unit).toBe("checkouts/s");
+    expect(ramp.knee).toMatchObject({ stoppedBecause: "fine-steps-exhausted", ranked: false, targetResolution: null });
+    expect(ramp.knee!.rankNote).toMatch(/^smoke test, not ranked: the knee is known only to \d+%/);
+  });
+});
