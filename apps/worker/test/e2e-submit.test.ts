@@ -55,7 +55,9 @@ describe("submit -> run -> leaderboard", () => {
     const runUrl = r.stdout.trim();
     expect(runUrl).toMatch(new RegExp(`^${server.url}/runs/[0-9a-f-]{36}$`));
     expect(r.stderr).toMatch(/node-postgres 0\.1\.0: manifest valid; LOC typescript \d+ app \+ \d+ gateway/);
-    expect(r.stderr).toMatch(/completed/);
+    expect(r.stderr).toMatch(/\[checkout\/uniform\] completed/);
+    // the numbers, as `sfbench run` prints them
+    expect(r.stdout).toMatch(/\nnode-postgres 0\.1\.0, profile quick, completed\ncell .*\ncheckout\/uniform\s+\d+/);
     const runId = runUrl.split("/").pop()!;
     const cells = await db.cellResult.findMany({ where: { runId } });
     expect(cells.map((c) => `${c.workload}/${c.distribution}`)).toEqual(["checkout/uniform"]);
@@ -66,6 +68,10 @@ describe("submit -> run -> leaderboard", () => {
     expect(home).toContain("node-postgres");
     const status = await sfbench(["status", runId, "--server", server.url], {});
     expect(status.stdout).toMatch(new RegExp(`run ${runId}: completed`));
+    // the URL submit printed works where the id does
+    const byUrl = await sfbench(["status", runUrl], {});
+    expect(byUrl.code, byUrl.stderr).toBe(0);
+    expect(byUrl.stdout).toMatch(new RegExp(`run ${runId}: completed`));
     const results = await sfbench(["results", "node-postgres", "--server", server.url], {});
     expect(results.code, results.stderr).toBe(0);
     expect(results.stdout).toMatch(/latest completed run .*\n.*\n.*\ncheckout\/uniform\s+\d+/);
@@ -77,15 +83,15 @@ describe("bad submissions", () => {
 
   it("needs a token", async () => {
     const r = await sfbench(["submit", "--manifest", MANIFEST, "--server", server.url], {});
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/no API token for http:\/\/127\.0\.0\.1:\d+: set SFBENCH_TOKEN or run `sfbench login/);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/no API token for http:\/\/127\.0\.0\.1:\d+: create one on .*\/tokens and store it with `sfbench login/);
   });
 
   it("refuses a revoked or made-up token with 401", async () => {
     const before = await runsNow();
     const r = await sfbench(["submit", "--manifest", MANIFEST, "--server", server.url], { SFBENCH_TOKEN: "sfb_not-a-real-token" });
     expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/refused by .* \(401\)/);
+    expect(r.stderr).toMatch(/refused by .* \(401\):\n.* does not accept the API token from SFBENCH_TOKEN \(unknown, revoked or mistyped\)/);
     expect(await runsNow()).toBe(before);
   });
 
@@ -99,8 +105,10 @@ describe("bad submissions", () => {
 
   it("refuses a submission to another user's system with 403, and writes nothing", async () => {
     // a second account, signed up through the API like a person would
-    const signUp = await fetch(`${server.url}/api/trpc/auth.signUp`, { method: "POST", headers: { "content-type": "application/json", origin: server.url }, body: JSON.stringify({ email: "mallory@example.com", password: "correct horse battery" }) });
-    const cookie = signUp.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    const credentials = { method: "POST", headers: { "content-type": "application/json", origin: server.url }, body: JSON.stringify({ email: "mallory@example.com", password: "correct horse battery" }) };
+    expect((await fetch(`${server.url}/api/trpc/auth.signUp`, credentials)).status).toBe(200);
+    const signIn = await fetch(`${server.url}/api/trpc/auth.signIn`, credentials);
+    const cookie = signIn.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
     const created = (await (await fetch(`${server.url}/api/trpc/tokens.create`, { method: "POST", headers: { "content-type": "application/json", origin: server.url, cookie }, body: JSON.stringify({ name: "mallory" }) })).json()) as { result: { data: { token: string } } };
     const before = await runsNow();
     const r = await sfbench(["submit", "--manifest", MANIFEST, "--server", server.url], { SFBENCH_TOKEN: created.result.data.token });

@@ -20,7 +20,21 @@ export class ApiError extends Error {
 export interface Remote {
   server: string;
   token?: string;
+  /** where the token came from, for messages: "SFBENCH_TOKEN" or the credentials file */
+  tokenSource?: string;
 }
+
+/** Who you are was refused (exit 4): no token, a token the portal does not accept, or not allowed. */
+export const isAuthError = (e: unknown) => e instanceof ApiError && (e.status === 401 || e.status === 403);
+
+const tokenHelp = (server: string) => `create one on ${server}/tokens and store it with \`sfbench login --server ${server}\` (or set SFBENCH_TOKEN)`;
+
+/** The 401 for a request sent without a token. */
+export const noTokenError = (r: Remote) => new ApiError(`no API token for ${r.server}: ${tokenHelp(r.server)}`, 401);
+
+/** A bad token is told apart from a missing one: the user has one, and it is the one that is wrong. */
+const badTokenError = (r: Remote) =>
+  new ApiError(`${r.server} does not accept the API token from ${r.tokenSource ?? "the command line"} (unknown, revoked or mistyped): ${tokenHelp(r.server)}`, 401);
 
 interface TrpcBody {
   result?: { data?: unknown };
@@ -48,10 +62,12 @@ async function call<T>(remote: Remote, kind: "query" | "mutation", path: string,
   } catch {
     throw new ApiError(`${remote.server} answered ${res.status} without JSON: is it an sfbench portal?`, res.status);
   }
+  const status = body.error?.data?.httpStatus ?? res.status;
+  if (status === 401) throw remote.token ? badTokenError(remote) : noTokenError(remote);
   if (body.error || !res.ok) {
     const fields = body.error?.data?.fields;
     const detail = fields ? Object.entries(fields).map(([f, msgs]) => `${f}: ${msgs.join("; ")}`).join("\n") : (body.error?.message ?? `HTTP ${res.status}`);
-    throw new ApiError(detail, body.error?.data?.httpStatus ?? res.status, fields);
+    throw new ApiError(detail, status, fields);
   }
   return body.result?.data as T;
 }
@@ -84,5 +100,7 @@ const normalize = (server: string) => new URL(server).origin;
 /** The server from --server, SFBENCH_SERVER or the local default; the token from SFBENCH_TOKEN or `sfbench login`. */
 export function remote(serverFlag: string | undefined): Remote {
   const server = normalize(serverFlag ?? env.SFBENCH_SERVER ?? DEFAULT_SERVER);
-  return { server, token: env.SFBENCH_TOKEN ?? readCredentials()[server] };
+  if (env.SFBENCH_TOKEN) return { server, token: env.SFBENCH_TOKEN, tokenSource: "SFBENCH_TOKEN" };
+  const stored = readCredentials()[server];
+  return stored ? { server, token: stored, tokenSource: `${credentialsFile()} (sfbench login)` } : { server };
 }

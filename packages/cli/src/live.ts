@@ -1,6 +1,16 @@
 /** The live line of `sfbench run`: stage, offered and achieved rate, p99, errors, and a bar for the current phase. */
 import type { ProgressEvent } from "@sfbench/workloads";
 
+/**
+ * The cell (workload/distribution) a progress event concerns, for the start of
+ * every line: the seed and the run's tracing are for all cells ("-"), the
+ * co-purchase graph for both analytics cells.
+ */
+export function cellLabel(cell: string): string {
+  if (cell === "-") return "all cells";
+  return cell.includes("/") ? cell : `${cell}/*`;
+}
+
 export class LiveLine {
   private readonly tty = Boolean(process.stderr.isTTY);
   private last = { key: "", iterations: 0, t: 0 };
@@ -11,14 +21,14 @@ export class LiveLine {
     if (e.stage === "trace") {
       // tracing notes (topic, collection, why a cell has no breakdown) are kept, not overwritten
       this.done();
-      process.stderr.write(`[${e.cell}] trace: ${e.detail}\n`);
+      process.stderr.write(`[${cellLabel(e.cell)}] trace: ${e.detail}\n`);
       this.lastStage = `${e.cell} trace`;
       return;
     }
     const key = `${e.cell} ${e.stage}`;
     if (!this.tty) {
       // not a terminal: one line per stage, so logs stay readable
-      if (key !== this.lastStage) process.stderr.write(`[${e.cell}] ${e.stage}: ${e.detail}\n`);
+      if (key !== this.lastStage) process.stderr.write(`[${cellLabel(e.cell)}] ${e.stage}: ${e.detail}\n`);
       this.lastStage = key;
       return;
     }
@@ -31,7 +41,7 @@ export class LiveLine {
     }
     const bar = e.stepS && e.live ? this.bar(Math.min(1, e.live.elapsedS / (e.stepS + 1))) : "";
     const parts = [
-      `[${e.cell}] ${e.stage}`,
+      `[${cellLabel(e.cell)}] ${e.stage}`,
       bar,
       e.offeredRate !== undefined ? `offered ${e.offeredRate}/s` : e.detail,
       achieved && `achieved ${achieved}`,

@@ -1,10 +1,11 @@
 /**
  * The sfbench command line. Errors end with a one-line message and an exit
- * code (2 usage, 3 environment, 1 other); SFBENCH_DEBUG=1 shows stacks.
+ * code (see EXIT and the README's table); SFBENCH_DEBUG=1 shows stacks.
  */
 import { MissingPrerequisiteError } from "@sfbench/services";
 import { TargetError } from "@sfbench/provider-local";
-import { ApiError } from "./api.ts";
+import { ApiError, isAuthError } from "./api.ts";
+import { EXIT } from "./exit.ts";
 import { UsageError } from "./args.ts";
 import { ManifestInvalid } from "./manifest-file.ts";
 import { loc } from "./commands/loc.ts";
@@ -32,7 +33,7 @@ usage:
   sfbench loc [--manifest target.json] [--json]
   sfbench login [--server URL] [--token TOKEN]
   sfbench submit --manifest target.json [--server URL] [--wait] [--profile P] [--environment local|kubernetes]
-  sfbench status <run id> [--server URL] [--json]
+  sfbench status <run id | run URL> [--server URL] [--json]
   sfbench results <system> [--server URL] [--json]
   sfbench results import <file|dir>
 `;
@@ -54,12 +55,13 @@ export async function main(argv: string[]): Promise<number> {
     if (process.env.SFBENCH_DEBUG === "1") process.stderr.write(`${err.stack}\n`);
     if (err instanceof ManifestInvalid) {
       process.stderr.write(`${err.message}\n`);
-      return 1;
+      return EXIT.failed;
     }
     process.stderr.write(`error: ${err.message}\n`);
-    if (err instanceof UsageError) return 2;
-    if (err instanceof ApiError) return err.status === 401 || err.status === 403 ? 4 : 1;
-    if (err instanceof MissingPrerequisiteError || err instanceof TargetError) return 3;
-    return 1;
+    if (err instanceof UsageError) return EXIT.usage;
+    if (isAuthError(err)) return EXIT.auth;
+    if (err instanceof ApiError) return err.status === 0 ? EXIT.environment : EXIT.failed;
+    if (err instanceof MissingPrerequisiteError || err instanceof TargetError) return EXIT.environment;
+    return EXIT.failed;
   }
 }

@@ -9,10 +9,11 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the real `sfbench` entry point as a child process. */
-export function sfbench(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+/** Runs the real `sfbench` entry point as a child process; an `undefined` in `env` removes that variable. */
+export function sfbench(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
+  const merged = Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined));
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, ...args], { env: merged, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d));

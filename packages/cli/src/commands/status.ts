@@ -1,36 +1,48 @@
-/** sfbench status <run> [--server URL] [--json]: where a submitted run is. */
+/** sfbench status <run id | run URL> [--server URL] [--json]: where a submitted run is. */
 import { query, remote } from "../api.ts";
-import { parseFlags, UsageError, urlFlag } from "../args.ts";
+import { parseFlags, urlFlag } from "../args.ts";
+import { EXIT } from "../exit.ts";
+import { parseRunRef } from "../run-ref.ts";
+
+export const RUN_STATUSES = ["queued", "running", "completed", "failed", "interrupted", "needs_cluster"] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export interface RunProgress {
   id: string;
-  status: "queued" | "running" | "completed" | "failed" | "needs_cluster";
+  status: RunStatus;
   stage: string | null;
   progress: number;
   errorStage: string | null;
   errorMessage: string | null;
 }
 
+export const isFinished = (status: RunStatus) => status !== "queued" && status !== "running";
+
 export const describeProgress = (p: RunProgress) =>
   p.status === "failed"
     ? `failed during ${p.errorStage ?? "?"}: ${p.errorMessage ?? ""}`
-    : p.status === "needs_cluster"
-      ? `needs cluster: ${p.errorMessage ?? "waits for the cluster provider"}`
-      : p.status === "running"
-        ? `running: ${p.stage ?? "starting"} (${p.progress}%)`
-        : p.status;
+    : p.status === "interrupted"
+      ? `interrupted during ${p.errorStage ?? "?"} (not the target's fault; no numbers): ${p.errorMessage ?? ""}`
+      : p.status === "needs_cluster"
+        ? `needs cluster: ${p.errorMessage ?? "waits for the cluster provider"}`
+        : p.status === "running"
+          ? `running: ${p.stage ?? "starting"} (${p.progress}%)`
+          : p.status;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** How a finished run ends the command: completed 0, failed 1 (the target's fault), interrupted or needs_cluster 3 (not the target's). */
+export const exitCodeOf = (status: RunStatus) =>
+  status === "failed" ? EXIT.failed : status === "interrupted" || status === "needs_cluster" ? EXIT.environment : EXIT.ok;
 
 export async function status(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags("sfbench status", argv, {
+  const cmd = "sfbench status";
+  const { values, positionals } = parseFlags(cmd, argv, {
     server: { type: "string", value: "URL", help: "the portal" },
     json: { type: "boolean", help: "print the run's progress as JSON" },
-  }, { max: 1, names: ["<run id>"] });
-  const id = positionals[0];
-  if (!id || !UUID.test(id)) throw new UsageError(`sfbench status: <run id> must be a run id (a UUID), got "${id ?? ""}"`);
-  const r = remote(urlFlag("sfbench status", "server", values.server));
-  const p = await query<RunProgress>(r, "runs.progress", { id });
+  }, { max: 1, names: ["<run id | run URL>"] });
+  const serverFlag = urlFlag(cmd, "server", values.server);
+  const run = parseRunRef(cmd, positionals[0], serverFlag);
+  const r = remote(serverFlag ?? run.server);
+  const p = await query<RunProgress>(r, "runs.progress", { id: run.id });
   process.stdout.write(values.json ? JSON.stringify(p, null, 2) + "\n" : `run ${p.id}: ${describeProgress(p)}\n${r.server}/runs/${p.id}\n`);
-  return p.status === "failed" ? 1 : 0;
+  return exitCodeOf(p.status);
 }

@@ -1,14 +1,15 @@
 /**
  * sfbench submit --manifest target.json [--server URL] [--wait]: validate the
  * manifest locally (the portal's schema), count LOC with cloc from its globs,
- * upload, print the run's URL; with --wait follow it to the end.
+ * upload, print the run's URL; with --wait follow it to the end and print its
+ * summary table.
  */
-import { ApiError, mutation, query, remote } from "../api.ts";
+import { ApiError, mutation, noTokenError, remote } from "../api.ts";
 import { intFlag, oneOf, parseFlags, UsageError, urlFlag } from "../args.ts";
+import { followRun } from "../follow.ts";
 import { countLoc } from "../loc.ts";
 import { readManifest } from "../manifest-file.ts";
-import { note, Progress } from "../progress.ts";
-import { describeProgress, type RunProgress } from "./status.ts";
+import { note } from "../progress.ts";
 
 const PROFILES = ["quick", "standard", "thesis"] as const;
 const KINDS = ["local", "kubernetes"] as const;
@@ -18,7 +19,7 @@ export async function submit(argv: string[]): Promise<number> {
   const { values } = parseFlags(cmd, argv, {
     manifest: { type: "string", value: "FILE", help: "the target.json to submit" },
     server: { type: "string", value: "URL", help: "the portal, default SFBENCH_SERVER or http://127.0.0.1:3000" },
-    wait: { type: "boolean", help: "follow the run until it ends; exit with its outcome" },
+    wait: { type: "boolean", help: "follow the run until it ends, print its summary table; exit with its outcome" },
     profile: { type: "string", value: PROFILES.join("|"), help: "default quick" },
     environment: { type: "string", value: KINDS.join("|"), help: "default local" },
     nodes: { type: "string", value: "N", help: "node count for kubernetes, default 1" },
@@ -32,7 +33,7 @@ export async function submit(argv: string[]): Promise<number> {
   const workload = oneOf(cmd, "--workload", values.workload, ["checkout", "analytics", "contention", "all"] as const) ?? "all";
   const distribution = oneOf(cmd, "--distribution", values.distribution, ["uniform", "zipf", "both"] as const) ?? "both";
   const r = remote(urlFlag(cmd, "server", values.server));
-  if (!r.token) throw new UsageError(`${cmd}: no API token for ${r.server}: set SFBENCH_TOKEN or run \`sfbench login --server ${r.server}\``);
+  if (!r.token) throw noTokenError(r);
 
   const { text, manifest } = readManifest(cmd, values.manifest);
   const { loc } = await countLoc(values.manifest, manifest);
@@ -54,15 +55,7 @@ export async function submit(argv: string[]): Promise<number> {
   process.stdout.write(`${url}\n`);
   if (!values.wait) return 0;
 
-  const bar = new Progress(100, "run");
-  for (;;) {
-    const p = await query<RunProgress>(r, "runs.progress", { id: submitted.runId });
-    bar.update(p.progress, `${p.status}${p.stage ? `: ${p.stage}` : ""}`);
-    if (p.status === "completed" || p.status === "failed" || p.status === "needs_cluster") {
-      bar.done();
-      note(`run ${p.id}: ${describeProgress(p)}`);
-      return p.status === "completed" ? 0 : p.status === "failed" ? 1 : 3;
-    }
-    await new Promise((res) => setTimeout(res, 1000));
-  }
+  const workloads = workload === "all" ? ["checkout", "analytics", "contention"] : [workload];
+  const distributions = distribution === "both" ? ["uniform", "zipf"] : [distribution];
+  return followRun(r, submitted.runId, { cells: workloads.flatMap((w) => distributions.map((d) => `${w}/${d}`)) });
 }

@@ -1,0 +1,183 @@
+/**
+ * The CLI against a portal: tokens, run URLs, `--wait` and exit codes. The
+ * portal here is a small stand-in that speaks tRPC's HTTP shape on loopback,
+ * so that every outcome (interrupted, failed, unreachable) is cheap to reach;
+ * apps/worker/test/e2e-submit.test.ts runs the same commands against the real
+ * portal and worker.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { progressLine } from "../src/follow.ts";
+import { sfbench } from "./helpers.ts";
+
+const MANIFEST = new URL("../../targets/node-postgres/target.json", import.meta.url).pathname;
+
+type Ending = "completed" | "failed" | "interrupted";
+interface FakeRun {
+  ending: Ending;
+  polls: number;
+}
+
+/** Each poll of runs.progress moves a run one step along this path. */
+const PATH = [
+  { status: "queued", stage: null, progress: 0 },
+  { status: "running", stage: "provision", progress: 1 },
+  { status: "running", stage: "verify", progress: 5 },
+  { status: "running", stage: "verify", progress: 8 },
+  { status: "running", stage: "load", progress: 40 },
+  { status: "running", stage: "load", progress: 60 },
+] as const;
+
+const cell = { workload: "checkout", distribution: "zipf", valid: true, maxThroughput: { sustainableRate: 480, maxMovingAvg10s: 455.5 }, stable: { offeredRate: 384, achievedRate: 383.2, errorRate: 0, latency: { p50: 2.25, p99: 9.5 } }, cost: { coreSecondsPer1000: 1.75 }, anomalies: { total: 0 } };
+
+const errorOf = (ending: Ending) => (ending === "failed" ? "the target exited with code 1" : "interrupted during load: the worker was stopped (SIGTERM)");
+
+function document(id: string, ending: Ending) {
+  const base = { runId: id, target: { name: "node-postgres", version: "0.1.0" }, profile: "standard", status: ending };
+  return ending === "completed" ? { ...base, cells: [cell] } : { ...base, cells: [], error: { stage: "load", message: errorOf(ending) } };
+}
+
+/** A portal stand-in: tokens sfb_completes, sfb_fails, sfb_interrupted are valid and choose how the run ends. */
+function startPortal(): Promise<{ url: string; runs: Map<string, FakeRun>; close: () => Promise<void> }> {
+  const runs = new Map<string, FakeRun>();
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url!, "http://x");
+    const send = (status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+    const error = (httpStatus: number, message: string) => send(httpStatus, { error: { message, code: -32001, data: { httpStatus, fields: null } } });
+    const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "")?.[1];
+    const procedure = url.pathname.replace("/api/trpc/", "");
+    const input = JSON.parse(url.searchParams.get("input") ?? "{}") as { id?: string };
+    if (procedure === "submissions.submit") {
+      const ending = token?.replace(/^sfb_/, "");
+      if (ending !== "completes" && ending !== "fails" && ending !== "interrupted") return error(401, "sign in (or send Authorization: Bearer <API token>) to do this");
+      const runId = randomUUID();
+      runs.set(runId, { ending: ending === "completes" ? "completed" : ending === "fails" ? "failed" : "interrupted", polls: 0 });
+      return send(200, { result: { data: { runId, systemSlug: "node-postgres" } } });
+    }
+    const run = input.id ? runs.get(input.id) : undefined;
+    if (!run) return error(404, `no run ${input.id}`);
+    if (procedure === "runs.progress") {
+      const step = PATH[run.polls++];
+      const finished = { status: run.ending, stage: null, progress: 100, errorStage: run.ending === "completed" ? null : "load", errorMessage: run.ending === "completed" ? null : errorOf(run.ending) };
+      return send(200, { result: { data: { id: input.id, errorStage: null, errorMessage: null, ...(step ?? finished) } } });
+    }
+    if (procedure === "runs.byId") return send(200, { result: { data: { id: input.id, document: document(input.id!, run.ending) } } });
+    return error(404, `no procedure ${procedure}`);
+  });
+  return new Promise((resolve) => {
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({ url: `http://127.0.0.1:${port}`, runs, close: () => new Promise((r) => server.close(() => r())) });
+    });
+  });
+}
+
+let portal: Awaited<ReturnType<typeof startPortal>>;
+// no stored credentials from the developer's machine
+const env = (extra: Record<string, string> = {}) => ({ SFBENCH_CONFIG_DIR: mkdtempSync(join(tmpdir(), "sfbench-config-")), SFBENCH_TOKEN: undefined, SFBENCH_SERVER: undefined, ...extra });
+const submit = (token: string | undefined, ...flags: string[]) =>
+  sfbench(["submit", "--manifest", MANIFEST, "--server", portal.url, ...flags], env(token ? { SFBENCH_TOKEN: token } : {}));
+
+beforeAll(async () => {
+  portal = await startPortal();
+});
+afterAll(() => portal?.close());
+
+describe("tokens", () => {
+  it("no token: exit 4, says there is none and how to get one", async () => {
+    const r = await submit(undefined);
+    expect(r.code).toBe(4);
+    expect(r.stderr.trim().split("\n").at(-1)).toBe(`error: no API token for ${portal.url}: create one on ${portal.url}/tokens and store it with \`sfbench login --server ${portal.url}\` (or set SFBENCH_TOKEN)`);
+  });
+
+  it("a bad token: exit 4, and a different message that names where the token came from", async () => {
+    const r = await submit("sfb_revoked");
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(new RegExp(`refused by ${portal.url} \\(401\\):\\n${portal.url} does not accept the API token from SFBENCH_TOKEN \\(unknown, revoked or mistyped\\)`));
+    expect(r.stderr).not.toMatch(/no API token/);
+    expect(portal.runs.size).toBe(0);
+  });
+});
+
+describe("submit --wait", () => {
+  it("names the cell on every progress line and ends with the summary table", async () => {
+    const r = await submit("sfb_completes", "--wait", "--workload", "checkout", "--distribution", "zipf", "--profile", "standard");
+    expect(r.code, r.stderr).toBe(0);
+    const [url, ...table] = r.stdout.trimEnd().split("\n");
+    expect(url).toMatch(new RegExp(`^${portal.url}/runs/[0-9a-f-]{36}$`));
+    expect(table[0]).toBe("node-postgres 0.1.0, profile standard, completed");
+    expect(table[1]).toMatch(/^cell\s+sustainable\/s\s+max 10s avg\/s/);
+    expect(table[2]).toMatch(/^checkout\/zipf\s+480\s+455\.5\s+384\s+383\.2\s+2\.25\s+9\.50\s+0\.00%\s+1\.75\s+0\s+yes/);
+    const progress = r.stderr.split("\n").filter((l) => l.startsWith("["));
+    expect(progress).toEqual([
+      "[checkout/zipf] queued",
+      "[checkout/zipf] provision (1%)",
+      "[checkout/zipf] verify (5%)",
+      "[checkout/zipf] load (40%)",
+      "[checkout/zipf] completed",
+    ]);
+  });
+
+  it("a failed run: exit 1, with the reason in the table's title", async () => {
+    const r = await submit("sfb_fails", "--wait", "--workload", "checkout", "--distribution", "uniform");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/\[checkout\/uniform\] failed during load: the target exited with code 1/);
+    expect(r.stdout).toMatch(/\nnode-postgres 0\.1\.0, profile standard, failed during load: the target exited with code 1\n/);
+  });
+
+  it("an interrupted run: exit 3 (not the target's fault)", async () => {
+    const r = await submit("sfb_interrupted", "--wait");
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/\[all 6 cells\] interrupted during load \(not the target's fault; no numbers\)/);
+  });
+});
+
+describe("status", () => {
+  it("accepts the run URL that submit prints, and takes the portal from it", async () => {
+    const submitted = await submit("sfb_completes");
+    expect(submitted.code, submitted.stderr).toBe(0);
+    const runUrl = submitted.stdout.trim();
+    const r = await sfbench(["status", runUrl], env());
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`run ${runUrl.split("/").pop()}: queued\n${runUrl}\n`);
+    const again = await sfbench(["status", `${runUrl}/`, "--server", portal.url], env());
+    expect(again.stdout).toMatch(/: running: provision \(1%\)\n/);
+  });
+
+  it.each([
+    [["status", "not-a-run"], /<run> must be a run id \(a UUID\) or a run URL like http:\/\/127\.0\.0\.1:3000\/runs\/<id>, got "not-a-run"/],
+    [["status", "http://127.0.0.1:3000/systems/node-postgres"], /<run> must be a run id \(a UUID\) or a run URL/],
+    [["status", `http://127.0.0.1:3000/runs/${randomUUID()}`, "--server", "http://127.0.0.1:4000"], /the run URL is on http:\/\/127\.0\.0\.1:3000 but --server is http:\/\/127\.0\.0\.1:4000; give one of them/],
+    [["status"], /missing <run>: give a run id/],
+  ])("sfbench %j exits 2 naming what is allowed", async (args, message) => {
+    const r = await sfbench(args, env());
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toMatch(message);
+  });
+
+  it("a portal that is not there: exit 3 (the environment)", async () => {
+    const r = await sfbench(["status", randomUUID(), "--server", "http://127.0.0.1:1"], env());
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/^error: cannot reach http:\/\/127\.0\.0\.1:1/);
+  });
+
+  it("an unknown run: exit 1", async () => {
+    const r = await sfbench(["status", randomUUID(), "--server", portal.url], env());
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/no run [0-9a-f-]{36}/);
+  });
+});
+
+describe("progress lines", () => {
+  const p = (stage: string | null, status = "running" as const) => ({ id: "r", status, stage, progress: 42, errorStage: null, errorMessage: null });
+  it("name the cell the portal names, else the only cell, else all of them", () => {
+    expect(progressLine(p("load checkout/zipf"), ["checkout/uniform", "checkout/zipf"])).toBe("[checkout/zipf] load (42%)");
+    expect(progressLine(p("load"), ["analytics/uniform"])).toBe("[analytics/uniform] load (42%)");
+    expect(progressLine(p("verify"), ["checkout/uniform", "checkout/zipf"])).toBe("[all 2 cells] verify (42%)");
+  });
+});
