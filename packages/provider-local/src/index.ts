@@ -1,3 +1,4 @@
 export * from "./catalog.ts";
 export * from "./run.ts";
 export * from "./build.ts";
+export * from "./storage.ts";

@@ -7,9 +7,10 @@ import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { createDatabase, kafkaBrokers, paths, redisUrl, up, type ServiceName } from "@sfbench/services";
+import { kafkaBrokers, paths, redisUrl, up, type ServiceName } from "@sfbench/services";
 import { buildDir, ensureBuilt, expandArgs } from "./build.ts";
 import { findTarget, TargetBusyError, TargetError } from "./catalog.ts";
+import { startTargetPostgres, stopTargetPostgres, type TargetPostgres } from "./storage.ts";
 
 export interface RunningTarget {
   name: string;
@@ -18,6 +19,8 @@ export interface RunningTarget {
   url: string;
   log: string;
   startedAt: string;
+  /** the target's own PostgreSQL, when it declares postgres (storage.ts) */
+  postgres?: TargetPostgres;
 }
 
 /** A target started by this process: it can tell how the target ended. */
@@ -123,11 +126,14 @@ export async function startTarget(name: string, opts: StartOptions = {}): Promis
     ...(manifest.build ? { SFBENCH_BUILD_DIR: buildDir(name) } : {}),
   };
   const services = manifest.services as ServiceName[];
-  if (services.length) {
-    opts.onProgress?.(`starting services: ${services.join(", ")}`);
-    await up(services, { onProgress: (s, m) => opts.onProgress?.(`${s}: ${m}`) });
+  // postgres is the target's own server (storage.ts); redis and kafka are the shared ones
+  const shared = services.filter((s) => s !== "postgres");
+  if (shared.length) {
+    opts.onProgress?.(`starting services: ${shared.join(", ")}`);
+    await up(shared, { onProgress: (s, m) => opts.onProgress?.(`${s}: ${m}`) });
   }
-  if (services.includes("postgres")) env.DATABASE_URL = await createDatabase(`target_${name.replace(/-/g, "_")}`, { fresh: true });
+  const postgres = services.includes("postgres") ? await startTargetPostgres(name, manifest, { keepData: opts.keepData, onProgress: opts.onProgress }) : undefined;
+  if (postgres) env.DATABASE_URL = postgres.url;
   if (services.includes("redis")) env.REDIS_URL = redisUrl();
   if (services.includes("kafka")) env.KAFKA_BROKERS = kafkaBrokers().join(",");
 
@@ -146,23 +152,31 @@ export async function startTarget(name: string, opts: StartOptions = {}): Promis
   let exited: string | undefined;
   child.on("exit", (code, signal) => (exited = code !== null ? `code ${code}` : `signal ${signal}`));
   child.on("error", (e) => (exited = `an error: ${e.message}`));
-  if (!child.pid) throw new TargetError(`could not start ${local.command.join(" ")}`);
-  const state: RunningTarget = { name, pid: child.pid, port, url: `http://127.0.0.1:${port}`, log, startedAt: new Date().toISOString() };
+  if (!child.pid) {
+    await stopTargetPostgres(name);
+    throw new TargetError(`could not start ${local.command.join(" ")}`);
+  }
+  const state: RunningTarget = { name, pid: child.pid, port, url: `http://127.0.0.1:${port}`, log, startedAt: new Date().toISOString(), ...(postgres ? { postgres } : {}) };
   writeFileSync(stateFile(name), JSON.stringify(state, null, 2));
   try {
     await waitHealthy(state.url + manifest.health, child.pid, () => exited, local.startupTimeoutSeconds * 1000, log);
   } catch (e) {
     rmSync(stateFile(name), { force: true });
+    await stopTargetPostgres(name);
     throw e;
   }
   child.unref();
   return { ...state, exited: () => exited };
 }
 
-/** Stops a target started by startTarget (SIGTERM to its process group, SIGKILL after 10 s). Idempotent. */
+/**
+ * Stops a target started by startTarget (SIGTERM to its process group, SIGKILL
+ * after 10 s), then its own PostgreSQL, also when the target had died already.
+ * Idempotent.
+ */
 export async function stopTarget(name: string): Promise<boolean> {
   const state = runningTarget(name);
-  if (!state) return false;
+  if (!state) return stopTargetPostgres(name);
   const signal = (s: NodeJS.Signals) => {
     try {
       process.kill(-state.pid, s);
@@ -175,6 +189,7 @@ export async function stopTarget(name: string): Promise<boolean> {
   while (isAlive(state.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   if (isAlive(state.pid)) signal("SIGKILL");
   while (isAlive(state.pid)) await new Promise((r) => setTimeout(r, 20));
+  await stopTargetPostgres(name);
   rmSync(stateFile(name), { force: true });
   return true;
 }

@@ -1,0 +1,122 @@
+/**
+ * A target that declares postgres gets a PostgreSQL of its own: durable
+ * settings when it promises durability (SHOW over the target's own
+ * connection), scratch ones otherwise; its cost pids cover its own process and
+ * its own server, never the shared server that the portal and the worker use;
+ * it stops with the target, also when the target died first.
+ */
+import { readFileSync, readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { afterEach, describe, expect, it } from "vitest";
+import { postgresUrl, status, up } from "@sfbench/services";
+import { isAlive, runningTarget, startTarget, stopTarget } from "../src/run.ts";
+import { costPids, storageFingerprint, targetPostgresDir } from "../src/storage.ts";
+
+const fixtures = fileURLToPath(new URL("./fixtures", import.meta.url));
+const opts = { targetsRoot: fixtures };
+
+afterEach(async () => {
+  for (const name of ["durable-db", "scratch-db"]) await stopTarget(name);
+});
+
+interface DbReport {
+  fsync: string;
+  synchronous_commit: string;
+  full_page_writes: string;
+  port: number;
+  database: string;
+  backendPid: number;
+}
+
+/** Whether a process runs (a zombie waiting for its parent to reap it does not). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !["Z", "X"].includes(stat.slice(stat.lastIndexOf(")") + 2)[0]!);
+  } catch {
+    return false;
+  }
+}
+
+/** The roots and all their live descendants, from /proc. */
+function tree(roots: number[]): Set<number> {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+    } catch {
+      // gone
+    }
+  }
+  const out = new Set<number>();
+  const stack = [...roots];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    if (out.has(pid)) continue;
+    out.add(pid);
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return out;
+}
+
+describe("a target's own PostgreSQL", () => {
+  it("is durable for a durable target: fsync, synchronous_commit and full_page_writes are on where the target writes", { timeout: 180_000 }, async () => {
+    const t = await startTarget("durable-db", opts);
+    const db = (await (await fetch(`${t.url}/db`)).json()) as DbReport;
+    expect(db).toMatchObject({ fsync: "on", synchronous_commit: "on", full_page_writes: "on", database: "target" });
+    expect(t.postgres?.port).toBe(db.port);
+    expect(db.port).not.toBe(Number(new URL(postgresUrl()).port));
+    expect(storageFingerprint(t)).toEqual({ postgres: { instance: "dedicated", fsync: "on", synchronous_commit: "on", full_page_writes: "on", version: expect.stringMatching(/^\d+/) } });
+    // other processes (sfbench target down, the worker's sweep) find it in the state file
+    expect(runningTarget("durable-db")?.postgres?.pid).toBe(t.postgres!.pid);
+  });
+
+  it("has scratch settings for an in-memory target", { timeout: 180_000 }, async () => {
+    const t = await startTarget("scratch-db", opts);
+    const db = (await (await fetch(`${t.url}/db`)).json()) as DbReport;
+    expect(db).toMatchObject({ fsync: "off", synchronous_commit: "off", full_page_writes: "off" });
+    expect(storageFingerprint(t)?.postgres).toMatchObject({ instance: "dedicated", fsync: "off" });
+  });
+
+  it("is counted in the target's cost, and the shared server with the portal's and the worker's connections is not", { timeout: 180_000 }, async () => {
+    await up(["postgres"]);
+    // a connection to the shared server, as the portal and the worker hold
+    const portal = new pg.Client({ connectionString: postgresUrl() });
+    await portal.connect();
+    try {
+      const portalBackend = (await portal.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
+      const [shared] = await status(["postgres"]);
+      const t = await startTarget("durable-db", opts);
+      const db = (await (await fetch(`${t.url}/db`)).json()) as DbReport;
+      const counted = tree(costPids(t));
+      expect(costPids(t)).toEqual([t.pid, t.postgres!.pid]);
+      expect(counted.has(t.pid)).toBe(true);
+      expect(counted.has(t.postgres!.pid)).toBe(true);
+      // the backend that serves the target's own connection is a child of its own server
+      expect(counted.has(db.backendPid)).toBe(true);
+      expect(counted.has(shared!.pid!)).toBe(false);
+      expect(counted.has(portalBackend)).toBe(false);
+    } finally {
+      await portal.end();
+    }
+  });
+
+  it("stops with the target, and with stopTarget after the target died by itself", { timeout: 180_000 }, async () => {
+    const t = await startTarget("durable-db", opts);
+    expect(await stopTarget("durable-db")).toBe(true);
+    expect(isAlive(t.pid)).toBe(false);
+    expect(running(t.postgres!.pid)).toBe(false);
+
+    const again = await startTarget("durable-db", opts);
+    process.kill(-again.pid, "SIGKILL");
+    while (isAlive(again.pid)) await new Promise((r) => setTimeout(r, 20));
+    expect(running(again.postgres!.pid)).toBe(true);
+    expect(await stopTarget("durable-db")).toBe(true);
+    expect(running(again.postgres!.pid)).toBe(false);
+    expect(await stopTarget("durable-db")).toBe(false);
+    expect(again.postgres!.dir).toBe(targetPostgresDir("durable-db"));
+  });
+});
