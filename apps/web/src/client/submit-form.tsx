@@ -7,7 +7,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState, type ChangeEvent, type FormEvent } from "react";
-import { buildManifest, ENVIRONMENT_KINDS, formFieldsOf, PROFILES, SubmitInput } from "../shared/submit.ts";
+import { buildManifest, DEFAULT_PROFILE, ENVIRONMENT_KINDS, formFieldsOf, PROFILES, SubmitInput } from "../shared/submit.ts";
 import { Field, FieldErrorText } from "./field.tsx";
 import { fieldsOf, messageOf, useTRPC } from "./trpc.ts";
 
@@ -21,7 +21,7 @@ export function SubmitForm() {
   const [manifest, setManifest] = useState<{ file: string; text: string } | null>(null);
   const [environmentKind, setKind] = useState<(typeof ENVIRONMENT_KINDS)[number]>("local");
   const [nodes, setNodes] = useState("1");
-  const [profile, setProfile] = useState<(typeof PROFILES)[number]>("quick");
+  const [profile, setProfile] = useState<(typeof PROFILES)[number]>(DEFAULT_PROFILE);
   const [local, setLocal] = useState<Record<string, string[]>>({});
   const submit = useMutation(trpc.submissions.submit.mutationOptions({ onSuccess: (r) => router.push(`/runs/${r.runId}`) }));
   const errors = { ...fieldsOf(submit.error), ...local };
@@ -86,7 +86,7 @@ export function SubmitForm() {
         </Field>
         <Field name="profile" label="Profile" errors={errors.profile}>
           <select id="profile" value={profile} onChange={(e) => setProfile(e.target.value as typeof profile)}>
-            {PROFILES.map((p) => <option key={p} value={p}>{p}</option>)}
+            {PROFILES.map((p) => <option key={p} value={p}>{p}{p === "quick" ? " (smoke test, not ranked)" : ""}</option>)}
           </select>
         </Field>
       </div>
