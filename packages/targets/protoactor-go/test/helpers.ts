@@ -81,6 +81,13 @@ export interface Process {
 }
 
 export async function spawnTarget(binary: string, opts: { port: number; databaseUrl: string; logFile: string; members?: number }): Promise<Process> {
+  const url = `http://127.0.0.1:${opts.port}`;
+  // a leftover target on the port would answer in place of the new one
+  const leftover = await fetch(url + "/health").then(
+    () => true,
+    () => false,
+  );
+  if (leftover) throw new Error(`port ${opts.port} already answers; stop what runs there first`);
   const fd = openSync(opts.logFile, "a");
   const child = spawn(binary, [], {
     env: { ...process.env, PORT: String(opts.port), HOST: "127.0.0.1", DATABASE_URL: opts.databaseUrl, PROTOACTOR_MEMBERS: String(opts.members ?? 2), SFBENCH_TRACE: "0" },
@@ -89,7 +96,6 @@ export async function spawnTarget(binary: string, opts: { port: number; database
   });
   closeSync(fd);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const url = `http://127.0.0.1:${opts.port}`;
   const p: Process = {
     url,
     child,

@@ -137,7 +137,12 @@ func runLauncher(cfg config.Config, log *slog.Logger) error {
 				web.SetWaiting(fmt.Sprintf("%d of %d cluster members joined", n, cfg.Members))
 			} else if err := member.Ready(); err != nil {
 				web.SetWaiting("grains not reachable yet: " + err.Error())
+			} else if settled, err := member.SettleInterrupted(ctx); err != nil {
+				web.SetWaiting("settling checkouts interrupted by a crash: " + err.Error())
 			} else {
+				if settled > 0 {
+					log.Warn("settled checkouts interrupted by a crash", "carts", settled)
+				}
 				web.SetReady()
 				log.Info("ready", "members", n, "port", cfg.Port)
 				return

@@ -71,17 +71,24 @@ func (p *product) handle(rt *Runtime, id string, call *Call, _ *TraceLink) *Repl
 		if p.state.Stock < call.Amount {
 			return fail(409, "insufficient-stock", "product %s has %d in stock, %d wanted", id, p.state.Stock, call.Amount)
 		}
-		next := p.state
-		next.Stock -= call.Amount
-		if err := p.save(rt, id, next); err != nil {
+		ctx, cancel := dbctx(rt)
+		defer cancel()
+		stock := p.state.Stock - call.Amount
+		if err := rt.Store.RetractStock(ctx, id, call.OrderID, call.Amount, stock); err != nil {
 			return internal(err)
 		}
+		p.state.Stock = stock
 		return &Reply{Price: p.state.Price}
 	case "restore":
-		next := p.state
-		next.Stock += call.Amount
-		if err := p.save(rt, id, next); err != nil {
+		// idempotent: puts back what this order retracted, if anything
+		ctx, cancel := dbctx(rt)
+		defer cancel()
+		stock, restored, err := rt.Store.RestoreStock(ctx, id, call.OrderID)
+		if err != nil {
 			return internal(err)
+		}
+		if restored {
+			p.state.Stock = stock
 		}
 		return &Reply{}
 	case "coPurchase":

@@ -37,7 +37,7 @@ func (u *user) handle(rt *Runtime, id string, call *Call, _ *TraceLink) *Reply {
 	switch call.Op {
 	case "get", "exists":
 		return &Reply{User: &UserView{ID: id, Credits: u.credits}}
-	case "addCredits", "refund":
+	case "addCredits":
 		if err := u.save(rt, id, u.credits+call.Credits); err != nil {
 			return internal(err)
 		}
@@ -46,8 +46,24 @@ func (u *user) handle(rt *Runtime, id string, call *Call, _ *TraceLink) *Reply {
 		if u.credits < call.Credits {
 			return fail(409, "insufficient-credits", "user %s has %d credits, the order costs %d", id, u.credits, call.Credits)
 		}
-		if err := u.save(rt, id, u.credits-call.Credits); err != nil {
+		ctx, cancel := dbctx(rt)
+		defer cancel()
+		credits := u.credits - call.Credits
+		if err := rt.Store.ChargeUser(ctx, id, call.OrderID, call.Credits, credits); err != nil {
 			return internal(err)
+		}
+		u.credits = credits
+		return &Reply{}
+	case "refund":
+		// idempotent: gives back this order's charge, if there was one
+		ctx, cancel := dbctx(rt)
+		defer cancel()
+		credits, refunded, err := rt.Store.RefundUser(ctx, id, call.OrderID)
+		if err != nil {
+			return internal(err)
+		}
+		if refunded {
+			u.credits = credits
 		}
 		return &Reply{}
 	}

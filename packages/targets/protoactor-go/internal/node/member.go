@@ -104,6 +104,25 @@ func (m *Member) Ready() error {
 	return nil
 }
 
+// SettleInterrupted activates every cart whose checkout a crash interrupted;
+// on activation the cart completes or compensates it. Answers how many there were.
+func (m *Member) SettleInterrupted(ctx context.Context) (int, error) {
+	ids, err := m.store.PendingCarts(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for _, id := range ids {
+		r, err := m.Runtime.Call(grains.KindCart, id, &grains.Call{Op: "get"})
+		if err != nil {
+			return 0, fmt.Errorf("cart %s: %w", id, err)
+		}
+		if r.Status >= 500 {
+			return 0, fmt.Errorf("cart %s: %s", id, r.Message)
+		}
+	}
+	return len(ids), nil
+}
+
 // Stop leaves the cluster, writes pending co-purchase counts and closes the pool.
 func (m *Member) Stop() {
 	m.Runtime.Cluster.Shutdown(true)

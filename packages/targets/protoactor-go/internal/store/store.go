@@ -15,7 +15,11 @@ import (
 const schema = `
 CREATE TABLE IF NOT EXISTS products (id text PRIMARY KEY, price integer NOT NULL, stock bigint NOT NULL);
 CREATE TABLE IF NOT EXISTS users (id text PRIMARY KEY, credits bigint NOT NULL);
-CREATE TABLE IF NOT EXISTS carts (id text PRIMARY KEY, items jsonb NOT NULL, checked_out boolean NOT NULL, order_id text);
+CREATE TABLE IF NOT EXISTS carts (id text PRIMARY KEY, items jsonb NOT NULL, checked_out boolean NOT NULL, order_id text, pending_order text, pending_user text);
+ALTER TABLE carts ADD COLUMN IF NOT EXISTS pending_order text, ADD COLUMN IF NOT EXISTS pending_user text;
+CREATE INDEX IF NOT EXISTS carts_pending ON carts (id) WHERE pending_order IS NOT NULL;
+CREATE TABLE IF NOT EXISTS retractions (order_id text NOT NULL, product_id text NOT NULL, amount bigint NOT NULL, PRIMARY KEY (order_id, product_id));
+CREATE TABLE IF NOT EXISTS charges (order_id text PRIMARY KEY, user_id text NOT NULL, total bigint NOT NULL);
 CREATE TABLE IF NOT EXISTS orders (id text PRIMARY KEY, cart_id text NOT NULL, user_id text NOT NULL, status text NOT NULL, total bigint NOT NULL);
 CREATE TABLE IF NOT EXISTS co_purchase (p text NOT NULL, q text NOT NULL, count bigint NOT NULL, PRIMARY KEY (p, q));
 `
@@ -121,22 +125,39 @@ type Cart struct {
 	Items      []CartItem
 	CheckedOut bool
 	OrderID    string
+	// PendingOrder is set while a checkout runs: after a crash the cart finds
+	// it on activation and completes or compensates that checkout.
+	PendingOrder string
+	PendingUser  string
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func str(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 func (s *Store) LoadCart(ctx context.Context, id string) (*Cart, error) {
 	var c Cart
 	var items []byte
-	var orderID *string
-	err := s.pool.QueryRow(ctx, "SELECT items, checked_out, order_id FROM carts WHERE id = $1", id).Scan(&items, &c.CheckedOut, &orderID)
+	var orderID, pendingOrder, pendingUser *string
+	err := s.pool.QueryRow(ctx, "SELECT items, checked_out, order_id, pending_order, pending_user FROM carts WHERE id = $1", id).
+		Scan(&items, &c.CheckedOut, &orderID, &pendingOrder, &pendingUser)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	if orderID != nil {
-		c.OrderID = *orderID
-	}
+	c.OrderID, c.PendingOrder, c.PendingUser = str(orderID), str(pendingOrder), str(pendingUser)
 	if err := json.Unmarshal(items, &c.Items); err != nil {
 		return nil, fmt.Errorf("cart %s: items: %w", id, err)
 	}
@@ -152,14 +173,20 @@ func (s *Store) SaveCart(ctx context.Context, id string, c Cart) error {
 	if err != nil {
 		return err
 	}
-	var orderID *string
-	if c.OrderID != "" {
-		orderID = &c.OrderID
-	}
-	_, err = s.pool.Exec(ctx, `INSERT INTO carts (id, items, checked_out, order_id) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (id) DO UPDATE SET items = excluded.items, checked_out = excluded.checked_out, order_id = excluded.order_id`,
-		id, raw, c.CheckedOut, orderID)
+	_, err = s.pool.Exec(ctx, `INSERT INTO carts (id, items, checked_out, order_id, pending_order, pending_user) VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (id) DO UPDATE SET items = excluded.items, checked_out = excluded.checked_out, order_id = excluded.order_id,
+		pending_order = excluded.pending_order, pending_user = excluded.pending_user`,
+		id, raw, c.CheckedOut, nullable(c.OrderID), nullable(c.PendingOrder), nullable(c.PendingUser))
 	return err
+}
+
+// PendingCarts are the carts whose checkout was interrupted (a crash between its first and last step).
+func (s *Store) PendingCarts(ctx context.Context) ([]string, error) {
+	rows, err := s.pool.Query(ctx, "SELECT id FROM carts WHERE pending_order IS NOT NULL")
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
 type Order struct {
@@ -193,4 +220,41 @@ func (s *Store) AddCoPurchase(ctx context.Context, ps, qs []string, ns []int64) 
 		SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
 		ON CONFLICT (p, q) DO UPDATE SET count = co_purchase.count + excluded.count`, ps, qs, ns)
 	return err
+}
+
+// RetractStock sets the product's stock and records the retraction of one
+// order in the same statement, so that a compensation can tell whether there
+// is anything to put back.
+func (s *Store) RetractStock(ctx context.Context, productID, orderID string, amount, stock int64) error {
+	_, err := s.pool.Exec(ctx, `WITH r AS (INSERT INTO retractions (order_id, product_id, amount) VALUES ($3, $1, $4))
+		UPDATE products SET stock = $2 WHERE id = $1`, productID, stock, orderID, amount)
+	return err
+}
+
+// RestoreStock puts back what one order retracted from a product, once: it
+// answers the new stock, or restored=false when nothing was retracted (or it was restored already).
+func (s *Store) RestoreStock(ctx context.Context, productID, orderID string) (stock int64, restored bool, err error) {
+	err = s.pool.QueryRow(ctx, `WITH d AS (DELETE FROM retractions WHERE order_id = $2 AND product_id = $1 RETURNING amount)
+		UPDATE products SET stock = stock + d.amount FROM d WHERE id = $1 RETURNING stock`, productID, orderID).Scan(&stock)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, false, nil
+	}
+	return stock, err == nil, err
+}
+
+// ChargeUser sets the user's credits and records the charge of one order in the same statement.
+func (s *Store) ChargeUser(ctx context.Context, userID, orderID string, total, credits int64) error {
+	_, err := s.pool.Exec(ctx, `WITH c AS (INSERT INTO charges (order_id, user_id, total) VALUES ($3, $1, $4))
+		UPDATE users SET credits = $2 WHERE id = $1`, userID, credits, orderID, total)
+	return err
+}
+
+// RefundUser gives back the charge of one order, once (refunded=false when there was none).
+func (s *Store) RefundUser(ctx context.Context, userID, orderID string) (credits int64, refunded bool, err error) {
+	err = s.pool.QueryRow(ctx, `WITH d AS (DELETE FROM charges WHERE order_id = $2 AND user_id = $1 RETURNING total)
+		UPDATE users SET credits = credits + d.total FROM d WHERE id = $1 RETURNING credits`, userID, orderID).Scan(&credits)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, false, nil
+	}
+	return credits, err == nil, err
 }
