@@ -1,0 +1,74 @@
+/**
+ * Gateway spans (SPEC 3): one per request, from the moment Fastify sees it to
+ * the moment the answer is written, under the caller's traceparent. The span
+ * is handed to Restate in the `x-sfbench-span` header, so that the handlers'
+ * function spans hang under it. Installed only when tracing is on.
+ */
+import { randomBytes } from "node:crypto";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { parseTraceparent, type Span } from "@sfbench/core";
+import { nowMicros, type SpanWriter } from "../app/span-writer.ts";
+
+interface GatewayTrace {
+  traceId: string;
+  spanId: string;
+  parentId: string | null;
+  start: number;
+  key: string | undefined;
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    sfbenchTrace: GatewayTrace | null;
+  }
+  interface FastifyContextConfig {
+    entity?: Span["entity"];
+    op?: string;
+  }
+}
+
+/** The span header for this request's calls to Restate (undefined when tracing is off); sets the span's key if given. */
+export function spanOf(request: FastifyRequest, key?: string): string | undefined {
+  const trace = request.sfbenchTrace;
+  if (!trace) return undefined;
+  if (key !== undefined) trace.key = key;
+  return `${trace.traceId}-${trace.spanId}`;
+}
+
+function idParam(request: FastifyRequest): string | undefined {
+  const { id } = request.params as { id?: unknown };
+  return typeof id === "string" ? id : undefined;
+}
+
+export function installTracing(app: FastifyInstance, writer: SpanWriter): void {
+  app.decorateRequest("sfbenchTrace", null);
+  app.addHook("onRequest", async (request) => {
+    if (!request.routeOptions.config.op) return;
+    const header = request.headers.traceparent;
+    const parent = parseTraceparent(typeof header === "string" ? header : undefined);
+    request.sfbenchTrace = {
+      traceId: parent?.traceId ?? randomBytes(16).toString("hex"),
+      parentId: parent?.parentId ?? null,
+      spanId: randomBytes(8).toString("hex"),
+      start: nowMicros(),
+      key: idParam(request),
+    };
+  });
+  app.addHook("onResponse", async (request) => {
+    const trace = request.sfbenchTrace;
+    const { entity, op } = request.routeOptions.config;
+    if (!trace || !op) return;
+    writer.write({
+      sfbench: "span",
+      traceId: trace.traceId,
+      spanId: trace.spanId,
+      parentId: trace.parentId,
+      kind: "gateway",
+      ...(entity ? { entity } : {}),
+      op,
+      ...(trace.key !== undefined ? { key: trace.key } : {}),
+      start: trace.start,
+      end: nowMicros(),
+    });
+  });
+}

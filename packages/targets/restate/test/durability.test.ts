@@ -1,0 +1,71 @@
+/**
+ * durability: durable means state survives kill -9 of every process of the
+ * target (launcher, Restate server, service endpoint, gateway) and a restart
+ * on the same SFBENCH_DATA_DIR.
+ */
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { CheckoutResult, FreqItems, Order } from "@sfbench/core";
+import { targetDataDir } from "@sfbench/provider-local";
+import { crash, eventually, NAME, shopper, start, type RunningTarget } from "./helpers.ts";
+
+const PORT = 18612;
+let t: RunningTarget | undefined;
+
+afterAll(async () => {
+  await t?.stop();
+});
+
+describe("durability", () => {
+  it("keeps every answered write through kill -9 of all four processes and a restart", { timeout: 240_000 }, async () => {
+    t = await start(PORT);
+    const s = shopper(t);
+    const p = await s.product(3, 10);
+    const q = await s.product(4, 10);
+    await s.ok("PATCH", `/products/${p}`, { stock: 5 });
+    const u = await s.user(100);
+    await s.ok("PATCH", `/users/${u}/credits/add`, { credits: 50 });
+    const c = await s.cart({ [p]: 2, [q]: 1 });
+    const { orderId, total } = CheckoutResult.parse((await s.checkout(c, u)).body);
+    const open = await s.cart({ [q]: 3 });
+    await eventually(async () => FreqItems.parse((await t!.call("GET", `/products/${p}/freq-items`)).body).includes(q));
+
+    await crash(t);
+    expect((await fetch(`${t.url}/health`).catch(() => undefined))?.status).toBeUndefined(); // nothing answers
+
+    // The endpoint's old port is taken now: the launcher picks another and moves the deployment there.
+    const { service } = JSON.parse(readFileSync(join(targetDataDir(NAME), "ports.json"), "utf8")) as { service: number };
+    const squatter = await new Promise<Server>((resolve) => {
+      const srv = createServer();
+      srv.listen(service, "127.0.0.1", () => resolve(srv));
+    });
+    try {
+      t = await start(PORT, { keepData: true });
+    } finally {
+      squatter.close();
+    }
+    expect(t.log()).toMatch(/deployment \S+ moved from http:\/\/127\.0\.0\.1:\d+\/ to http:\/\/127\.0\.0\.1:\d+\//);
+    expect((await t.call("GET", `/products/${p}`)).body).toEqual({ id: p, price: 3, stock: 13 });
+    expect((await t.call("GET", `/products/${q}`)).body).toEqual({ id: q, price: 4, stock: 9 });
+    expect((await t.call("GET", `/users/${u}`)).body).toEqual({ id: u, credits: 150 - total });
+    expect(Order.parse((await t.call("GET", `/orders/${orderId}`)).body)).toEqual({ id: orderId, cartId: c, userId: u, status: "completed", total: 10 });
+    expect((await t.call("GET", `/shopping-carts/${c}`)).body).toMatchObject({ checkedOut: true });
+    expect((await t.call("GET", `/products/${p}/freq-items`)).body).toEqual([q]);
+    // the cart that was open goes on where it was, and new work runs on the restarted system
+    expect((await s.checkout(open, u)).status).toBe(200);
+    expect((await t.call("GET", `/products/${q}`)).body).toMatchObject({ stock: 6 });
+    expect((await s.checkout(c, u)).status).toBe(409);
+  });
+
+  it("starts empty on a fresh data directory", { timeout: 240_000 }, async () => {
+    await t?.stop();
+    t = await start(PORT);
+    const s = shopper(t);
+    const p = await s.product(1, 1);
+    await t.stop();
+    t = await start(PORT); // keepData false: the provider clears SFBENCH_DATA_DIR
+    expect((await t.call("GET", `/products/${p}`)).status).toBe(404);
+  });
+});

@@ -1,0 +1,82 @@
+/** The parts that need no Restate server: top-n, the server's config, the port choice. */
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { topOf } from "../src/app/co-purchase.ts";
+import { choosePorts } from "../src/launcher/ports.ts";
+import { restateConfig } from "../src/launcher/restate-config.ts";
+
+describe("topOf (SPEC 2.2 top(p, n, V))", () => {
+  const counts = { b: 2, a: 3, c: 2, d: 1, e: 5 };
+
+  it("orders by descending count, ties by ascending id, and takes n", () => {
+    expect(topOf(counts, 3, new Set())).toEqual(["e", "a", "b"]);
+    expect(topOf(counts, 10, new Set())).toEqual(["e", "a", "b", "c", "d"]);
+  });
+
+  it("leaves out the visited set before taking n", () => {
+    expect(topOf(counts, 2, new Set(["e", "b"]))).toEqual(["a", "c"]);
+    expect(topOf({}, 3, new Set())).toEqual([]);
+  });
+});
+
+describe("the Restate server's configuration", () => {
+  const toml = restateConfig("/data/dir", { fabric: 20001, ingress: 20002, admin: 20003, service: 20004 });
+
+  it("binds every listener to 127.0.0.1 on the chosen ports and turns telemetry off", () => {
+    expect(toml).toMatch(/^bind-ip = "127\.0\.0\.1"$/m);
+    expect(toml).toMatch(/^bind-address = "127\.0\.0\.1:20001"$/m);
+    expect(toml).toMatch(/\[ingress\]\nbind-address = "127\.0\.0\.1:20002"/);
+    expect(toml).toMatch(/\[admin\]\nbind-address = "127\.0\.0\.1:20003"/);
+    expect(toml).toMatch(/^disable-telemetry = true$/m);
+    expect(toml).toMatch(/^listen-mode = "tcp"$/m);
+  });
+
+  it("keeps its data under the target's data directory, with a node name that survives restarts", () => {
+    expect(toml).toMatch(/^base-dir = "\/data\/dir\/restate"$/m);
+    expect(toml).toMatch(/^node-name = "sfbench-restate"$/m);
+  });
+});
+
+describe("choosePorts", () => {
+  const listen = (port = 0) =>
+    new Promise<Server>((resolve, reject) => {
+      const srv = createServer();
+      srv.once("error", reject);
+      srv.listen(port, "127.0.0.1", () => resolve(srv));
+    });
+  const portOf = (srv: Server) => (srv.address() as { port: number }).port;
+
+  it("picks four distinct free ports, none of them the excluded gateway port, and remembers them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sfbench-restate-ports-"));
+    const busy = await listen();
+    try {
+      const ports = await choosePorts(dir, [portOf(busy)]);
+      const all = Object.values(ports);
+      expect(new Set(all).size).toBe(4);
+      expect(all).not.toContain(portOf(busy));
+      expect(JSON.parse(readFileSync(join(dir, "ports.json"), "utf8"))).toEqual(ports);
+      // a restart on the same data gets the same ports while they are free
+      expect(await choosePorts(dir, [])).toEqual(ports);
+    } finally {
+      busy.close();
+    }
+  });
+
+  it("replaces a remembered port that is taken now, and ignores a damaged file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sfbench-restate-ports-"));
+    const first = await choosePorts(dir, []);
+    const squatter = await listen(first.admin);
+    try {
+      const second = await choosePorts(dir, []);
+      expect(second.admin).not.toBe(first.admin);
+      expect(second.ingress).toBe(first.ingress);
+    } finally {
+      squatter.close();
+    }
+    writeFileSync(join(dir, "ports.json"), "{not json");
+    await expect(choosePorts(dir, [])).resolves.toMatchObject({ fabric: expect.any(Number) });
+  });
+});

@@ -1,0 +1,11 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 180_000,
+    // provider-local runs one instance per target name: one test file at a time
+    fileParallelism: false,
+  },
+});
