@@ -1,6 +1,7 @@
 /**
- * The demo account: signed up through the portal's API like a person would
- * (password kept in .sfbench/demo-account.json), then an API token for the CLI.
+ * The demo account: signed up and signed in through the portal's API like a
+ * person would (password kept in .sfbench/demo-account.json), then an API
+ * token for the CLI.
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -30,8 +31,13 @@ export async function demoAccount(server: string, file: string): Promise<{ email
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, JSON.stringify(account, null, 2) + "\n", { mode: 0o600 });
   }
-  let session = await mutation(server, "auth.signUp", account);
-  if (session.status === 409) session = await mutation(server, "auth.signIn", account);
+  // sign-up answers the same for a new and an existing email and signs nobody in: sign in, and sign up first when that fails
+  let session = await mutation(server, "auth.signIn", account);
+  if (session.status === 401) {
+    const signUp = await mutation(server, "auth.signUp", account);
+    if (signUp.status !== 200) throw new Error(`could not sign up the demo account: ${signUp.error?.message ?? signUp.status}`);
+    session = await mutation(server, "auth.signIn", account);
+  }
   if (!session.cookie) throw new Error(`could not sign in the demo account: ${session.error?.message ?? session.status}`);
   const token = await mutation(server, "tokens.create", { name: `demo ${new Date().toISOString()}` }, session.cookie);
   const value = (token.data as { token?: string } | undefined)?.token;

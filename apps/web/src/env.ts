@@ -29,6 +29,14 @@ const EnvSchema = z.object({
   SFBENCH_LEADERBOARD_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
   /** a rating counts in a system's means once its author's account is this many days old (or has a verified run) */
   SFBENCH_RATING_ACCOUNT_DAYS: z.coerce.number().int().min(0).max(365).default(7),
+  /** reverse proxies in front of the portal that append to X-Forwarded-For (the client's address for throttling) */
+  SFBENCH_TRUSTED_PROXIES: z.coerce.number().int().min(0).max(5).default(0),
+  /** sign-in attempts (failed or under way) per account per 15 minutes */
+  SFBENCH_SIGNIN_ATTEMPTS_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
+  /** sign-in attempts (failed or under way) per client address per 15 minutes */
+  SFBENCH_SIGNIN_ATTEMPTS_PER_ADDRESS: z.coerce.number().int().positive().default(50),
+  /** sign-ups per client address per hour */
+  SFBENCH_SIGNUPS_PER_ADDRESS: z.coerce.number().int().positive().default(5),
   /** how long a sign-in lasts */
   SFBENCH_SESSION_DAYS: z.coerce.number().int().positive().max(365).default(30),
 });

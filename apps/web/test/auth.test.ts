@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { handleTrpc } from "../src/server/trpc/http.ts";
 import { browser, caller, cookieFrom, failure, fields, ORIGIN } from "./helpers/callers.ts";
 import { testDatabase, type TestDatabase } from "./helpers/database.ts";
 
@@ -11,9 +12,14 @@ afterAll(async () => {
 });
 
 describe("accounts", () => {
-  it("signs up, sets an httpOnly SameSite=Lax session cookie, and knows the user on the next request", async () => {
+  it("signs up without signing in; signing in sets an httpOnly SameSite=Lax session cookie, known on the next request", async () => {
     const anon = await caller(t.db, { headers: { origin: ORIGIN } });
-    const user = await anon.api.auth.signUp({ email: "Ada@Example.com", password: "correct horse battery" });
+    expect(await anon.api.auth.signUp({ email: "Ada@Example.com", password: "correct horse battery" })).toEqual({
+      email: "ada@example.com",
+      next: "sign in with this email and password",
+    });
+    expect(anon.resHeaders.getSetCookie()).toEqual([]);
+    const user = await anon.api.auth.signIn({ email: "ada@example.com", password: "correct horse battery" });
     expect(user.email).toBe("ada@example.com");
     const setCookie = anon.resHeaders.getSetCookie()[0]!;
     expect(setCookie).toMatch(/^sfbench_session=[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
@@ -28,10 +34,29 @@ describe("accounts", () => {
     expect(row.sessions[0]!.tokenHash).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  it("refuses a second account with the same email, naming the field", async () => {
+  it("answers a sign-up with an existing email exactly as one with a new email, over HTTP, and leaves the account as it was", async () => {
+    const signUp = async (email: string) => {
+      const res = await handleTrpc(
+        new Request(`${ORIGIN}/api/trpc/auth.signUp`, {
+          method: "POST",
+          headers: { origin: ORIGIN, "content-type": "application/json", "x-forwarded-for": "198.51.100.20" },
+          body: JSON.stringify({ email, password: "another long password" }),
+        }),
+        { db: t.db },
+      );
+      const headers = [...res.headers.entries()].filter(([name]) => name !== "date");
+      return { status: res.status, body: (await res.text()).replace(email.toLowerCase(), "<email>"), headers };
+    };
+    const existing = await signUp("ADA@example.com");
+    const fresh = await signUp("brand-new@example.com");
+    expect(existing.status).toBe(200);
+    expect(existing).toEqual(fresh);
+    expect(existing.headers.map(([name]) => name)).not.toContain("set-cookie");
+    // the existing account keeps its password: only its owner can sign in
     const anon = await caller(t.db, { headers: { origin: ORIGIN } });
-    const error = await failure(anon.api.auth.signUp({ email: "ADA@example.com", password: "another long password" }), "CONFLICT");
-    expect(fields(error).email?.[0]).toContain("an account with this email exists");
+    await failure(anon.api.auth.signIn({ email: "ada@example.com", password: "another long password" }), "UNAUTHORIZED");
+    expect((await anon.api.auth.signIn({ email: "ada@example.com", password: "correct horse battery" })).email).toBe("ada@example.com");
+    expect(await t.db.user.count({ where: { email: "ada@example.com" } })).toBe(1);
   });
 
   it("names the field of a bad email or a short password (400, not 500)", async () => {

@@ -1,7 +1,7 @@
 /**
  * tRPC callers as the HTTP handler would build them: a Request with headers
  * (Origin, Cookie, Authorization), the real context (authentication against the
- * database) and the real router. `browser()` signs up and keeps the cookie.
+ * database) and the real router. `browser()` signs up, signs in and keeps the cookie.
  */
 import type { Db } from "@sfbench/db";
 import { TRPCError } from "@trpc/server";
@@ -31,10 +31,11 @@ export function cookieFrom(resHeaders: Headers): string {
   return set.split(";")[0]!;
 }
 
-/** A signed-up user in a browser: same-origin requests with their session cookie. */
+/** A signed-up user in a browser (sign up, then sign in, as the form does): same-origin requests with their session cookie. */
 export async function browser(db: Db, email: string, limits?: CallerOptions["limits"]) {
   const anon = await caller(db, { headers: { origin: ORIGIN } });
-  const user = await anon.api.auth.signUp({ email, password: "correct horse battery" });
+  await anon.api.auth.signUp({ email, password: "correct horse battery" });
+  const user = await anon.api.auth.signIn({ email, password: "correct horse battery" });
   const cookie = cookieFrom(anon.resHeaders);
   const { api } = await caller(db, { headers: { origin: ORIGIN, cookie }, limits });
   return { api, user, cookie };

@@ -4,7 +4,7 @@
  * lock, so that parallel submissions cannot both slip under the limit.
  */
 import type { Prisma } from "@sfbench/db";
-import { TRPCError } from "@trpc/server";
+import { tooManyRequests } from "../trpc/errors.ts";
 
 export async function enforceSubmissionLimit(tx: Prisma.TransactionClient, userId: string, perHour: number, now = new Date()): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`submit:${userId}`}, 0))`;
@@ -16,11 +16,6 @@ export async function enforceSubmissionLimit(tx: Prisma.TransactionClient, userI
     take: perHour,
   });
   if (recent.length >= perHour) {
-    const retryAt = new Date(recent[0]!.createdAt.getTime() + 3600_000);
-    const minutes = Math.max(1, Math.ceil((retryAt.getTime() - now.getTime()) / 60_000));
-    throw new TRPCError({
-      code: "TOO_MANY_REQUESTS",
-      message: `at most ${perHour} submissions per hour: try again in ${minutes} minute${minutes === 1 ? "" : "s"}`,
-    });
+    throw tooManyRequests(`at most ${perHour} submissions per hour`, new Date(recent[0]!.createdAt.getTime() + 3600_000), now);
   }
 }

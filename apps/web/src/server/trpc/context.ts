@@ -1,8 +1,10 @@
-/** The tRPC context: the database, the request's headers, who is asking, and where Set-Cookie goes. */
+/** The tRPC context: the database, the request's headers, who is asking (and from where), and where Set-Cookie goes. */
 import type { Db } from "@sfbench/db";
 import { env } from "../../env.ts";
 import { authenticate, type Authentication } from "../auth/authenticate.ts";
+import { clientAddress } from "../auth/client-address.ts";
 import { requestOrigin } from "../auth/origin.ts";
+import { defaultThrottleLimits, type ThrottleLimits } from "../auth/throttle.ts";
 
 export interface Context extends Authentication {
   db: Db;
@@ -11,7 +13,9 @@ export interface Context extends Authentication {
   resHeaders: Headers;
   /** scheme://host the request was sent to */
   origin: string;
-  limits: { submissionsPerHour: number };
+  /** the client's address (auth/client-address.ts); null when the request did not say */
+  address: string | null;
+  limits: { submissionsPerHour: number } & ThrottleLimits;
 }
 
 export interface CreateContextOptions {
@@ -27,7 +31,8 @@ export async function createContext({ db, req, resHeaders = new Headers(), limit
     headers: req.headers,
     resHeaders,
     origin: requestOrigin(req.headers, req.url),
-    limits: { submissionsPerHour: env.SFBENCH_SUBMISSIONS_PER_HOUR, ...limits },
+    address: clientAddress(req.headers),
+    limits: { submissionsPerHour: env.SFBENCH_SUBMISSIONS_PER_HOUR, ...defaultThrottleLimits(), ...limits },
     ...(await authenticate(db, req.headers)),
   };
 }

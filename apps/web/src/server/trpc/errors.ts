@@ -29,6 +29,33 @@ export function fieldError(field: string, message: string, code?: "BAD_REQUEST" 
   return fieldErrors({ [field]: [message] }, code);
 }
 
+/** Carried as the cause of a 429 so that the HTTP handler can send Retry-After and the error body can say when. */
+export class RetryAfterCause extends Error {
+  constructor(
+    readonly retryAt: Date,
+    message: string,
+  ) {
+    super(message);
+  }
+  /** whole seconds from now, at least 1 */
+  retryAfterSeconds(now = new Date()): number {
+    return Math.max(1, Math.ceil((this.retryAt.getTime() - now.getTime()) / 1000));
+  }
+}
+
+/** "try again in 14 minutes (at 09:31:05 UTC)": when a refused request may be retried. */
+export function retryText(retryAt: Date, now = new Date()): string {
+  const seconds = Math.max(1, Math.ceil((retryAt.getTime() - now.getTime()) / 1000));
+  const wait = seconds < 120 ? `${seconds} second${seconds === 1 ? "" : "s"}` : `${Math.ceil(seconds / 60)} minutes`;
+  return `try again in ${wait} (at ${retryAt.toISOString().slice(11, 19)} UTC)`;
+}
+
+/** A 429: `message` says what was refused and why; the time to retry is appended, and sent as Retry-After. */
+export function tooManyRequests(message: string, retryAt: Date, now = new Date()): TRPCError {
+  const full = `${message}: ${retryText(retryAt, now)}`;
+  return new TRPCError({ code: "TOO_MANY_REQUESTS", message: full, cause: new RetryAfterCause(retryAt, full) });
+}
+
 interface Issue {
   path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>;
   message: string;

@@ -4,6 +4,7 @@ import type { Db } from "@sfbench/db";
 import { getDb } from "../db.ts";
 import { appRouter } from "../routers/app.ts";
 import { createContext, type Context } from "./context.ts";
+import { RetryAfterCause } from "./errors.ts";
 
 export const TRPC_ENDPOINT = "/api/trpc";
 
@@ -18,6 +19,11 @@ export function handleTrpc(req: Request, opts: HandlerOptions = {}): Promise<Res
     req,
     router: appRouter,
     createContext: async ({ req, resHeaders }) => createContext({ db: opts.db ?? (await getDb()), req, resHeaders, limits: opts.limits }),
+    // a refused request (429) says when to retry: the longest wait of the batch
+    responseMeta: ({ errors }) => {
+      const waits = errors.flatMap((e) => (e.cause instanceof RetryAfterCause ? [e.cause.retryAfterSeconds()] : []));
+      return waits.length ? { headers: { "retry-after": String(Math.max(...waits)) } } : {};
+    },
     onError: ({ error, path }) => {
       if (error.code === "INTERNAL_SERVER_ERROR") console.error(`tRPC ${path ?? "?"} failed:`, error.cause ?? error);
     },

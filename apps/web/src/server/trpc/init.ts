@@ -8,13 +8,15 @@ import { Prisma } from "@sfbench/db";
 import { initTRPC, TRPCError } from "@trpc/server";
 import { checkOrigin } from "../auth/origin.ts";
 import type { Context } from "./context.ts";
-import { issuesToFields, summarize } from "./errors.ts";
+import { issuesToFields, RetryAfterCause, summarize } from "./errors.ts";
 
 const t = initTRPC.context<Context>().create({
   errorFormatter({ shape, error }) {
     const fields = error.code === "BAD_REQUEST" || error.cause ? issuesToFields(error.cause) : undefined;
     const message = error.code === "INTERNAL_SERVER_ERROR" ? "internal error: the server failed; try again later" : fields ? summarize(fields) : shape.message;
-    return { ...shape, message, data: { ...shape.data, fields: fields ?? null, stack: undefined } };
+    // a 429 says when to retry (also sent as the Retry-After header, trpc/http.ts)
+    const retryAfterSeconds = error.cause instanceof RetryAfterCause ? error.cause.retryAfterSeconds() : null;
+    return { ...shape, message, data: { ...shape.data, fields: fields ?? null, retryAfterSeconds, stack: undefined } };
   },
 });
 
