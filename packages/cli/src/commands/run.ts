@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { manifestDigest, type ResultDocument } from "@sfbench/core";
 import { formatFailure, runConformance } from "@sfbench/conformance";
-import { findTarget, isAlive, startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
+import { costPids, findTarget, isAlive, startTarget, stopTarget, storageFingerprint, type StartedTarget } from "@sfbench/provider-local";
 import { k6Path, kafkaBrokers, paths, status, up } from "@sfbench/services";
 import { aliveCheck, failedRunDocument, PROFILES, runBenchmark, writeResult, type Distribution, type Profile, type ProgressEvent, type Workload } from "@sfbench/workloads";
 import { intFlag, oneOf, parseFlags, UsageError, urlFlag } from "../args.ts";
@@ -49,6 +49,7 @@ export async function run(argv: string[]): Promise<number> {
   let baseUrl: string;
   let pids: () => number[] = () => [];
   let systemVersion: string | undefined;
+  let storage: ReturnType<typeof storageFingerprint>;
   let trace: { logFile: string; brokers: string[] } | undefined;
   if (values.target) {
     const { manifest } = findTarget(values.target);
@@ -58,10 +59,13 @@ export async function run(argv: string[]): Promise<number> {
     baseUrl = started.url;
     note(`${values.target} is up at ${baseUrl}${tracing ? " (tracing: span lines to its log, shipped through Kafka)" : ""}`);
     if (tracing) trace = { logFile: started.log, brokers: kafkaBrokers() };
-    const services = manifest.services.length ? await status(manifest.services) : [];
-    const servicePids = services.flatMap((s) => (s.pid ? [s.pid] : []));
-    pids = () => [started!.pid, ...servicePids];
-    systemVersion = [`${manifest.system} ${manifest.version}`, ...services.map((s) => s.detail.split(" on ")[0])].join("; ");
+    // cost: the target and its own PostgreSQL; the shared servers (Redis, Kafka) also serve others and are not counted
+    const shared = manifest.services.filter((s) => s !== "postgres");
+    const services = shared.length ? await status(shared) : [];
+    const t = started;
+    pids = () => costPids(t);
+    storage = storageFingerprint(t);
+    systemVersion = [`${manifest.system} ${manifest.version}`, ...(t.postgres ? [`PostgreSQL ${t.postgres.settings.version}`] : []), ...services.map((s) => s.detail.split(" on ")[0])].join("; ");
   } else {
     baseUrl = url!;
     target = { name: new URL(baseUrl).host.replace(/[^a-z0-9-]/gi, "-").toLowerCase(), version: "0.0.0", system: `target at ${baseUrl}`, manifestDigest: `sha256:${"0".repeat(64)}` };
@@ -97,6 +101,7 @@ export async function run(argv: string[]): Promise<number> {
       targetPids: pids,
       checkAlive,
       systemVersion,
+      storage,
       trace,
       onProgress: (e: ProgressEvent) => live.update(e),
     });
