@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { manifestDigest, parseResult } from "@sfbench/core";
-import { findTarget, isAlive, startTarget, stopTarget } from "@sfbench/provider-local";
+import { costPids, findTarget, isAlive, startTarget, stopTarget, storageFingerprint } from "@sfbench/provider-local";
 import { k6Path, paths } from "@sfbench/services";
 import { aliveCheck, runBenchmark } from "@sfbench/workloads";
 import { TARGET } from "./helpers.ts";
@@ -35,7 +35,9 @@ describe("a quick run", () => {
       repoRoot: paths.root,
       resultsDir: join(dir, "results"),
       rawRoot: join(dir, "raw"),
-      targetPids: () => [started.pid],
+      // the target's processes and its own PostgreSQL server
+      targetPids: () => costPids(started),
+      storage: storageFingerprint(started),
       checkAlive: aliveCheck(() => started.exited() ?? (isAlive(started.pid) ? undefined : "an unknown code")),
     });
     expect(doc.error).toBeUndefined();
