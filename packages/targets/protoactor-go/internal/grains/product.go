@@ -53,6 +53,9 @@ func (p *product) handle(rt *Runtime, id string, call *Call, _ *TraceLink) *Repl
 	case "get", "exists":
 		return p.view(id)
 	case "create", "upsert":
+		if p.counts == nil {
+			p.counts = map[string]int64{}
+		}
 		next := p.state
 		if !p.exists {
 			next = store.Product{}

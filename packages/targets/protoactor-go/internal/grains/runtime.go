@@ -63,8 +63,6 @@ func (g *grain) Receive(ctx actor.Context) {
 		if g.passivate && g.rt.Idle > 0 {
 			ctx.SetReceiveTimeout(g.rt.Idle)
 		}
-		// a failed load is retried by the next message
-		_ = g.ensureLoaded()
 	case *actor.ReceiveTimeout:
 		ctx.Stop(ctx.Self())
 	case *wrapperspb.BytesValue:
@@ -80,6 +78,11 @@ func (g *grain) Receive(ctx actor.Context) {
 			start = NowMicros()
 			spanID = NewSpanID()
 			link = &TraceLink{TraceID: call.Trace.TraceID, ParentID: spanID}
+		}
+		// "create" comes only with a fresh id (a new UUID): nothing to load.
+		// Otherwise state is loaded on the first message; a failed load is retried by the next one.
+		if call.Op == "create" {
+			g.loaded = true
 		}
 		reply := g.ensureLoaded()
 		if reply == nil {
