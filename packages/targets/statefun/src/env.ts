@@ -12,7 +12,7 @@ const flag = z
   .transform((v) => v === "1" || v === "true");
 
 const LauncherEnv = z.object({
-  PORT: z.coerce.number().int().min(1).max(65535).default(8090),
+  PORT: z.coerce.number().int().min(1).max(65535).default(18900),
   KAFKA_BROKERS: z.string().min(1, "is required: host:port[,host:port...] of the Kafka brokers"),
   SFBENCH_DATA_DIR: z.string().min(1, "is required: a directory for checkpoints"),
   SFBENCH_BUILD_DIR: z.string().min(1, "is required: where `sfbench target build statefun` put the job's jars"),
@@ -25,7 +25,7 @@ const LauncherEnv = z.object({
 });
 
 const GatewayEnv = z.object({
-  PORT: z.coerce.number().int().min(1).max(65535).default(8090),
+  PORT: z.coerce.number().int().min(1).max(65535).default(18900),
   HOST: z.string().min(1).default("127.0.0.1"),
   KAFKA_BROKERS: z.string().min(1, "is required: host:port[,host:port...] of the Kafka brokers"),
   STATEFUN_INGRESS_TOPIC: z.string().min(1, "is required (set by the launcher)"),

@@ -99,6 +99,8 @@ start("StateFun JVM", "java", [
   "-XX:+ExitOnOutOfMemoryError",
   ...JAVA_17_OPENS,
   "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+  "-Dorg.slf4j.simpleLogger.showDateTime=true",
+  "-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd'T'HH:mm:ss.SSSZ",
   "-Dorg.slf4j.simpleLogger.log.org.apache.flink.runtime.webmonitor.WebMonitorUtils=error",
   "-Dorg.slf4j.simpleLogger.log.org.apache.flink.streaming.connectors.kafka.FlinkKafkaProducer=error",
   "-cp",

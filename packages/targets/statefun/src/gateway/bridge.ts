@@ -86,6 +86,7 @@ export class KafkaBridge {
   private readonly givenUp = new Set<string>();
   private queue: Array<{ id: string; key: string; value: string }> = [];
   private flushScheduled = false;
+  private sending = false;
   private readonly counters = { requests: 0, answered: 0, noAnswer: 0, lateAnswers: 0, ingressFailures: 0 };
 
   constructor(private readonly opts: BridgeOptions) {
@@ -107,6 +108,8 @@ export class KafkaBridge {
     await this.consumer.subscribe({ topic: this.opts.egressTopic, fromBeginning: false });
     this.consumer.on(this.consumer.events.CRASH, (e) => this.opts.onError(e.payload.error));
     await this.consumer.run({
+      // nothing to commit: a gateway's group is its own and always starts at the end of the topic
+      autoCommit: false,
       eachBatch: async ({ batch }) => {
         for (const message of batch.messages) if (message.value) this.receive(message.value.toString());
       },
@@ -140,12 +143,17 @@ export class KafkaBridge {
     });
   }
 
-  /** Everything queued in this turn of the event loop goes out in one produce request. */
+  /**
+   * One produce request at a time (the idempotent producer allows one in
+   * flight anyway): what is queued meanwhile goes out together in the next,
+   * so batches grow with the load instead of queueing one by one in kafkajs.
+   */
   private flush(): void {
     this.flushScheduled = false;
+    if (this.sending || this.queue.length === 0) return;
     const batch = this.queue;
     this.queue = [];
-    if (batch.length === 0) return;
+    this.sending = true;
     this.producer
       .send({ topic: this.opts.ingressTopic, acks: -1, messages: batch.map(({ key, value }) => ({ key, value })) })
       .catch((e: Error) => {
@@ -157,6 +165,10 @@ export class KafkaBridge {
           if (p.counted) this.counters.ingressFailures++;
           p.reject(new IngressFailed(`could not write the request to Kafka: ${e.message}`));
         }
+      })
+      .finally(() => {
+        this.sending = false;
+        this.flush();
       });
   }
 
