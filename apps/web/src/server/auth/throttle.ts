@@ -30,6 +30,8 @@ export interface ThrottleLimits {
 export const SIGN_IN_WINDOW_MS = 15 * 60_000;
 export const SIGN_UP_WINDOW_MS = 60 * 60_000;
 const PRUNE_EVERY_MS = 60_000;
+/** a burst on one account queues on its lock (and for pool connections): it waits instead of failing with a 500 */
+const TX_OPTIONS = { maxWait: 15_000, timeout: 15_000 };
 
 export function defaultThrottleLimits(): ThrottleLimits {
   return {
@@ -91,7 +93,7 @@ export async function beginAttempt(db: Db, key: AttemptKey, limits: ThrottleLimi
     if (refusal) throw tooManyRequests(refusal.rule.what, refusal.retryAt, now);
     const row = await tx.authAttempt.create({ data: { action: key.action, ...values, createdAt: now }, select: { id: true } });
     return row.id;
-  });
+  }, TX_OPTIONS);
   await prune(db);
   return id;
 }
