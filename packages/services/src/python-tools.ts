@@ -37,16 +37,40 @@ export interface PythonToolOptions {
 
 export const pythonToolDir = (tool: PythonTool, root = path.join(paths.home, "python")) => path.join(root, `${tool.package}-${tool.version}`);
 
-async function install(tool: PythonTool, dir: string, pathEnv: string, progress: Progress): Promise<void> {
-  const python = findExecutable("python3", pathEnv);
-  if (!python) throw new MissingPrerequisiteError(`${tool.package} needs python3 (3.9+): install it (Debian: apt-get install python3 python3-venv)`);
-  await rm(dir, { recursive: true, force: true });
-  progress(`installing ${tool.package} ${tool.version} from PyPI into ${dir} (once; about a minute)`);
-  try {
-    await run(python, ["-m", "venv", dir], { timeoutMs: 120_000 });
-  } catch (e) {
-    throw new MissingPrerequisiteError(`\`python3 -m venv\` failed (Debian: apt-get install python3-venv): ${(e as Error).message}`);
+/**
+ * python3 with a working `venv` module (Debian ships it separately, in python3-venv): found,
+ * or installed with apt-get when running as root on a machine that has it, like redis-server.
+ */
+async function createVenv(tool: PythonTool, dir: string, pathEnv: string, progress: Progress): Promise<void> {
+  const attempt = async () => {
+    const python = findExecutable("python3", pathEnv);
+    if (!python) return "python3 is not installed";
+    await rm(dir, { recursive: true, force: true });
+    return run(python, ["-m", "venv", dir], { timeoutMs: 120_000 }).then(
+      () => undefined,
+      (e: Error) => `\`python3 -m venv\` failed: ${e.message.split("\n").slice(0, 3).join(" ")}`,
+    );
+  };
+  const problem = await attempt();
+  if (problem === undefined) return;
+  const aptGet = findExecutable("apt-get", pathEnv);
+  if (process.getuid?.() !== 0 || !aptGet) {
+    throw new MissingPrerequisiteError(`${tool.package} needs python3 with venv (${problem}): run \`sudo apt-get install -y python3 python3-venv\``);
   }
+  progress("installing python3 and python3-venv with apt-get");
+  const aptEnv = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  const aptInstall = () => run(aptGet, ["install", "-y", "python3", "python3-venv"], { env: aptEnv, timeoutMs: 600_000 });
+  await aptInstall().catch(async () => {
+    await run(aptGet, ["update"], { env: aptEnv, timeoutMs: 600_000 });
+    await aptInstall();
+  });
+  const again = await attempt();
+  if (again !== undefined) throw new MissingPrerequisiteError(`apt-get installed python3-venv, but ${again}`);
+}
+
+async function install(tool: PythonTool, dir: string, pathEnv: string, progress: Progress): Promise<void> {
+  progress(`installing ${tool.package} ${tool.version} from PyPI into ${dir} (once; about a minute)`);
+  await createVenv(tool, dir, pathEnv, progress);
   try {
     await run(path.join(dir, "bin", "pip"), ["install", "--disable-pip-version-check", "--no-input", "--quiet", `${tool.package}==${tool.version}`], {
       timeoutMs: 10 * 60_000,

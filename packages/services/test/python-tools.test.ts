@@ -27,7 +27,7 @@ describe("python tools", () => {
     const root = mkdtempSync(join(tmpdir(), "sfbench-python-"));
     const attempt = pythonToolPath(SCHEMATHESIS, { root, pathEnv: "" });
     await expect(attempt).rejects.toBeInstanceOf(MissingPrerequisiteError);
-    await expect(attempt).rejects.toThrow(/schemathesis needs python3 .*apt-get install python3 python3-venv/);
+    await expect(attempt).rejects.toThrow(/schemathesis needs python3 with venv \(python3 is not installed\): run `sudo apt-get install -y python3 python3-venv`/);
   });
 
   it("does not use a venv whose install never finished (no marker)", async () => {
@@ -36,6 +36,6 @@ describe("python tools", () => {
     mkdirSync(half, { recursive: true });
     writeFileSync(join(half, "schemathesis"), "#!/bin/sh\n", { mode: 0o755 });
     // it starts over (and, with no python3 on this PATH, says so) instead of returning the half venv
-    await expect(pythonToolPath(SCHEMATHESIS, { root, pathEnv: "" })).rejects.toThrow(/needs python3/);
+    await expect(pythonToolPath(SCHEMATHESIS, { root, pathEnv: "" })).rejects.toThrow(/needs python3 with venv/);
   });
 });
