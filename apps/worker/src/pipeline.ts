@@ -12,7 +12,7 @@ import { UnrecoverableError, type Job } from "bullmq";
 import { manifestDigest, parseManifest, parseResult, type ResultDocument, type TargetManifest } from "@sfbench/core";
 import { runConformance } from "@sfbench/conformance";
 import { importResult, type Db } from "@sfbench/db";
-import { findTarget, isAlive, startTarget, stopTarget, TargetBusyError, TargetError, type StartedTarget } from "@sfbench/provider-local";
+import { costPids, findTarget, isAlive, startTarget, stopTarget, storageFingerprint, TargetBusyError, TargetError, type StartedTarget } from "@sfbench/provider-local";
 import { kafkaBrokers, status as serviceStatus, up } from "@sfbench/services";
 import { aliveCheck, failedRunDocument, runBenchmark, writeResult, type Distribution, type Profile, type Workload } from "@sfbench/workloads";
 import { z } from "zod";
@@ -155,8 +155,9 @@ export function createRunPipeline(deps: PipelineDeps) {
           const failed = report.checks.filter((c) => !c.passed);
           await failBeforeMeasuring(runId, target, profile, startedAt, "verify", `${failed.length} of ${report.checks.length} conformance checks failed: ${failed.map((c) => `${c.id} (${c.message})`).slice(0, 5).join("; ")}`);
         }
-        const services = manifest.services.length ? await serviceStatus(manifest.services) : [];
-        const servicePids = services.flatMap((s) => (s.pid ? [s.pid] : []));
+        // the target's own PostgreSQL is part of it; the shared servers (Redis, Kafka) also serve others and are not counted
+        const shared = manifest.services.filter((s) => s !== "postgres");
+        const services = shared.length ? await serviceStatus(shared) : [];
         const t = started;
         let cellsDone = 0;
         let lastCell = "";
@@ -171,11 +172,16 @@ export function createRunPipeline(deps: PipelineDeps) {
           repoRoot: deps.repoRoot,
           resultsDir: deps.resultsDir,
           rawRoot: deps.rawRoot,
-          targetPids: () => [t.pid, ...servicePids],
+          targetPids: () => costPids(t),
+          storage: storageFingerprint(t),
           ...(tracing ? { trace: { logFile: t.log, brokers: kafkaBrokers() } } : {}),
           ...(signal ? { signal } : {}),
           checkAlive: aliveCheck(() => t.exited() ?? (isAlive(t.pid) ? undefined : "an unknown code")),
-          systemVersion: [`${manifest.system} ${manifest.version}`, ...services.map((s) => s.detail.split(" on ")[0])].join("; "),
+          systemVersion: [
+            `${manifest.system} ${manifest.version}`,
+            ...(t.postgres ? [`PostgreSQL ${t.postgres.settings.version}`] : []),
+            ...services.map((s) => s.detail.split(" on ")[0]),
+          ].join("; "),
           onProgress: (e) => {
             if (e.cell !== lastCell && e.cell !== "-" && lastCell && lastCell !== "-") cellsDone++;
             if (e.cell !== "-") lastCell = e.cell;

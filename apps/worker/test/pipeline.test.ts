@@ -2,12 +2,12 @@
  * The run pipeline through the real queue: Redis, PostgreSQL, node-postgres
  * and k6, with the in-process worker.
  */
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Queue, Worker } from "bullmq";
 import type { Db } from "@sfbench/db";
-import { runningTarget } from "@sfbench/provider-local";
+import { runningTarget, targetPostgresDir } from "@sfbench/provider-local";
 import { k6Path, paths, redisUrl } from "@sfbench/services";
 import { createRunQueue, enqueueRun, redisConnection, type RunJob } from "../src/queue.ts";
 import { createWorker } from "../src/worker.ts";
@@ -58,11 +58,27 @@ describe("the run pipeline", () => {
     expect([...stages]).toEqual(expect.arrayContaining(["provision", "verify", "seed", "load", "audit"]));
     const cells = await db.cellResult.findMany({ where: { runId } });
     expect(cells).toHaveLength(1);
+    // node-postgres promises durability: it ran on a PostgreSQL of its own with durable settings, which its cost counts, and the fingerprint says so
+    expect(cells[0]!.coreSecondsPer1000).toBeGreaterThan(0);
+    const environment = run.environment as { storage?: unknown; systemVersion?: string };
+    expect(environment.storage).toEqual({ postgres: { instance: "dedicated", fsync: "on", synchronous_commit: "on", full_page_writes: "on", version: expect.stringMatching(/^\d+/) } });
+    expect(environment.systemVersion).toMatch(/^Node\.js \+ PostgreSQL 0\.1\.0; PostgreSQL \d+/);
+    expect(JSON.parse(readFileSync(run.resultPath!, "utf8")).environment.storage).toEqual(environment.storage);
     expect(cells[0]).toMatchObject({ workload: "checkout", distribution: "uniform", valid: true });
     expect(cells[0]!.sustainableRate).toBeGreaterThan(0);
     // the stored result completes the run; teardown ends with the job
     await waitFor("the job to complete", async () => (await queue.getJobState(runId)) === "completed");
     expect(runningTarget("node-postgres")).toBeUndefined();
+    // and its PostgreSQL stopped with it
+    const pgData = join(targetPostgresDir("node-postgres"), "data");
+    expect(readdirSync("/proc").filter((n) => /^\d+$/.test(n)).filter((n) => {
+      try {
+        const stat = readFileSync(`/proc/${n}/stat`, "utf8");
+        return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z" && readFileSync(`/proc/${n}/cmdline`, "utf8").includes(pgData);
+      } catch {
+        return false;
+      }
+    })).toEqual([]);
 
     // the same run enqueued again changes nothing and gets no second result
     await queue.remove(runId);
