@@ -75,3 +75,22 @@ describe("small helpers", () => {
     expect(table([["a", "bb"], ["ccc", "d"]])).toBe("a    bb\n---  --\nccc  d");
   });
 });
+
+describe("bench:overhead's ratios", () => {
+  it("divides each mode's p50 by the same round's baseline and takes the median over rounds", async () => {
+    const { median, roundRatios } = await import("../bench/lib/ratios.ts");
+    const phases = [
+      { round: 0, mode: "off", p50: 10 },
+      { round: 0, mode: "full", p50: 10.4 },
+      { round: 1, mode: "off", p50: 20 }, // a busier moment: both modes slower, the ratio the same
+      { round: 1, mode: "full", p50: 20.8 },
+      { round: 2, mode: "full", p50: 99 }, // no baseline in this round: not counted
+    ];
+    const r = roundRatios(phases, ["off", "full", "spans"]);
+    expect(r.off).toBe(1);
+    expect(r.full).toBeCloseTo(1.04, 9);
+    expect(r.spans).toBeNaN();
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 2, 3])).toBe(2.5);
+  });
+});
