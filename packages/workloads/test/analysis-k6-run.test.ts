@@ -130,7 +130,8 @@ describe("aggregating the output of a real k6 run", () => {
     const sr = sustainableRate(a.steps);
     expect(sr.rate).toBeNull();
     expect(sr.verdicts[0]!.reasons).toEqual([
-      expect.stringMatching(/^completed (8|9)\d(\.\d+)?% of the offered rate \(needs >= 95%\)$/),
+      // judged inside the step's measured window (aggregate.ts), where the 10% errors are missing too
+      expect.stringMatching(/^completed (8|9)\d(\.\d+)?% of the offered rate within the step \(needs >= 95%\)$/),
       expect.stringMatching(/^error rate \d+(\.\d+)?% \(needs < 1%\)$/),
     ]);
     expect(sustainableRate(a.steps, { maxErrorRate: 0.2, minCompletedShare: 0.8 }).rate).toBe(40);
