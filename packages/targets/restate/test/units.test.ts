@@ -5,8 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { topOf } from "../src/app/co-purchase.ts";
+import { MAX_FREQ_VISITS, visitBound } from "../src/gateway/routes.ts";
 import { choosePorts } from "../src/launcher/ports.ts";
-import { restateConfig } from "../src/launcher/restate-config.ts";
+import { partitionsFor, restateConfig } from "../src/launcher/restate-config.ts";
 
 describe("topOf (SPEC 2.2 top(p, n, V))", () => {
   const counts = { b: 2, a: 3, c: 2, d: 1, e: 5 };
@@ -32,6 +33,13 @@ describe("the Restate server's configuration", () => {
     expect(toml).toMatch(/\[admin\]\nbind-address = "127\.0\.0\.1:20003"/);
     expect(toml).toMatch(/^disable-telemetry = true$/m);
     expect(toml).toMatch(/^listen-mode = "tcp"$/m);
+  });
+
+  it("sizes the partitions of a new cluster by the cores: two per core, 2 to 24", () => {
+    expect(partitionsFor(1)).toBe(2);
+    expect(partitionsFor(2)).toBe(4);
+    expect(partitionsFor(64)).toBe(24);
+    expect(restateConfig("/d", { fabric: 1, ingress: 2, admin: 3, service: 4 }, 6)).toMatch(/^default-num-partitions = 6$/m);
   });
 
   it("keeps its data under the target's data directory, with a node name that survives restarts", () => {
@@ -78,5 +86,20 @@ describe("choosePorts", () => {
     }
     writeFileSync(join(dir, "ports.json"), "{not json");
     await expect(choosePorts(dir, [])).resolves.toMatchObject({ fabric: expect.any(Number) });
+  });
+});
+
+describe("visitBound (freq-items queries the gateway refuses)", () => {
+  it("is 1 + n + ... + n^(d-1), and lets every query shape of the analytics workload through", () => {
+    expect(visitBound(1, 20)).toBe(20);
+    expect(visitBound(3, 2)).toBe(4);
+    expect(visitBound(2, 10)).toBe(1023);
+    expect(visitBound(20, 2)).toBeLessThanOrEqual(MAX_FREQ_VISITS);
+    for (let n = 2; n <= 10; n++) expect(visitBound(n, Math.floor(Math.log(1000) / Math.log(n)) + 1)).toBeLessThanOrEqual(MAX_FREQ_VISITS);
+  });
+
+  it("exceeds the limit for top=100 depth=20 without overflowing", () => {
+    expect(visitBound(100, 20)).toBeGreaterThan(MAX_FREQ_VISITS);
+    expect(Number.isFinite(visitBound(100, 20))).toBe(true);
   });
 });

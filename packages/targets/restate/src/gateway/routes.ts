@@ -21,13 +21,29 @@ import type { OrderState } from "../app/order.ts";
 import { isRefusal, type Done, type Refusal } from "../app/outcome.ts";
 import type { ProductState } from "../app/product.ts";
 import type { UserState } from "../app/user.ts";
-import { Refused } from "./errors.ts";
+import { BadRequest, Refused } from "./errors.ts";
 import type { Ingress, ObjectName } from "./ingress.ts";
 import { spanOf } from "./tracing.ts";
 import { parseId, parseInput } from "./validate.ts";
 
 function json(reply: FastifyReply, value: unknown): FastifyReply {
   return reply.type("application/json; charset=utf-8").send(JSON.stringify(value));
+}
+
+/**
+ * Every visit of SPEC 2.2 is one Restate invocation; a query whose visit tree
+ * could hold more (1 + n + ... + n^(d-1)) is refused with 400 before it starts.
+ */
+export const MAX_FREQ_VISITS = 100_000;
+
+export function visitBound(top: number, depth: number): number {
+  let bound = 0;
+  let level = 1;
+  for (let d = 0; d < depth && bound <= MAX_FREQ_VISITS; d++) {
+    bound += level;
+    level *= top;
+  }
+  return bound;
 }
 
 /** `{id}` of the route's path. */
@@ -76,6 +92,9 @@ export function registerRoutes(app: FastifyInstance, ingress: Ingress): void {
   app.get("/products/:id/freq-items", { config: { entity: "product", op: "freqItems" } }, async (request, reply) => {
     const id = pathId(request.params);
     const { top, depth } = parseInput(FreqItemsQuery, request.query, {});
+    if (visitBound(top, depth) > MAX_FREQ_VISITS) {
+      throw new BadRequest(`top=${top}&depth=${depth}: the visit tree could hold more than ${MAX_FREQ_VISITS} products (1 + top + ... + top^(depth-1)); lower top or depth`);
+    }
     const visit: Visit = { top, depth, exclude: [id] };
     // Both at once: the product's existence (404) and the traversal from its co-purchase object.
     const [, items] = await Promise.all([
