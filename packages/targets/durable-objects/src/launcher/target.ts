@@ -74,8 +74,11 @@ export async function startTarget(opts: TargetOptions): Promise<Target> {
   const stderr = opts.stderr ?? process.stderr;
   const before = new Set(childrenOf(process.pid));
   const mf = new Miniflare({
-    host: opts.host,
-    port: opts.port,
+    // Miniflare's own entry socket (its router worker, unused here) on a free loopback port;
+    // requests reach the Worker directly on host:port, without the extra hop through that router
+    host: "127.0.0.1",
+    port: 0,
+    unsafeDirectSockets: [{ host: opts.host, port: opts.port }],
     modules: [{ type: "ESModule", path: "worker.js", contents: script }],
     compatibilityDate: COMPATIBILITY_DATE,
     durableObjects: Object.fromEntries(Object.entries(NAMESPACES).map(([binding, className]) => [binding, { className, useSQLite: true }])),
@@ -89,7 +92,8 @@ export async function startTarget(opts: TargetOptions): Promise<Target> {
       err.pipe(stderr, { end: false });
     },
   });
-  const url = await mf.ready;
+  await mf.ready;
+  const url = await mf.unsafeGetDirectURL();
   const runtimePid = childrenOf(process.pid).find((pid) => !before.has(pid));
 
   let disposed = false;

@@ -104,7 +104,7 @@ export class CartObject extends DurableObject<Env> {
         if (cart.checkedOut) return fail("cart-checked-out", `cart ${key} was checked out by order ${cart.orderId}`);
         if (cart.items.length === 0) return fail("empty-cart", `cart ${key} has no items`);
 
-        const pending: Pending = { orderId: crypto.randomUUID(), cartId: key, userId, items: cart.items, phase: "reserving", total: 0 };
+        const pending: Pending = { orderId: crypto.randomUUID(), cartId: key, userId, items: cart.items };
         // on disk before any product is asked (the output gate holds the calls until then)
         this.kv.put("pending", pending);
         const reserved = await reserve(this.env, pending, child);
@@ -112,15 +112,12 @@ export class CartObject extends DurableObject<Env> {
           this.kv.delete("pending");
           return reserved;
         }
-        pending.phase = "charging";
-        pending.total = reserved.value;
-        this.kv.put("pending", pending);
-        const paid = await charge(this.env, pending, child);
+        const paid = await charge(this.env, pending, reserved.value, child);
         if (!paid.ok) {
           this.kv.delete("pending");
           return paid;
         }
-        return ok(await this.complete(pending, child));
+        return ok(await this.complete(pending, reserved.value, child));
       }),
     );
   }
@@ -139,8 +136,8 @@ export class CartObject extends DurableObject<Env> {
   }
 
   /** Step 5: record the order, then mark the cart (one commit with the end of the pending checkout). */
-  private async complete(pending: Pending, trace?: TraceContext): Promise<Completed> {
-    const { orderId, cartId, userId, total } = pending;
+  private async complete(pending: Pending, total: number, trace?: TraceContext): Promise<Completed> {
+    const { orderId, cartId, userId } = pending;
     await this.env.ORDERS.getByName(orderId).record({ id: orderId, cartId, userId, status: "completed", total }, trace);
     const productIds = pending.items.map(([p]) => p);
     this.kv.put("cart", { items: pending.items, checkedOut: true, orderId } satisfies CartState);
@@ -150,15 +147,17 @@ export class CartObject extends DurableObject<Env> {
   }
 
   /**
-   * Finishes a checkout that a crash (or a failed call) interrupted: one that
-   * was reserving is undone; one that was charging is charged again
-   * (idempotent) and completed, or undone when the charge is refused.
+   * Finishes a checkout that a crash (or a failed call) interrupted: if the
+   * user paid for the order it is completed, otherwise the user voids the
+   * order and every product puts back what it holds for it.
    */
   private async resume(trace?: TraceContext): Promise<void> {
     const pending = this.kv.get<Pending>("pending");
     if (!pending) return;
-    if (pending.phase === "charging" && (await charge(this.env, pending, trace)).ok) {
-      await this.complete(pending, trace);
+    const paid = await this.env.USERS.getByName(pending.userId).resolve(pending.orderId);
+    console.error(`cart ${pending.cartId}: resuming checkout ${pending.orderId}: ${paid !== null ? "paid, completing it" : "not paid, undoing it"}`);
+    if (paid !== null) {
+      await this.complete(pending, paid, trace);
       await this.settleHere();
       return;
     }

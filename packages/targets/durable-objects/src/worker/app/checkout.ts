@@ -11,7 +11,8 @@
  *   settle    after the answer: holds become final, co-purchase counts grow
  *
  * Every step is idempotent per order id (product holds, user charges), so
- * repeating one after a crash changes nothing twice.
+ * repeating one after a crash changes nothing twice; the user object tells a
+ * recovering cart whether the order was paid (and voids it if not).
  */
 import { ok, type Env, type Outcome } from "./env.ts";
 import type { TraceContext } from "./trace.ts";
@@ -24,9 +25,6 @@ export interface Pending {
   cartId: string;
   userId: string;
   items: Item[];
-  /** reserving: stock may be held; charging: all stock is held and the user may have paid */
-  phase: "reserving" | "charging";
-  total: number;
 }
 
 export interface Completed {
@@ -64,8 +62,8 @@ export async function release(env: Env, pending: Pending, trace?: TraceContext):
 }
 
 /** Step 4: the user pays; on any refusal all stock goes back. */
-export async function charge(env: Env, pending: Pending, trace?: TraceContext): Promise<Outcome<null>> {
-  const paid = await env.USERS.getByName(pending.userId).charge(pending.userId, pending.orderId, pending.total, trace);
+export async function charge(env: Env, pending: Pending, total: number, trace?: TraceContext): Promise<Outcome<null>> {
+  const paid = await env.USERS.getByName(pending.userId).charge(pending.userId, pending.orderId, total, trace);
   if (!paid.ok) await release(env, pending, trace);
   return paid;
 }

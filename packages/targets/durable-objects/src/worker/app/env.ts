@@ -17,7 +17,15 @@ export interface Env {
 }
 
 /** A business outcome that is not a success; the gateway maps it to 404/409. */
-export type Failure = "not-found" | "empty-cart" | "cart-checked-out" | "insufficient-stock" | "insufficient-credits" | "too-large";
+export type Failure =
+  | "not-found"
+  | "empty-cart"
+  | "cart-checked-out"
+  | "insufficient-stock"
+  | "insufficient-credits"
+  | "too-large"
+  /** a checkout step of an order that recovery abandoned (only after a system failure) */
+  | "aborted";
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: Failure; message: string };
 

@@ -1,7 +1,9 @@
 /**
  * One Durable Object per user: credits, and the charge of every order the
  * user paid (charge:<order> = total), so that charging is idempotent per
- * order when a checkout is resumed after a crash.
+ * order. A cart recovering from a crash asks resolve(order): the total if
+ * the order was paid, else the order is voided (charge:<order> = "void") so
+ * that a charge still on its way is refused.
  */
 import { DurableObject } from "cloudflare:workers";
 import { fail, ok, type Env, type Outcome } from "./env.ts";
@@ -50,7 +52,9 @@ export class UserObject extends DurableObject<Env> {
     try {
       const state = this.kv.get<UserState>("user");
       if (!state) return fail("not-found", `user ${key} does not exist`);
-      if (this.kv.get<number>(CHARGE + orderId) !== undefined) return ok(null);
+      const earlier = this.kv.get<number | "void">(CHARGE + orderId);
+      if (earlier === "void") return fail("aborted", `order ${orderId} was abandoned after a failure and voided`);
+      if (earlier !== undefined) return ok(null);
       if (state.credits < total) return fail("insufficient-credits", `user ${key} has ${state.credits} credits, the order costs ${total}`);
       this.kv.put("user", { credits: state.credits - total } satisfies UserState);
       this.kv.put(CHARGE + orderId, total);
@@ -58,5 +62,13 @@ export class UserObject extends DurableObject<Env> {
     } finally {
       span?.end();
     }
+  }
+
+  /** Recovery: the total the order was charged, or null after voiding it (a later charge of it is refused). */
+  resolve(orderId: string): number | null {
+    const earlier = this.kv.get<number | "void">(CHARGE + orderId);
+    if (typeof earlier === "number") return earlier;
+    this.kv.put(CHARGE + orderId, "void");
+    return null;
   }
 }

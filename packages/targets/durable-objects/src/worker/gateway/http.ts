@@ -39,12 +39,16 @@ const FAILURE_STATUS: Record<Failure, number> = {
   "cart-checked-out": 409,
   "insufficient-stock": 409,
   "insufficient-credits": 409,
+  // only after a system failure: recovery gave the order up while this call was still on its way
+  aborted: 500,
 };
+
+const FAILURE_CODE: Partial<Record<Failure, string>> = { "too-large": "bad-request", aborted: "internal" };
 
 /** The value of a successful outcome, or the HTTP error of a business failure. */
 export function unwrap<T>(outcome: Outcome<T>): T {
   if (outcome.ok) return outcome.value;
-  throw new HttpError(FAILURE_STATUS[outcome.error], outcome.error === "too-large" ? "bad-request" : outcome.error, outcome.message);
+  throw new HttpError(FAILURE_STATUS[outcome.error], FAILURE_CODE[outcome.error] ?? outcome.error, outcome.message);
 }
 
 export function notFound(what: string): never {
