@@ -54,8 +54,8 @@ describe("a private PostgreSQL instance", () => {
     expect(await show(pgi.url)).toEqual({ fsync: "on", synchronous_commit: "on", full_page_writes: "on" });
     expect(pgi.settings).toMatchObject({ fsync: "on", synchronous_commit: "on", full_page_writes: "on" });
     expect(pgi.settings.version).toMatch(/^\d+\.\d+/);
-    const [{ dir: dataDir }] = await query<{ dir: string }>(pgi.url, "SELECT current_setting('data_directory') AS dir");
-    expect(dataDir).toBe(path.join(dir, "data"));
+    const [dataDir] = await query<{ dir: string }>(pgi.url, "SELECT current_setting('data_directory') AS dir");
+    expect(dataDir?.dir).toBe(path.join(dir, "data"));
 
     // a committed row survives a stop and a start with keepData
     await query(pgi.url, "CREATE TABLE kept (n int); INSERT INTO kept VALUES (42)");
