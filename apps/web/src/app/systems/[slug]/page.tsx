@@ -4,6 +4,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { RatingForm } from "../../../client/rating-form.tsx";
 import { SystemEditForm } from "../../../client/system-edit-form.tsx";
+import { ClusterOnly, clusterOnlyReason } from "../../../components/cluster-only.tsx";
 import { RunStatus } from "../../../components/run-status.tsx";
 import { getDb } from "../../../server/db.ts";
 import { getSystem, HISTORY_LIMIT } from "../../../server/queries/system.ts";
@@ -25,6 +26,7 @@ export default async function SystemPage({ params }: Props) {
   const viewer = await getViewer();
   const system = await getSystem(await getDb(), slug, viewer?.id);
   if (!system) notFound();
+  const clusterOnly = clusterOnlyReason(system.runs);
   return (
     <>
       <h1 data-testid="system-name">{system.name}</h1>
@@ -35,6 +37,7 @@ export default async function SystemPage({ params }: Props) {
         {" · "}<img src={`/badge/${encodeURIComponent(system.slug)}.svg`} alt={`${system.name} badge`} height={20} style={{ verticalAlign: "middle" }} />
       </p>
       {system.description ? <p data-testid="system-description">{system.description}</p> : <p className="muted">No description.</p>}
+      {clusterOnly ? <ClusterOnly reason={clusterOnly} /> : null}
 
       <h2>Ratings</h2>
       <p data-testid="ratings">
