@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { closeDeployment, openDeployment } from "./deployment.ts";
-import { childEnv, readLauncherEnv } from "./env.ts";
+import { childEnv, readLauncherEnv, type LauncherEnv } from "./env.ts";
 
 const log = (message: string) => process.stderr.write(`statefun launcher: ${message}\n`);
 
@@ -23,13 +23,15 @@ const JAVA_17_OPENS = [
   ),
 ];
 
-let env;
-try {
-  env = readLauncherEnv();
-} catch (e) {
-  log((e as Error).message);
-  process.exit(2);
+function environment(): LauncherEnv {
+  try {
+    return readLauncherEnv();
+  } catch (e) {
+    log((e as Error).message);
+    process.exit(2);
+  }
 }
+const env = environment();
 const jar = join(env.SFBENCH_BUILD_DIR, "statefun-app.jar");
 if (!existsSync(jar)) {
   log(`${jar} is missing: build the job first with \`npx sfbench target build statefun\``);
