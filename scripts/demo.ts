@@ -14,10 +14,10 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { listTargets } from "@sfbench/provider-local";
-import { down, status, up, type ServiceName } from "@sfbench/services";
+import { up, type ServiceName } from "@sfbench/services";
 import { ensureBuild } from "../apps/web/scripts/server.ts";
 import { demoAccount } from "./lib/demo-account.ts";
-import { startLogged, stop, waitHttp, type Started } from "./lib/processes.ts";
+import { serversUp, startLogged, stopAll, waitHttp, type Started } from "./lib/processes.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const cli = join(root, "packages/cli/bin/sfbench.mjs");
@@ -59,8 +59,6 @@ async function follow(runs: Map<string, string>): Promise<void> {
 }
 
 const started: Started[] = [];
-/** the servers (not k6, a binary) that were up before the demo: the only ones it leaves running */
-const SERVERS: ServiceName[] = ["postgres", "redis", "kafka"];
 let upBefore: Set<ServiceName> | undefined;
 let stopping: Promise<never> | undefined;
 
@@ -68,16 +66,7 @@ async function shutdown(code: number): Promise<never> {
   // Ctrl-C twice, or an error while stopping, waits for the same shutdown
   stopping ??= (async () => {
     say("\nstopping the worker (a run in progress ends as interrupted) and the portal");
-    // the worker first, alone (it stops its k6 and target itself), with time to store the interrupted run while the database is up
-    for (const p of started.reverse()) await stop(p, p.name === "worker" ? 60_000 : 15_000, { leaderOnly: p.name === "worker" });
-    if (upBefore) {
-      const before = upBefore;
-      const startedServices = (await status(SERVERS)).filter((s) => s.running && !before.has(s.name)).map((s) => s.name);
-      if (startedServices.length) {
-        say(`stopping the services the demo and its worker started: ${startedServices.join(", ")}`);
-        await down(startedServices);
-      }
-    }
+    await stopAll(started, upBefore, say);
     process.exit(code);
   })();
   return stopping;
@@ -85,7 +74,7 @@ async function shutdown(code: number): Promise<never> {
 
 async function main(): Promise<void> {
   const wanted: ServiceName[] = ["postgres", "redis", "k6"];
-  upBefore = new Set((await status(SERVERS)).filter((s) => s.running).map((s) => s.name));
+  upBefore = await serversUp();
   say("== services (PostgreSQL, Redis, k6)");
   await up(wanted, { onProgress: (s, m) => say(`  ${s}: ${m}`) });
 

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
+import { down, status, type ServiceName } from "@sfbench/services";
 
 export interface Started {
   name: string;
@@ -52,4 +53,29 @@ export async function stop(p: Started, graceMs = 15_000, opts: { leaderOnly?: bo
   }, graceMs);
   await exited;
   clearTimeout(timer);
+}
+
+/** The servers (k6 is a binary, not a server) the demo may leave running only when they were up before it. */
+const SERVERS: ServiceName[] = ["postgres", "redis", "kafka"];
+
+export async function serversUp(): Promise<Set<ServiceName>> {
+  return new Set((await status(SERVERS)).filter((s) => s.running).map((s) => s.name));
+}
+
+/**
+ * Stops what a command started, in reverse order: a process named "worker"
+ * alone and with a minute's grace (it stops its own k6 and target and stores
+ * the interrupted run while the database is still up), the others with their
+ * process group; then every server that is up now but was not in `before`,
+ * also those a child started (the worker starts Kafka for tracing).
+ */
+export async function stopAll(started: Started[], before: Set<ServiceName> | undefined, say: (line: string) => void): Promise<ServiceName[]> {
+  for (const p of [...started].reverse()) await stop(p, p.name === "worker" ? 60_000 : 15_000, { leaderOnly: p.name === "worker" });
+  if (!before) return [];
+  const servers = (await status(SERVERS)).filter((s) => s.running && !before.has(s.name)).map((s) => s.name);
+  if (servers.length) {
+    say(`stopping the services the demo and its worker started: ${servers.join(", ")}`);
+    await down(servers);
+  }
+  return servers;
 }
