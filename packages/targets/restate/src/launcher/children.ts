@@ -20,7 +20,9 @@ export class Children {
 
   constructor(private readonly onUnexpectedExit: (child: Child) => void) {}
 
+  /** Starts a child; refused once stop() was called (a SIGTERM during start-up must not leave a late child behind). */
   start(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): Child {
+    if (this.stopping) throw new Error(`not starting ${name}: the target is stopping`);
     const proc = spawn(command, args, { env, stdio: ["ignore", "inherit", "inherit"] });
     const child: Child = { name, process: proc, exited: undefined };
     const ended = (how: string) => {

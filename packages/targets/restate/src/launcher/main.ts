@@ -91,6 +91,9 @@ try {
     LOG_LEVEL: "warn",
   });
 } catch (err) {
-  log(`start failed: ${(err as Error).message}`);
-  await shutdown(1);
+  // a SIGTERM during start-up is a stop, not a failure
+  if (!shuttingDown) {
+    log(`start failed: ${(err as Error).message}`);
+    await shutdown(1);
+  }
 }
