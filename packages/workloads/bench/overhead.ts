@@ -28,6 +28,7 @@ import { aggregateK6 } from "../src/analysis/aggregate.ts";
 import { pinTrees, planSplit } from "../src/cost/affinity.ts";
 import { ProcessSampler } from "../src/cost/sampler.ts";
 import { runK6 } from "../src/experiment/k6-runner.ts";
+import { pinProcess } from "../src/experiment/run.ts";
 import { TraceSession } from "../src/trace/session.ts";
 import { HarnessError, interrupted, onInterrupt, runCommand } from "./lib/children.ts";
 import { median, roundRatios } from "./lib/ratios.ts";
@@ -143,6 +144,8 @@ async function main(): Promise<number> {
   const k6 = process.env.K6 ?? (await k6Path({ onProgress: (m) => log(`k6: ${m}`) }));
   await up(["kafka"], { onProgress: (s, m) => log(`${s}: ${m}`) });
   const split = planSplit();
+  // as in a run (run.ts): this process's sampler and shipper stay on the generator's cores
+  if (split) pinProcess(process.pid, split.generator);
   const raw = mkdtempSync(join(tmpdir(), "sfbench-overhead-"));
   const phases: Phase[] = [];
   const started = new Date();

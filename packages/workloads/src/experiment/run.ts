@@ -4,6 +4,7 @@
  * never overwritten. A failure anywhere still writes a document, with the
  * stage and the error, and keeps the raw data gathered so far.
  */
+import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -110,7 +111,11 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
   let error: ResultDocument["error"];
   const pinned = split && opts.targetPids().length > 0;
   try {
-    if (pinned) pinTrees(opts.targetPids(), split.target);
+    if (pinned) {
+      pinTrees(opts.targetPids(), split.target);
+      // the instrument's own work in this process (cost sampler, span shipper) stays off the target's cores
+      pinProcess(process.pid, split.generator);
+    }
     if (opts.trace) ctx.trace = await openTrace(runId, opts.trace, progress);
     const env = { BASE_URL: ctx.baseUrl, SEED: String(ctx.seed), PRODUCTS: String(settings.products), PRODUCT_PREFIX: ctx.productPrefix };
     progress({ cell: "-", stage: "seed", detail: `${settings.products} products` });
@@ -132,7 +137,10 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
     const message = opts.signal?.aborted ? `interrupted during ${stage}: ${String(opts.signal.reason ?? "the run was stopped")}` : err.message;
     error = { stage, message };
   } finally {
-    if (pinned) pinTrees(opts.targetPids(), `0-${availableParallelism() - 1}`);
+    if (pinned) {
+      pinTrees(opts.targetPids(), `0-${availableParallelism() - 1}`);
+      pinProcess(process.pid, `0-${availableParallelism() - 1}`);
+    }
     await ctx.trace?.close().catch((e: Error) => progress({ cell: "-", stage: "trace", detail: `could not delete ${ctx.trace!.topic}: ${e.message}` }));
   }
   const doc: ResultDocument = {
@@ -182,6 +190,21 @@ export function failedRunDocument(opts: {
     cells: [],
     rawData: { dir: opts.rawDir, files: [] },
   };
+}
+
+/**
+ * Pins one process (all its threads, not its children: the target may be one)
+ * to a CPU list. The cost sampler reads /proc about 4 times a second (~2.6% of
+ * a core with ~200 processes, measured) and the shipper tails the target's log:
+ * on the generator's cores they cannot slow the target down.
+ */
+export function pinProcess(pid: number, cpus: string): boolean {
+  try {
+    execFileSync("taskset", ["-a", "-p", "-c", cpus, String(pid)], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false; // no taskset, or the process is gone
+  }
 }
 
 /** The run's span topic, or undefined (and a progress note: the run goes on without a breakdown) when Kafka fails. */
