@@ -38,7 +38,15 @@ if (!existsSync(jar)) {
   process.exit(3);
 }
 
-const { deployment, restored } = await openDeployment(env.SFBENCH_DATA_DIR, env.KAFKA_BROKERS, env.STATEFUN_PARALLELISM);
+async function open(): Promise<Awaited<ReturnType<typeof openDeployment>>> {
+  try {
+    return await openDeployment(env.SFBENCH_DATA_DIR, env.KAFKA_BROKERS, env.STATEFUN_PARALLELISM);
+  } catch (e) {
+    log(`could not create the deployment's topics on Kafka ${env.KAFKA_BROKERS}: ${(e as Error).message}`);
+    process.exit(3);
+  }
+}
+const { deployment, restored } = await open();
 log(`${restored ? "restarting deployment" : "new deployment"} ${deployment.id}: requests on ${deployment.ingressTopic}, answers on ${deployment.egressTopic}`);
 const topics = {
   STATEFUN_INGRESS_TOPIC: deployment.ingressTopic,
