@@ -117,11 +117,6 @@ export class ProductObject extends DurableObject<Env> {
     this.ranked = undefined;
   }
 
-  /** count[p][*] as an object (tests and debugging). */
-  coPurchases(): Record<string, number> {
-    return Object.fromEntries(this.loadCounts());
-  }
-
   /**
    * SPEC 2.2 visit(p, depth, V): top-n here, then the children concurrently,
    * each a call to another product object. Nothing is locked while children
