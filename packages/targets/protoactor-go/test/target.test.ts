@@ -53,7 +53,8 @@ describe("protoactor-go started by provider-local", () => {
         .split("\n")
         .map(parseSpanLine)
         .filter((sp): sp is Span => sp !== null && sp.traceId === traceId);
-      if (found.length < 6) throw new Error(`${found.length} spans so far`);
+      // members flush their span lines independently: wait for the gateway's and all six function spans
+      if (found.length < 7 || !found.some((sp) => sp.kind === "gateway")) throw new Error(`${found.length} spans so far`);
       return found;
     });
     const gateway = spans.find((sp) => sp.kind === "gateway")!;
