@@ -55,6 +55,12 @@ describe("ranking and the leaderboard cache", () => {
     expect(rows.map((r) => r.slug)).toEqual(["alpha"]);
     const ranked = await t.db.run.findFirstOrThrow({ where: { system: { slug: "alpha" }, profile: "standard" } });
     expect(rows[0]!.runId).toBe(ranked.id);
+    // listed under the table as smoke tests, newest first, linked to their run pages
+    const b = await board();
+    expect(b.smoke.map((r) => `${r.slug}:${r.profile}`)).toEqual(["alpha:quick", "beta:quick"]);
+    const html = renderToStaticMarkup(<LeaderboardTable board={b} />);
+    expect(html).toContain("Recent smoke tests (not ranked)");
+    expect(html).toContain(`href="/runs/${b.smoke[1]!.runId}"`);
   });
 
   it("says on the run page why the knee search stopped and that a smoke test is not ranked", async () => {

@@ -24,6 +24,7 @@ describe("XSS", () => {
         },
       ],
       total: 1, page: 1, pages: 1, environments: [],
+      smoke: [{ runId: "00000000-0000-4000-8000-000000000001", slug: "evil2", name: EVIL, version: "<b>1</b>", profile: "quick", finishedAt: new Date() }],
     };
     const html = renderToStaticMarkup(<LeaderboardTable board={board} />);
     expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");

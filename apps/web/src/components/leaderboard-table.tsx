@@ -3,7 +3,7 @@
  * Plain <a> links: a page of 100 rows must not make Next prefetch 300 pages.
  */
 import { PAGE_SIZE, type Leaderboard, type LeaderboardRow } from "../server/queries/leaderboard.ts";
-import { fmtEnvironment, fmtMs, fmtNumber, fmtPercent, fmtRate, fmtResolution, rateUnit } from "../shared/format.ts";
+import { fmtDate, fmtEnvironment, fmtMs, fmtNumber, fmtPercent, fmtRate, fmtResolution, rateUnit } from "../shared/format.ts";
 import { defaultDir, type LeaderboardFilter, type RateKey, type SortKey } from "../shared/leaderboard-params.ts";
 import { VerifiedBadge } from "./verified-badge.tsx";
 
@@ -98,6 +98,19 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
         </table>
         {board.rows.length > 1 ? <button type="submit" className="compare-button">Compare selected (2-4)</button> : null}
       </form>
+      {board.smoke.length > 0 ? (
+        <section data-testid="smoke-tests" className="muted" style={{ fontSize: 13, marginTop: 16 }}>
+          <h2 style={{ fontSize: 15 }}>Recent smoke tests (not ranked)</h2>
+          <p>Completed runs whose knee is not known to 10% (the quick profile&apos;s coarse steps, or a knee the search could not bracket): their numbers are on their run pages only.</p>
+          <ul>
+            {board.smoke.map((r) => (
+              <li key={r.runId}>
+                <a href={`/runs/${r.runId}`}>{`${r.name} (${r.slug} ${r.version})`}</a>{`, ${r.profile} profile, ${fmtDate(r.finishedAt)}`}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
       {board.pages > 1 ? (
         <div className="pager">
           {board.page > 1 ? <a href={href(board.filter, { page: board.page - 1 })}>← previous</a> : null}

@@ -78,7 +78,21 @@ export interface RatingSummary {
   count: number;
 }
 
+/** A recent completed run without a ranked cell (quick profile, coarse knee): listed under the table, linked to its run page. */
+export interface SmokeRun {
+  runId: string;
+  slug: string;
+  name: string;
+  version: string;
+  profile: string;
+  finishedAt: Date;
+}
+
+export const SMOKE_LIMIT = 10;
+
 export interface LeaderboardData {
+  /** the latest completed runs that have no ranked cell (smoke tests), newest first */
+  smoke: SmokeRun[];
   runs: RunMeta[];
   cells: Map<string, CellNumbers[]>;
   ratings: Map<string, RatingSummary>;
@@ -86,12 +100,17 @@ export interface LeaderboardData {
 }
 
 export async function readLeaderboardData(db: Db, filter: { kind?: EnvironmentKind; nodes?: number }): Promise<LeaderboardData> {
-  const [latest, environments] = await Promise.all([
+  const [latest, environments, smoke] = await Promise.all([
     latestRankedRuns(db, filter),
     db.$queryRaw<{ kind: EnvironmentKind; nodes: number }[]>`
       SELECT DISTINCT r."environmentKind" AS kind, r.nodes FROM "Run" r WHERE r.status = 'completed' AND ${HAS_RANKED_CELL} ORDER BY 1, 2`,
+    db.$queryRaw<SmokeRun[]>`
+      SELECT r.id AS "runId", s.slug, s.name, v.version, r.profile::text AS profile, r."finishedAt"
+      FROM "Run" r JOIN "System" s ON s.id = r."systemId" JOIN "TargetVersion" v ON v.id = r."targetVersionId"
+      WHERE r.status = 'completed' AND NOT ${HAS_RANKED_CELL}
+      ORDER BY r."finishedAt" DESC LIMIT ${SMOKE_LIMIT}`,
   ]);
-  if (latest.length === 0) return { runs: [], cells: new Map(), ratings: new Map(), environments };
+  if (latest.length === 0) return { smoke, runs: [], cells: new Map(), ratings: new Map(), environments };
   const runIds = latest.map((r) => r.runId);
   const systemIds = [...new Set(latest.map((r) => r.systemId))];
   const [meta, cellRows, ratingRows] = await Promise.all([
@@ -116,6 +135,6 @@ export async function readLeaderboardData(db: Db, filter: { kind?: EnvironmentKi
   const cells = new Map<string, CellNumbers[]>();
   for (const { runId, ...cell } of cellRows) (cells.get(runId) ?? cells.set(runId, []).get(runId)!).push(cell);
   const ratings = new Map(ratingRows.map(({ systemId, ...r }) => [systemId, r]));
-  return { runs, cells, ratings, environments };
+  return { smoke, runs, cells, ratings, environments };
 }
 

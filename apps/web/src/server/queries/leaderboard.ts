@@ -7,7 +7,7 @@ import { KNEE_STOP_TEXT, KNEE_STOPS, PUBLISHABLE_RESOLUTION } from "@sfbench/cor
 import type { Db, EnvironmentKind, LocCounts } from "@sfbench/db";
 import { defaultDir, shownCells, type LeaderboardFilter, type RateKey, type SortKey } from "../../shared/leaderboard-params.ts";
 import { leaderboardData } from "./leaderboard-cache.ts";
-import { ranked, type CellNumbers, type LeaderboardData, type RatingSummary, type RunMeta } from "./leaderboard-data.ts";
+import { ranked, type CellNumbers, type LeaderboardData, type RatingSummary, type RunMeta, type SmokeRun } from "./leaderboard-data.ts";
 
 export const PAGE_SIZE = 50;
 
@@ -47,6 +47,8 @@ export interface Leaderboard {
   page: number;
   pages: number;
   environments: { kind: EnvironmentKind; nodes: number }[];
+  /** recent completed runs without a ranked number (smoke tests): shown under the table, never ranked */
+  smoke: SmokeRun[];
 }
 
 function locTotals(loc: LocCounts | null): LeaderboardRow["loc"] {
@@ -161,5 +163,6 @@ export async function getLeaderboard(db: Db, filter: LeaderboardFilter): Promise
     page,
     pages,
     environments: data.environments,
+    smoke: data.smoke,
   };
 }
