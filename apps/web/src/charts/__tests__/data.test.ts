@@ -175,6 +175,20 @@ describe("breakdown", () => {
     expect(d.rows.map((r) => r.group)).toEqual(["all", "2 products", "8 products"]);
   });
 
+  it("says how much of the phase it covers; one from 40% of the requests is flagged, one without coverage too", () => {
+    const coverage = { requests: 1000, traced: 410, complete: 400, share: 0.4, clientMs: 10.5, sumMs: 10.5, spansMs: 6.5, deviation: 0, flagged: true, flags: ["only 40% of the phase's 1000 requests produced a complete trace (needs >= 90%)"] };
+    const d = breakdownData([{ system, raw: { ...BREAKDOWN, coverage } }, { system: { ...system, key: "s1", name: "B" }, raw: BREAKDOWN }]);
+    expect(d.available).toBe(true);
+    if (!d.available) return;
+    expect(d.coverage[0]).toEqual({
+      key: "s0", name: "A", flagged: true, flags: coverage.flags,
+      text: "complete traces for 40.0% of the phase's 1,000 requests; the parts add up to 10.50 ms, 0.0% off the measured mean of 10.50 ms",
+    });
+    expect(d.coverage[1]).toMatchObject({ key: "s1", flagged: true, text: expect.stringMatching(/^coverage not recorded/) });
+    const ok = breakdownData([{ system, raw: { ...BREAKDOWN, coverage: { ...coverage, complete: 990, share: 0.99, flagged: false, flags: [] } } }]);
+    expect(ok.available && ok.coverage[0]!.flagged).toBe(false);
+  });
+
   it("in an unknown shape: not drawn, and says so", () => {
     const d = breakdownData([{ system, raw: { gateway: "fast" } }]);
     expect(d.available).toBe(false);
