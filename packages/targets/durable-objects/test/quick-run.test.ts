@@ -4,7 +4,7 @@
  * the span lines, the audit at the end. The result must be valid, with 0
  * anomalies and a breakdown that shows the objects' function time.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,6 +15,7 @@ import { aliveCheck, runBenchmark } from "@sfbench/workloads";
 import { NAME, start, type RunningTarget } from "./helpers.ts";
 
 let t: RunningTarget;
+const dir = mkdtempSync(join(tmpdir(), "sfbench-do-run-"));
 
 beforeAll(async () => {
   await up(["kafka", "k6"]);
@@ -22,6 +23,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t?.stop();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 describe("sfbench run --profile quick, checkout x uniform", () => {
@@ -29,7 +31,6 @@ describe("sfbench run --profile quick, checkout x uniform", () => {
 
   it("writes a valid, completed result", { timeout: 300_000 }, async () => {
     const { manifest } = findTarget(NAME);
-    const dir = mkdtempSync(join(tmpdir(), "sfbench-do-run-"));
     const pid = t.started.pid;
     const outcome = await runBenchmark({
       target: { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: manifestDigest(manifest) },
