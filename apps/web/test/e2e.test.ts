@@ -149,6 +149,34 @@ describe("the portal in Chromium", () => {
     await shot("09-system");
   });
 
+  it("takes a new account's rating but does not count it yet, and says so", async () => {
+    await go("/systems/alpha");
+    expect(await page.textContent("[data-testid=ratings]")).toBe("Not rated yet.");
+    await page.selectOption("#programmingModel", "5");
+    await page.selectOption("#understandability", "5");
+    await page.click("button >> text=Rate");
+    expect(await page.textContent("form [role=status]")).toMatch(/^Saved\. It counts from \d{4}-\d{2}-\d{2}, when your account is old enough/);
+    await page.waitForSelector("[data-testid=ratings-rule] >> text=1 more from new accounts not counted yet");
+    expect(await page.textContent("[data-testid=ratings]")).toBe("Not rated yet.");
+    await shot("09b-rating-not-counted");
+  });
+
+  it("throttles sign-in on the real server: 30 wrong passwords at once get 10 answers and 20 refusals with Retry-After", async () => {
+    const attempt = (i: number) =>
+      fetch(`${server.url}/api/trpc/auth.signIn`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: server.url },
+        body: JSON.stringify({ email: "e2e@example.com", password: `wrong password ${i}` }),
+      });
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => attempt(i)));
+    expect(answers.filter((r) => r.status === 401)).toHaveLength(10);
+    const refused = answers.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(20);
+    expect(Number(refused[0]!.headers.get("retry-after"))).toBeGreaterThan(800);
+    const body = (await refused[0]!.json()) as { error: { message: string } };
+    expect(body.error.message).toMatch(/^too many sign-in attempts for this account \(at most 10 in 15 minutes\): try again in \d+ minutes \(at \d\d:\d\d:\d\d UTC\)$/);
+  });
+
   it("opens a run page with results, charts and downloads", async () => {
     const run = await t.db.run.findFirstOrThrow({ where: { system: { slug: "alpha" }, nodes: 1 } });
     await go(`/runs/${run.id}`);
@@ -176,6 +204,7 @@ describe("the portal in Chromium", () => {
   it("serves the docs and the badge", async () => {
     await go("/docs");
     expect(await page.textContent("[data-testid=doc-spec] h1")).toContain("sfbench");
+    expect(await page.textContent("[data-testid=doc-spec]")).not.toContain("must restate it");
     await go("/docs/api");
     expect(await page.locator("[data-testid=openapi-operations] tbody tr").count()).toBeGreaterThan(5);
     await shot("12-docs-api");
