@@ -52,7 +52,8 @@ describe("submit -> run -> leaderboard", () => {
   it("sfbench submit --wait follows the run to completion and the leaderboard shows it", async () => {
     const r = await sfbench(["submit", "--manifest", MANIFEST, "--server", server.url, "--wait", "--workload", "checkout", "--distribution", "uniform"], { SFBENCH_TOKEN: token });
     expect(r.code, `${r.stderr}\n${worker.output()}`).toBe(0);
-    const runUrl = r.stdout.trim();
+    // stdout: the run's URL, then (--wait) its summary table
+    const runUrl = r.stdout.split("\n")[0]!;
     expect(runUrl).toMatch(new RegExp(`^${server.url}/runs/[0-9a-f-]{36}$`));
     expect(r.stderr).toMatch(/node-postgres 0\.1\.0: manifest valid; LOC typescript \d+ app \+ \d+ gateway/);
     expect(r.stderr).toMatch(/\[checkout\/uniform\] completed/);
