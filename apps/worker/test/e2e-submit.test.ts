@@ -50,7 +50,7 @@ afterAll(async () => {
 
 describe("submit -> run -> leaderboard", () => {
   it("sfbench submit --wait follows the run to completion and the leaderboard shows it", async () => {
-    const r = await sfbench(["submit", "--manifest", MANIFEST, "--server", server.url, "--wait", "--workload", "checkout", "--distribution", "uniform"], { SFBENCH_TOKEN: token });
+    const r = await sfbench(["submit", "--manifest", MANIFEST, "--server", server.url, "--wait", "--profile", "quick", "--workload", "checkout", "--distribution", "uniform"], { SFBENCH_TOKEN: token });
     expect(r.code, `${r.stderr}\n${worker.output()}`).toBe(0);
     // stdout: the run's URL, then (--wait) its summary table
     const runUrl = r.stdout.split("\n")[0]!;

@@ -20,14 +20,14 @@ export async function submit(argv: string[]): Promise<number> {
     manifest: { type: "string", value: "FILE", help: "the target.json to submit" },
     server: { type: "string", value: "URL", help: "the portal, default SFBENCH_SERVER or http://127.0.0.1:3000" },
     wait: { type: "boolean", help: "follow the run until it ends, print its summary table; exit with its outcome" },
-    profile: { type: "string", value: PROFILES.join("|"), help: "default quick" },
+    profile: { type: "string", value: PROFILES.join("|"), help: "default standard (ranked: knee to 10%); quick is a smoke test" },
     environment: { type: "string", value: KINDS.join("|"), help: "default local" },
     nodes: { type: "string", value: "N", help: "node count for kubernetes, default 1" },
     workload: { type: "string", value: "checkout|analytics|contention|all", help: "default all" },
     distribution: { type: "string", value: "uniform|zipf|both", help: "default both" },
   });
   if (!values.manifest) throw new UsageError(`${cmd}: --manifest FILE is required (the target's target.json)`);
-  const profile = oneOf(cmd, "--profile", values.profile, PROFILES) ?? "quick";
+  const profile = oneOf(cmd, "--profile", values.profile, PROFILES) ?? "standard";
   const environmentKind = oneOf(cmd, "--environment", values.environment, KINDS) ?? "local";
   const nodes = intFlag(cmd, "nodes", values.nodes, 1, 64) ?? 1;
   const workload = oneOf(cmd, "--workload", values.workload, ["checkout", "analytics", "contention", "all"] as const) ?? "all";
