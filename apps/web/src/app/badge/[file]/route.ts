@@ -15,7 +15,7 @@ export async function GET(_req: Request, { params }: { params: Promise<{ file: s
   if (!headline) [value, color, status] = ["unknown system", "#9f9f9f", 404];
   else if (!headline.result) [value, color] = ["no result yet", "#9f9f9f"];
   else if (headline.result.rate === null) [value, color] = ["checkout: not sustainable", "#e05d44"];
-  else [value, color] = [`checkout ${Math.round(headline.result.rate).toLocaleString("en-US")} checkouts/s`, "#2f5bd3"];
+  else [value, color] = [`${Math.round(headline.result.rate).toLocaleString("en-US")} checkouts/s`, "#2f5bd3"];
   return new Response(badgeSvg("sfbench", value, color), {
     status,
     headers: { "content-type": "image/svg+xml; charset=utf-8", "cache-control": "public, max-age=300" },
