@@ -58,7 +58,7 @@ describe("submit -> run -> leaderboard", () => {
     expect(r.stderr).toMatch(/node-postgres 0\.1\.0: manifest valid; LOC typescript \d+ app \+ \d+ gateway/);
     expect(r.stderr).toMatch(/\[checkout\/uniform\] completed/);
     // the numbers, as `sfbench run` prints them
-    expect(r.stdout).toMatch(/\nnode-postgres 0\.1\.0, profile quick, completed\ncell .*\ncheckout\/uniform\s+\d+/);
+    expect(r.stdout).toMatch(/\nnode-postgres 0\.1\.0, profile quick, completed\ncell .*\ncheckout\/uniform\s+checkouts\s+\d+/);
     const runId = runUrl.split("/").pop()!;
     const cells = await db.cellResult.findMany({ where: { runId } });
     expect(cells.map((c) => `${c.workload}/${c.distribution}`)).toEqual(["checkout/uniform"]);
@@ -75,7 +75,7 @@ describe("submit -> run -> leaderboard", () => {
     expect(byUrl.stdout).toMatch(new RegExp(`run ${runId}: completed`));
     const results = await sfbench(["results", "node-postgres", "--server", server.url], {});
     expect(results.code, results.stderr).toBe(0);
-    expect(results.stdout).toMatch(/latest completed run .*\n.*\n.*\ncheckout\/uniform\s+\d+/);
+    expect(results.stdout).toMatch(/latest completed run .*\n.*\n.*\ncheckout\/uniform\s+checkouts\s+\d+/);
   });
 });
 

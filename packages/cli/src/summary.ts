@@ -1,13 +1,16 @@
 /** The summary table printed at the end of `sfbench run`. */
-import type { ResultDocument } from "@sfbench/core";
+import { rankable, type ResultDocument } from "@sfbench/core";
 
 const f = (x: number | null | undefined, digits = 1) => (x === null || x === undefined || !Number.isFinite(x) ? "-" : x.toFixed(digits));
 
 export function summaryTable(doc: ResultDocument): string {
-  const head = ["cell", "sustainable/s", "max 10s avg/s", "stable/s", "achieved/s", "p50 ms", "p99 ms", "errors", "core-s/1000", "anomalies", "valid"];
+  // rates count checkouts (checkout, contention) or queries (analytics) per second, as docs/spec.md section 5 defines them
+  const head = ["cell", "counts", "sustainable/s", "knee +-", "peak/s", "stable/s", "achieved/s", "p50 ms", "p99 ms", "errors", "core-s/1000", "anomalies", "ranked", "valid"];
   const rows = doc.cells.map((c) => [
     `${c.workload}/${c.distribution}`,
+    c.workload === "analytics" ? "queries" : "checkouts",
     f(c.maxThroughput?.sustainableRate, 0),
+    c.maxThroughput?.knee?.resolution != null ? `${(c.maxThroughput.knee.resolution * 100).toFixed(0)}%` : "-",
     f(c.maxThroughput?.maxMovingAvg10s),
     f(c.stable?.offeredRate, 0),
     f(c.stable?.achievedRate),
@@ -16,6 +19,7 @@ export function summaryTable(doc: ResultDocument): string {
     c.stable ? `${(c.stable.errorRate * 100).toFixed(2)}%` : "-",
     f(c.cost?.coreSecondsPer1000, 2),
     c.anomalies ? String(c.anomalies.total) : "-",
+    rankable(c).ok ? "yes" : "smoke",
     c.valid ? "yes" : `no: ${c.invalidReason}`,
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (i === head.length - 1 ? 5 : r[i]!.length))));

@@ -33,7 +33,7 @@ const PATH = [
   { status: "running", stage: "load", progress: 60 },
 ] as const;
 
-const cell = { workload: "checkout", distribution: "zipf", valid: true, maxThroughput: { sustainableRate: 480, maxMovingAvg10s: 455.5 }, stable: { offeredRate: 384, achievedRate: 383.2, errorRate: 0, latency: { p50: 2.25, p99: 9.5 } }, cost: { coreSecondsPer1000: 1.75 }, anomalies: { total: 0 } };
+const cell = { workload: "checkout", distribution: "zipf", valid: true, maxThroughput: { sustainableRate: 480, maxMovingAvg10s: 455.5, knee: { stoppedBecause: "resolution-reached", firstUnsustainableRate: 509, resolution: 0.06, targetResolution: 0.1 } }, stable: { offeredRate: 384, achievedRate: 383.2, errorRate: 0, latency: { p50: 2.25, p99: 9.5 } }, cost: { coreSecondsPer1000: 1.75 }, anomalies: { total: 0 } };
 
 const errorOf = (ending: Ending) => (ending === "failed" ? "the target exited with code 1" : "interrupted during load: the worker was stopped (SIGTERM)");
 
@@ -111,8 +111,8 @@ describe("submit --wait", () => {
     const [url, ...table] = r.stdout.trimEnd().split("\n");
     expect(url).toMatch(new RegExp(`^${portal.url}/runs/[0-9a-f-]{36}$`));
     expect(table[0]).toBe("node-postgres 0.1.0, profile standard, completed");
-    expect(table[1]).toMatch(/^cell\s+sustainable\/s\s+max 10s avg\/s/);
-    expect(table[2]).toMatch(/^checkout\/zipf\s+480\s+455\.5\s+384\s+383\.2\s+2\.25\s+9\.50\s+0\.00%\s+1\.75\s+0\s+yes/);
+    expect(table[1]).toMatch(/^cell\s+counts\s+sustainable\/s\s+knee \+-\s+peak\/s/);
+    expect(table[2]).toMatch(/^checkout\/zipf\s+checkouts\s+480\s+6%\s+455\.5\s+384\s+383\.2\s+2\.25\s+9\.50\s+0\.00%\s+1\.75\s+0\s+yes\s+yes/);
     const progress = r.stderr.split("\n").filter((l) => l.startsWith("["));
     expect(progress).toEqual([
       "[checkout/zipf] queued",

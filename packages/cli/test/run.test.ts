@@ -54,7 +54,7 @@ describe("sfbench run --profile quick against node-postgres", () => {
 
   it("prints a summary table and where the result is", () => {
     expect(stdout).toMatch(/^node-postgres 0\.1\.0, profile quick, completed\n/);
-    expect(stdout).toMatch(/\ncheckout\/uniform\s+\d+/);
+    expect(stdout).toMatch(/\ncheckout\/uniform\s+checkouts\s+\d+/);
     expect(stdout).toMatch(/\nresult: .*\/node-postgres\/\d{8}-\d{6}-[0-9a-f]{8}\.json\n/);
   });
 
