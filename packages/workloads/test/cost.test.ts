@@ -6,9 +6,13 @@ import { planSplit } from "../src/cost/affinity.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A shell whose child burns CPU for `seconds`, so the tree has depth 2. */
+/**
+ * A shell whose child burns `seconds` of CPU time (not of wall time: on a
+ * loaded machine it simply takes longer), so the tree has depth 2.
+ */
 function burner(seconds: number) {
-  return spawn("sh", ["-c", `node -e 'const end = Date.now() + ${seconds * 1000}; const a = Buffer.alloc(64 << 20, 1); while (Date.now() < end) {} a[0]'`], { stdio: "ignore" });
+  const script = `const a = Buffer.alloc(64 << 20, 1); const used = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; }; while (used() < ${seconds}) {} a[0]`;
+  return spawn("sh", ["-c", `node -e '${script}'`], { stdio: "ignore" });
 }
 
 describe("process sampling from /proc", () => {
