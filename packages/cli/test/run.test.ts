@@ -21,6 +21,20 @@ const Breakdown = z.strictObject({
   byCartSize: z.record(z.string(), BreakdownPart).optional(),
   byShape: z.record(z.string(), BreakdownPart).optional(),
   notes: z.array(z.string()).optional(),
+  coverage: z
+    .strictObject({
+      requests: z.number().int().nonnegative(),
+      traced: z.number().int().nonnegative(),
+      complete: z.number().int().nonnegative(),
+      share: z.number().min(0).max(1),
+      clientMs: ms,
+      sumMs: ms,
+      spansMs: ms,
+      deviation: z.number().nonnegative(),
+      flagged: z.boolean(),
+      flags: z.array(z.string()),
+    })
+    .optional(),
 });
 
 function onlyResult(dir: string, target: string): ResultDocument {
@@ -97,8 +111,9 @@ describe("sfbench run --profile quick against node-postgres", () => {
     const b = Breakdown.parse(cell.breakdown);
     expect(b.overall.gatewayMs).toBeGreaterThan(0);
     for (const entity of ["product", "user", "cart", "order"]) expect(b.overall.functionMs[entity], entity).toBeGreaterThan(0);
-    // every answered checkout of the stable phase was traced
+    // every answered checkout of the stable phase was traced, and the breakdown says so
     expect(b.overall.count).toBe(cell.stable!.latency.count);
+    expect(b.coverage).toMatchObject({ requests: cell.stable!.latency.count, complete: cell.stable!.latency.count, share: 1 });
     expect(Object.keys(b.byCartSize!).sort()).toEqual(Object.keys(cell.stable!.byCartSize!).sort());
     expect(Object.keys(b.byCartSize!).length).toBeGreaterThan(1);
     for (const [size, part] of Object.entries(b.byCartSize!)) {
