@@ -17,7 +17,7 @@ import { listTargets } from "@sfbench/provider-local";
 import { up, type ServiceName } from "@sfbench/services";
 import { ensureBuild } from "../apps/web/scripts/server.ts";
 import { demoAccount } from "./lib/demo-account.ts";
-import { serversUp, startLogged, stopAll, waitHttp, type Started } from "./lib/processes.ts";
+import { getJson, serversUp, startLogged, stopAll, waitHttp, type Started } from "./lib/processes.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const cli = join(root, "packages/cli/bin/sfbench.mjs");
@@ -41,8 +41,7 @@ async function follow(runs: Map<string, string>): Promise<void> {
   for (;;) {
     let open = 0;
     for (const [id, name] of runs) {
-      const res = await fetch(`${server}/api/trpc/runs.progress?input=${encodeURIComponent(JSON.stringify({ id }))}`);
-      const p = ((await res.json()) as { result: { data: Progress } }).result.data;
+      const p = (await getJson<{ result: { data: Progress } }>(`${server}/api/trpc/runs.progress?input=${encodeURIComponent(JSON.stringify({ id }))}`)).result.data;
       const line =
         p.status === "running"
           ? `${DEMO_CELL}: running: ${p.stage ?? "starting"} (${p.progress}%)`

@@ -33,6 +33,29 @@ export async function waitHttp(url: string, timeoutMs: number, exited: () => boo
 }
 
 /**
+ * GET a JSON document, retrying network errors for up to `retryMs`: a
+ * keep-alive socket the server closed while the caller was busy (the demo
+ * blocks on `sfbench submit`) fails one fetch with "other side closed"; that
+ * must not end a demo whose runs are fine. HTTP errors are not retried.
+ */
+export async function getJson<T>(url: string, retryMs = 30_000): Promise<T> {
+  const deadline = Date.now() + retryMs;
+  for (;;) {
+    let res: Response;
+    try {
+      res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+    } catch (e) {
+      const err = e as Error & { cause?: Error };
+      if (Date.now() > deadline) throw new Error(`GET ${url} failed: ${err.message}${err.cause ? ` (${err.cause.message})` : ""}`);
+      await new Promise((r) => setTimeout(r, 500));
+      continue;
+    }
+    if (!res.ok) throw new Error(`GET ${url} answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+    return (await res.json()) as T;
+  }
+}
+
+/**
  * SIGTERM to the process group (with `leaderOnly`, to the process alone, so
  * that it stops its own children in order), SIGKILL to the group after `graceMs`.
  */
