@@ -59,6 +59,8 @@ export const TargetManifest = z.strictObject({
   image: z.string().regex(IMAGE_RE, { message: "must be an OCI image reference like ghcr.io/org/name:1.0" }).optional(),
   repository: z.url().optional(),
   tracing: z.boolean().default(false),
+  // no default: a default would change the digest of every manifest without the field
+  micro: z.boolean().optional(),
   loc: z.strictObject({
     app: z.array(Glob).min(1),
     gateway: z.array(Glob).default([]),
@@ -82,6 +84,7 @@ const HINTS: Record<string, string> = {
   image: "the OCI image the cluster provider deploys",
   repository: "an https URL of the source repository",
   tracing: "true if the target writes span lines (SPEC 3) when SFBENCH_TRACE=1",
+  micro: "true if the target implements the microbenchmark routes of SPEC 8 (/micro/empty, math, sleep, io, pingpong, divide, big); leave it out otherwise",
   loc: '{"app": ["src/**/*.ts"], "gateway": ["src/http/**"]}: globs relative to target.json',
 };
 

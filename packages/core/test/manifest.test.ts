@@ -60,6 +60,16 @@ describe("target.json validation", () => {
     expect(!r.ok && r.errors[0]).toMatch(/^\(root\): not valid JSON/);
   });
 
+  it("takes micro as an optional boolean without a default, so manifests without it keep their digest", () => {
+    const without = parseManifest(valid);
+    expect(without.ok && "micro" in without.manifest).toBe(false);
+    const withMicro = parseManifest({ ...valid, micro: true });
+    expect(withMicro.ok && withMicro.manifest.micro).toBe(true);
+    expect(withMicro.ok && without.ok && manifestDigest(withMicro.manifest)).not.toBe(without.ok && manifestDigest(without.manifest));
+    const [line] = errorsOf({ ...valid, micro: "yes" });
+    expect(line).toMatch(/^micro: .*boolean.*\(allowed: true if the target implements the microbenchmark routes of SPEC 8/);
+  });
+
   it("digests equal manifests equally whatever the key order", () => {
     const a = parseManifest(valid);
     const b = parseManifest(Object.fromEntries(Object.entries(valid).reverse()));
