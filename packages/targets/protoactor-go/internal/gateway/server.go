@@ -73,6 +73,14 @@ var routes = []route{
 	{"POST", []string{"shopping-carts", "*", "products"}, "cart", "addItem", addToCart},
 	{"POST", []string{"orders", "checkout"}, "order", "checkout", checkout},
 	{"GET", []string{"orders", "*"}, "order", "get", getOrder},
+	// SPEC 8 microbenchmarks (no SPEC 3 entity: their gateway spans name only the op)
+	{"GET", []string{"micro", "empty"}, "", "micro.empty", microEmpty},
+	{"GET", []string{"micro", "math"}, "", "micro.math", microMath},
+	{"GET", []string{"micro", "sleep"}, "", "micro.sleep", microSleep},
+	{"POST", []string{"micro", "io"}, "", "micro.io", microIO},
+	{"POST", []string{"micro", "pingpong"}, "", "micro.pingpong", microPingpong},
+	{"POST", []string{"micro", "divide"}, "", "micro.divide", microDivide},
+	{"POST", []string{"micro", "big"}, "", "micro.big", microBig},
 }
 
 // match finds the route of a path; ids are the percent-decoded "*" segments.

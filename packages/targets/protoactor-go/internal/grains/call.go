@@ -22,7 +22,15 @@ const maxAttempts = 6
 // grain may have acted; Proto.Actor's own cluster Request retries timeouts as
 // well, which would make a non-idempotent call (retract stock) at-least-once.
 func (rt *Runtime) Call(kind, id string, call *Call) (*Reply, error) {
-	msg := encode(call)
+	res, err := rt.request(kind, id, encode(call), call.Op, rt.Timeout)
+	if err != nil {
+		return nil, err
+	}
+	return decodeReply(res)
+}
+
+// request is Call for any message: it waits up to timeout for the grain's answer.
+func (rt *Runtime) request(kind, id string, msg any, op string, timeout time.Duration) (any, error) {
 	var last error = ErrUnavailable
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		if attempt > 0 {
@@ -37,16 +45,16 @@ func (rt *Runtime) Call(kind, id string, call *Call) (*Reply, error) {
 			}
 			rt.Cluster.PidCache.Set(id, kind, pid)
 		}
-		res, err := rt.Cluster.ActorSystem.Root.RequestFuture(pid, msg, rt.Timeout).Result()
+		res, err := rt.Cluster.ActorSystem.Root.RequestFuture(pid, msg, timeout).Result()
 		if errors.Is(err, actor.ErrDeadLetter) || errors.Is(err, remote.ErrDeadLetter) {
 			rt.Cluster.PidCache.Remove(id, kind)
 			last = fmt.Errorf("%w: %s/%s: %v", ErrUnavailable, kind, id, err)
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s/%s %s: %w", kind, id, call.Op, err)
+			return nil, fmt.Errorf("%s/%s %s: %w", kind, id, op, err)
 		}
-		return decodeReply(res)
+		return res, nil
 	}
 	return nil, last
 }

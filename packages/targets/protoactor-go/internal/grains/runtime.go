@@ -109,6 +109,7 @@ func (rt *Runtime) Kinds() []*cluster.Kind {
 		kind(KindUser, true, func() entity { return &user{} }),
 		kind(KindCart, true, func() entity { return &cart{} }),
 		kind(KindOrder, true, func() entity { return &order{} }),
+		cluster.NewKind(KindMicro, actor.PropsFromProducer(func() actor.Actor { return &microGrain{rt: rt} })),
 	}
 }
 

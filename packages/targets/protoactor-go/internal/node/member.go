@@ -20,6 +20,8 @@ import (
 	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
 	"github.com/asynkron/protoactor-go/remote"
 	"github.com/labstack/echo"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/sfbench/sfbench/packages/targets/protoactor-go/internal/grains"
 	"github.com/sfbench/sfbench/packages/targets/protoactor-go/internal/store"
@@ -72,7 +74,7 @@ func StartMember(opts MemberOptions) (*Member, error) {
 	membershipPort := opts.Membership.Addr().(*net.TCPAddr).Port
 	provider := automanaged.NewWithTesting(500*time.Millisecond, membershipPort, web, opts.Hosts...)
 
-	cfg := cluster.Configure(ClusterName, provider, disthash.New(), remote.Configure("127.0.0.1", 0),
+	cfg := cluster.Configure(ClusterName, provider, disthash.New(), remote.Configure("127.0.0.1", 0, remoteLimits...),
 		cluster.WithKinds(rt.Kinds()...), cluster.WithRequestTimeout(rt.Timeout))
 	c := cluster.New(system, cfg)
 	rt.Cluster = c
@@ -86,6 +88,16 @@ func StartMember(opts MemberOptions) (*Member, error) {
 	c.StartMember()
 	return &Member{Runtime: rt, store: st}, nil
 }
+
+// remoteLimits raise gRPC's 4 MiB message limit: a remoting batch carries up
+// to 1000 messages, and micro's divide sends slices of up to 500,000 items.
+var remoteLimits = []remote.ConfigOption{
+	remote.WithServerOptions(grpc.MaxRecvMsgSize(maxRemoteMessage)),
+	remote.WithDialOptions(grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxRemoteMessage), grpc.MaxCallSendMsgSize(maxRemoteMessage))),
+}
+
+const maxRemoteMessage = 512 << 20
 
 // Members is how many members the cluster topology holds now.
 func (m *Member) Members() int { return m.Runtime.Cluster.MemberList.Length() }

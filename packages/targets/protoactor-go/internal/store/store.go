@@ -22,6 +22,7 @@ CREATE TABLE IF NOT EXISTS retractions (order_id text NOT NULL, product_id text 
 CREATE TABLE IF NOT EXISTS charges (order_id text PRIMARY KEY, user_id text NOT NULL, total bigint NOT NULL);
 CREATE TABLE IF NOT EXISTS orders (id text PRIMARY KEY, cart_id text NOT NULL, user_id text NOT NULL, status text NOT NULL, total bigint NOT NULL);
 CREATE TABLE IF NOT EXISTS co_purchase (p text NOT NULL, q text NOT NULL, count bigint NOT NULL, PRIMARY KEY (p, q));
+CREATE TABLE IF NOT EXISTS micro_io (key text PRIMARY KEY, payload bytea NOT NULL);
 `
 
 // Store is the PostgreSQL pool of one member process.
@@ -257,4 +258,17 @@ func (s *Store) RefundUser(ctx context.Context, userID, orderID string) (credits
 		return 0, false, nil
 	}
 	return credits, err == nil, err
+}
+
+// WriteMicro stores the /micro/io payload of a micro grain (SPEC 8), committed before it returns.
+func (s *Store) WriteMicro(ctx context.Context, key string, payload []byte) error {
+	_, err := s.pool.Exec(ctx, "INSERT INTO micro_io (key, payload) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET payload = excluded.payload", key, payload)
+	return err
+}
+
+// ReadMicro reads back the /micro/io payload of a micro grain.
+func (s *Store) ReadMicro(ctx context.Context, key string) ([]byte, error) {
+	var payload []byte
+	err := s.pool.QueryRow(ctx, "SELECT payload FROM micro_io WHERE key = $1", key).Scan(&payload)
+	return payload, err
 }
