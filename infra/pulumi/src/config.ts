@@ -48,11 +48,13 @@ export const RunStackConfig = z.strictObject({
   durable: z.boolean().default(true),
   k6: z
     .strictObject({
+      /** the phase this load is (seed, populate, checkout-uniform-ramp, ...): names the TestRun and its ConfigMap, so every phase is a new TestRun */
+      name: z.string().regex(DNS_LABEL).max(40).default("load"),
       /** k6 runner pods; the operator splits the arrival rate between them with execution segments */
       parallelism: z.number().int().min(1).max(64).default(1),
       /** `k6 archive` of the workload script (base64): the same scripts as local runs, bundled with their modules */
       archiveBase64: z.string().min(1),
-      /** -e NAME=value for the script (BASE is set to the target's in-cluster URL) */
+      /** the runners' environment (BASE_URL is set to the target's in-cluster URL); the archive carries the same values as -e */
       env: z.record(z.string().regex(/^[A-Z_][A-Z0-9_]*$/), z.string()).default({}),
       image: z.string().default("grafana/k6:1.8.1"),
     })
@@ -60,6 +62,12 @@ export const RunStackConfig = z.strictObject({
 });
 export type RunStackConfig = z.infer<typeof RunStackConfig>;
 export type RunStackConfigInput = z.input<typeof RunStackConfig>;
+
+export const ARCHIVE_FILE = "workload.tar";
+/** raw samples as CSV on stdout, console and errors as JSON lines on stderr (the worker tells them apart by the first character) */
+export const K6_ARGUMENTS = "--out csv=/dev/stdout --log-format=json --summary-mode=disabled --quiet";
+/** the labels k6-operator puts on a TestRun's runner pods (not on its initializer or starter) */
+export const runnerSelector = (testRun: string) => `k6_cr=${testRun},runner=true`;
 
 /** The namespace (and stack name) of a run: `sfbench-<run id>`, lower-case, at most 63 characters. */
 export function runNamespace(runId: string): string {

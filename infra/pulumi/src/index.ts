@@ -2,4 +2,3 @@ export * from "./config.ts";
 export * from "./machine.ts";
 export * from "./program.ts";
 export { storageSettings } from "./services.ts";
-export { ARCHIVE_FILE } from "./k6.ts";

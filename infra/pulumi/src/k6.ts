@@ -3,14 +3,19 @@
  * `k6 archive` (the same scripts as local runs, with their modules) in a
  * ConfigMap, and a TestRun with `parallelism` runner pods; the operator splits
  * the arrival rate between them with execution segments. Runners write their
- * raw samples as CSV to stdout, which the worker collects from the pods' logs
- * and analyses with the same code as a local run. Runners prefer nodes without
+ * raw samples as CSV to stdout and their console (the audit records) as JSON
+ * log lines to stderr; the worker collects both from the runner pods' logs,
+ * splits them by their first character (`{` is a log line) and analyses the
+ * CSV with the same code as a local run. Runners prefer nodes without
  * a target pod, so the generator does not share the target's cores.
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { ARCHIVE_FILE, K6_ARGUMENTS } from "./config.ts";
 
 export interface K6LoadArgs {
+  /** the phase: the TestRun is named after it, its ConfigMap k6-<phase> */
+  phase: string;
   namespace: pulumi.Input<string>;
   archiveBase64: string;
   parallelism: number;
@@ -21,20 +26,20 @@ export interface K6LoadArgs {
   runLabels: Record<string, string>;
 }
 
-export const ARCHIVE_FILE = "workload.tar";
 
 export class K6Load extends pulumi.ComponentResource {
-  readonly testRunName: string = "load";
+  readonly testRunName: string;
 
   constructor(name: string, args: K6LoadArgs, opts?: pulumi.ComponentResourceOptions) {
     super("sfbench:run:K6Load", name, {}, opts);
+    this.testRunName = args.phase;
     const labels = { ...args.runLabels, "app.kubernetes.io/name": "k6", "app.kubernetes.io/component": "load" };
     const script = new k8s.core.v1.ConfigMap(`${name}-script`, {
-      metadata: { name: "k6-workload", namespace: args.namespace, labels },
+      metadata: { name: `k6-${args.phase}`, namespace: args.namespace, labels },
       binaryData: { [ARCHIVE_FILE]: args.archiveBase64 },
     }, { parent: this });
     const env = pulumi.output(args.targetUrl).apply((base) =>
-      Object.entries({ ...args.env, BASE: base, K6_CSV_TIME_FORMAT: "unix_milli", K6_NO_USAGE_REPORT: "true" })
+      Object.entries({ ...args.env, BASE_URL: base, K6_CSV_TIME_FORMAT: "unix_milli", K6_NO_USAGE_REPORT: "true" })
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([n, value]) => ({ name: n, value })),
     );
@@ -46,7 +51,7 @@ export class K6Load extends pulumi.ComponentResource {
         parallelism: args.parallelism,
         separate: true,
         script: { configMap: { name: script.metadata.name, file: ARCHIVE_FILE } },
-        arguments: "--out csv=/dev/stdout --no-summary --quiet",
+        arguments: K6_ARGUMENTS,
         runner: {
           image: args.image,
           env,

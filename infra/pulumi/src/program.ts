@@ -52,6 +52,7 @@ export function runProgram(input: RunStackConfigInput): RunStackOutputs {
   }, { ...opts, dependsOn: [svc] });
   const load = config.k6
     ? new K6Load("k6", {
+        phase: config.k6.name,
         namespace,
         archiveBase64: config.k6.archiveBase64,
         parallelism: config.k6.parallelism,

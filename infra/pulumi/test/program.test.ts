@@ -12,7 +12,7 @@ import { Service } from "kubernetes-models/v1/Service";
 import { Deployment } from "kubernetes-models/apps/v1/Deployment";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { runNamespace, RunStackConfig, type RunStackConfigInput } from "../src/config.ts";
+import { runNamespace, runnerSelector, RunStackConfig, type RunStackConfigInput } from "../src/config.ts";
 import { targetPodResources } from "../src/machine.ts";
 import { runProgram } from "../src/program.ts";
 
@@ -123,10 +123,21 @@ describe("the Pulumi program of one cluster run", () => {
     const spec = TestRunSpec.parse(run!.inputs.spec);
     expect(spec.parallelism).toBe(2);
     expect(spec.arguments).toContain("--out csv=/dev/stdout");
+    // console lines (the audit records) as JSON on stderr, so the worker can tell them from CSV lines in one log
+    expect(spec.arguments).toContain("--log-format=json");
     const env = Object.fromEntries(spec.runner.env.map((e) => [e.name, e.value]));
-    expect(env).toMatchObject({ BASE: "http://target.sfbench-run-42ab.svc.cluster.local:8080", RATE: "100", SEED: "7" });
+    expect(env).toMatchObject({ BASE_URL: "http://target.sfbench-run-42ab.svc.cluster.local:8080", RATE: "100", SEED: "7" });
     const [cm] = of("kubernetes:core/v1:ConfigMap");
     expect((cm!.inputs.binaryData as Record<string, string>)[spec.script.configMap.file]).toBe(base.k6!.archiveBase64);
+  });
+
+  it("names each load phase's TestRun and ConfigMap after the phase, so a new phase is a new TestRun", async () => {
+    const { of } = await build({ ...base, k6: { ...base.k6!, name: "checkout-uniform-ramp" } });
+    const [run] = of("kubernetes:k6.io/v1alpha1:TestRun");
+    expect((run!.inputs.metadata as { name: string }).name).toBe("checkout-uniform-ramp");
+    expect(TestRunSpec.parse(run!.inputs.spec).script.configMap.name).toBe("k6-checkout-uniform-ramp");
+    expect(runnerSelector("checkout-uniform-ramp")).toBe("k6_cr=checkout-uniform-ramp,runner=true");
+    expect(RunStackConfig.safeParse({ ...base, k6: { ...base.k6!, name: "Not A Label" } }).success).toBe(false);
   });
 
   it("renders only objects that the Kubernetes API schemas accept", async () => {
