@@ -13,6 +13,7 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { ProgressEvent } from "@sfbench/core";
 import { listTargets } from "@sfbench/provider-local";
 import { up, type ServiceName } from "@sfbench/services";
 import { ensureBuild } from "../apps/web/scripts/server.ts";
@@ -32,6 +33,7 @@ interface Progress {
   status: string;
   stage: string | null;
   progress: number;
+  live: ProgressEvent | null;
   errorStage: string | null;
   errorMessage: string | null;
 }
@@ -44,7 +46,7 @@ async function follow(runs: Map<string, string>): Promise<void> {
       const p = (await getJson<{ result: { data: Progress } }>(`${server}/api/trpc/runs.progress?input=${encodeURIComponent(JSON.stringify({ id }))}`)).result.data;
       const line =
         p.status === "running"
-          ? `${DEMO_CELL}: running: ${p.stage ?? "starting"} (${p.progress}%)`
+          ? `running: ${p.live ? `${p.live.phase} ${p.live.detail}` : (p.stage ?? "starting")} (${p.progress}%)`
           : p.status === "failed" || p.status === "interrupted"
             ? `${p.status} during ${p.errorStage}: ${p.errorMessage}`
             : p.status;

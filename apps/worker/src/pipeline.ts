@@ -9,13 +9,12 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { UnrecoverableError, type Job } from "bullmq";
-import { manifestDigest, parseManifest, parseResult, type ResultDocument, type TargetManifest } from "@sfbench/core";
+import { cellsOf, manifestDigest, parseManifest, parseResult, RunParameters, type Profile, type ResultDocument, type TargetManifest } from "@sfbench/core";
 import { runConformance } from "@sfbench/conformance";
 import { importResult, type Db } from "@sfbench/db";
 import { costPids, findTarget, isAlive, startTarget, stopTarget, storageFingerprint, TargetBusyError, TargetError, type StartedTarget } from "@sfbench/provider-local";
 import { kafkaBrokers, status as serviceStatus, up } from "@sfbench/services";
-import { aliveCheck, failedRunDocument, runBenchmark, writeResult, type Distribution, type Profile, type Workload } from "@sfbench/workloads";
-import { z } from "zod";
+import { aliveCheck, failedRunDocument, runBenchmark, writeResult } from "@sfbench/workloads";
 import type { RunJob } from "./queue.ts";
 import { RunProgress } from "./progress.ts";
 import { acquireRunLock, releaseRunLock } from "./run-lock.ts";
@@ -33,15 +32,6 @@ export interface PipelineDeps {
 export type PipelineOutcome =
   | { runId: string; status: "completed" | "failed" | "interrupted"; resultPath: string }
   | { runId: string; status: "needs-cluster" | "skipped"; reason: string };
-
-/** What a submission may choose about its run (stored in Run.parameters). */
-const RunParameters = z.strictObject({
-  workloads: z.array(z.enum(["checkout", "analytics", "contention"])).min(1).optional(),
-  distributions: z.array(z.enum(["uniform", "zipf"])).min(1).optional(),
-  seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
-});
-
-const STAGE_OF = (stage: string) => (stage === "seed" || stage === "populate" ? "seed" : stage === "audit" ? "audit" : "load");
 
 /** A result document already written for this run (a retry after the store stage failed resumes from it). */
 function existingResult(resultsDir: string, target: string, runId: string): { file: string; doc: ResultDocument } | undefined {
@@ -114,9 +104,7 @@ export function createRunPipeline(deps: PipelineDeps) {
 
     const target = { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: run.targetVersion.manifestDigest };
     const profile = run.profile as Profile;
-    const workloads: Workload[] = params.data.workloads ?? ["checkout", "analytics", "contention"];
-    const distributions: Distribution[] = params.data.distributions ?? ["uniform", "zipf"];
-    const cells = workloads.flatMap((workload) => distributions.map((distribution) => ({ workload, distribution })));
+    const cells = cellsOf(params.data);
 
     await acquireRunLock(runId, manifest.name, { signal });
     const progress = new RunProgress(db, runId);
@@ -159,8 +147,8 @@ export function createRunPipeline(deps: PipelineDeps) {
         const shared = manifest.services.filter((s) => s !== "postgres");
         const services = shared.length ? await serviceStatus(shared) : [];
         const t = started;
-        let cellsDone = 0;
-        let lastCell = "";
+        // the share of the load done: every cell started before the current one is finished
+        const seen = new Set<string>();
         const outcome = await runBenchmark({
           runId,
           target,
@@ -183,9 +171,8 @@ export function createRunPipeline(deps: PipelineDeps) {
             ...services.map((s) => s.detail.split(" on ")[0]),
           ].join("; "),
           onProgress: (e) => {
-            if (e.cell !== lastCell && e.cell !== "-" && lastCell && lastCell !== "-") cellsDone++;
-            if (e.cell !== "-") lastCell = e.cell;
-            void progress.set(STAGE_OF(e.stage.split(" ")[0]!), 10 + Math.round((cellsDone / cells.length) * 80));
+            if (e.cell.includes("/")) seen.add(e.cell);
+            void progress.event(e, 10 + Math.round((Math.max(0, seen.size - 1) / cells.length) * 80));
           },
         });
         result = outcome;

@@ -7,18 +7,23 @@ import type { ResultDocument } from "@sfbench/core";
 import { query, type Remote } from "./api.ts";
 import { note, Progress } from "./progress.ts";
 import { summaryTable } from "./summary.ts";
-import { describeProgress, exitCodeOf, isFinished, type RunProgress } from "./commands/status.ts";
+import { cellLabel, describeProgress } from "@sfbench/core/contract";
+import { describeRun, exitCodeOf, isFinished, type RunProgress } from "./commands/status.ts";
 
 /**
- * The cell a progress line is about: the one the portal's stage names
- * ("load checkout/zipf"), else the run's only cell, else all of them (stages
- * such as verify or store are about every cell of the run).
+ * One line about the run: during the load, its last progress event (the cell
+ * and phase it names, as `sfbench run` prints it); else the stage with the
+ * run's only cell, or all of them (stages such as verify or store are about
+ * every cell of the run).
  */
 export function progressLine(p: RunProgress, cells: readonly string[]): string {
-  const [stage, named] = (p.stage ?? "").split(" ", 2);
-  const cell = named ?? (cells.length === 1 ? cells[0]! : `all ${cells.length} cells`);
-  if (p.status === "running") return `[${cell}] ${stage || "starting"} (${p.progress}%)`;
-  return `[${cell}] ${describeProgress(p)}`;
+  const all = cells.length === 1 ? cells[0]! : `all ${cells.length} cells`;
+  if (p.status === "running" && p.live && p.stage !== "verify" && p.stage !== "store" && p.stage !== "teardown") {
+    const [where, ...rest] = describeProgress(p.live);
+    return `${p.live.cell === "-" ? `[${all}] ${p.live.phase}` : where} (${p.progress}%)${rest.length ? `: ${rest[0]}` : ""}`;
+  }
+  if (p.status === "running") return `[${all}] ${p.stage || "starting"} (${p.progress}%)`;
+  return `[${p.live && p.live.cell !== "-" ? cellLabel(p.live.cell) : all}] ${describeRun(p)}`;
 }
 
 export interface FollowOptions {

@@ -18,11 +18,11 @@ describe("sfbench run's progress lines", () => {
     const live = new LiveLine();
     if (tty) Object.defineProperty(process.stderr, "isTTY", tty);
     else delete (process.stderr as { isTTY?: boolean }).isTTY;
-    live.update({ cell: "-", stage: "seed", detail: "5000 products" });
-    live.update({ cell: "checkout/uniform", stage: "ramp", detail: "step 1", offeredRate: 40 });
-    live.update({ cell: "checkout/uniform", stage: "ramp", detail: "step 1", offeredRate: 40 });
-    live.update({ cell: "analytics", stage: "populate", detail: "20000 checkouts" });
-    live.update({ cell: "analytics/zipf", stage: "trace", detail: "no breakdown for this cell" });
+    live.update({ cell: "-", phase: "seed", detail: "5000 products" });
+    live.update({ cell: "checkout/uniform", phase: "ramp", detail: "step 1", offeredRate: 40 });
+    live.update({ cell: "checkout/uniform", phase: "ramp", detail: "step 1", offeredRate: 40 });
+    live.update({ cell: "analytics", phase: "populate", detail: "20000 checkouts" });
+    live.update({ cell: "analytics/zipf", phase: "trace", detail: "no breakdown for this cell", note: true });
     expect(lines).toEqual([
       "[all cells] seed: 5000 products\n",
       "[checkout/uniform] ramp: step 1\n",

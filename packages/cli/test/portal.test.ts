@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { progressLine } from "../src/follow.ts";
+import type { RunProgress } from "../src/commands/status.ts";
 import { sfbench } from "./helpers.ts";
 
 const MANIFEST = new URL("../../targets/node-postgres/target.json", import.meta.url).pathname;
@@ -174,10 +175,12 @@ describe("status", () => {
 });
 
 describe("progress lines", () => {
-  const p = (stage: string | null, status = "running" as const) => ({ id: "r", status, stage, progress: 42, errorStage: null, errorMessage: null });
-  it("name the cell the portal names, else the only cell, else all of them", () => {
-    expect(progressLine(p("load checkout/zipf"), ["checkout/uniform", "checkout/zipf"])).toBe("[checkout/zipf] load (42%)");
+  const p = (stage: string | null, live?: RunProgress["live"], status = "running" as const): RunProgress => ({ id: "r", status, stage, progress: 42, errorStage: null, errorMessage: null, live });
+  it("name the cell and phase of the run's last progress event, else the only cell, else all of them", () => {
+    const ramp = { cell: "checkout/zipf", phase: "ramp", detail: "fine step 4 at 150/s", offeredRate: 150 } as const;
+    expect(progressLine(p("load", ramp), ["checkout/uniform", "checkout/zipf"])).toBe("[checkout/zipf] ramp (42%): fine step 4 at 150/s · offered 150/s");
+    expect(progressLine(p("seed", { cell: "-", phase: "seed", detail: "5000 products" }), ["checkout/uniform", "checkout/zipf"])).toBe("[all 2 cells] seed (42%): 5000 products");
     expect(progressLine(p("load"), ["analytics/uniform"])).toBe("[analytics/uniform] load (42%)");
-    expect(progressLine(p("verify"), ["checkout/uniform", "checkout/zipf"])).toBe("[all 2 cells] verify (42%)");
+    expect(progressLine(p("verify", ramp), ["checkout/uniform", "checkout/zipf"])).toBe("[all 2 cells] verify (42%)");
   });
 });

@@ -2,3 +2,4 @@ export * from "./api.ts";
 export * from "./manifest.ts";
 export * from "./span.ts";
 export * from "./result.ts";
+export * from "./contract.ts";

@@ -8,6 +8,7 @@
  * they can be merged across runs later.
  */
 import { z } from "zod";
+import { Distribution, EnvironmentKind, Profile, Workload } from "./contract.ts";
 
 export const RESULT_SCHEMA_VERSION = 1;
 
@@ -187,15 +188,12 @@ export const Anomalies = z.strictObject({
 });
 export type Anomalies = z.infer<typeof Anomalies>;
 
-export const WORKLOADS = ["checkout", "analytics", "contention"] as const;
-export const DISTRIBUTIONS = ["uniform", "zipf"] as const;
-
 const JsonScalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 const Parameters = z.record(z.string(), z.union([JsonScalar, z.array(JsonScalar), z.record(z.string(), JsonScalar)]));
 
 export const Cell = z.strictObject({
-  workload: z.enum(WORKLOADS),
-  distribution: z.enum(DISTRIBUTIONS),
+  workload: Workload,
+  distribution: Distribution,
   /** every configurable workload parameter as it was used (SPEC 4) */
   parameters: Parameters.default({}),
   seed: z.number().int(),
@@ -234,7 +232,7 @@ export function rankable(cell: Pick<Cell, "valid" | "maxThroughput">): Rankable 
 }
 
 export const Environment = z.strictObject({
-  kind: z.enum(["local", "kubernetes"]),
+  kind: EnvironmentKind,
   nodes: z.number().int().positive(),
   machineType: z.string().min(1).optional(),
   cpuModel: z.string(),
@@ -283,7 +281,7 @@ export const ResultDocument = z
     environment: Environment,
     startedAt: z.iso.datetime({ offset: true }),
     finishedAt: z.iso.datetime({ offset: true }),
-    profile: z.enum(["quick", "standard", "thesis"]),
+    profile: Profile,
     cells: z.array(Cell),
     rawData: z.strictObject({ dir: z.string().min(1), files: z.array(z.string().min(1)) }),
   })

@@ -2,10 +2,12 @@
  * Product choice, product naming and prices, and the analytics query shapes
  * (SPEC 4). Pure: shared by the k6 scripts and by Node.
  */
+// a relative import, not @sfbench/core: the k6 scripts import this file and k6 cannot resolve npm packages
+import { DISTRIBUTIONS } from "../../core/src/lists.ts";
 import { hash32, permutation, rngFor, type Rng } from "./random.ts";
 
-export type Distribution = "uniform" | "zipf";
-export const DISTRIBUTIONS: readonly Distribution[] = ["uniform", "zipf"];
+export { DISTRIBUTIONS };
+export type Distribution = (typeof DISTRIBUTIONS)[number];
 export const DEFAULT_ZIPF_S = 1.25;
 
 /**

@@ -76,7 +76,7 @@ describe("a run interrupted by its operator", () => {
         signal: controller.signal,
         // interrupt once the first ramp step's k6 is running and has sent requests
         onProgress: (e) => {
-          if (!abortedAt && e.stage.startsWith("ramp") && (e.live?.requests ?? 0) > 0) {
+          if (!abortedAt && e.phase === "ramp" && (e.live?.requests ?? 0) > 0) {
             abortedAt = performance.now();
             controller.abort("the worker was stopped (SIGTERM)");
           }

@@ -7,7 +7,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState, type ChangeEvent, type FormEvent } from "react";
-import { buildManifest, DEFAULT_PROFILE, ENVIRONMENT_KINDS, formFieldsOf, PROFILES, SubmitInput } from "../shared/submit.ts";
+import { buildManifest, DEFAULT_PROFILE, ENVIRONMENT_KINDS, formFieldsOf, PROFILES, SMOKE_PROFILES, SubmitInput } from "../shared/submit.ts";
 import { Field, FieldErrorText } from "./field.tsx";
 import { fieldsOf, messageOf, useTRPC } from "./trpc.ts";
 
@@ -86,7 +86,7 @@ export function SubmitForm() {
         </Field>
         <Field name="profile" label="Profile" errors={errors.profile}>
           <select id="profile" value={profile} onChange={(e) => setProfile(e.target.value as typeof profile)}>
-            {PROFILES.map((p) => <option key={p} value={p}>{p}{p === "quick" ? " (smoke test, not ranked)" : ""}</option>)}
+            {PROFILES.map((p) => <option key={p} value={p}>{p}{SMOKE_PROFILES.includes(p) ? " (smoke test, not ranked)" : ""}</option>)}
           </select>
         </Field>
       </div>

@@ -1,5 +1,6 @@
 /** The leaderboard's filters: a plain GET form, so a filtered leaderboard is a shareable URL and works without JavaScript. */
 import type { Leaderboard } from "../server/queries/leaderboard.ts";
+import { DISTRIBUTIONS, ENVIRONMENT_KINDS, WORKLOADS } from "@sfbench/core/contract";
 import { fmtEnvironment } from "../shared/format.ts";
 
 export function LeaderboardFilters({ board }: { board: Leaderboard }) {
@@ -11,25 +12,21 @@ export function LeaderboardFilters({ board }: { board: Leaderboard }) {
         Workload
         <select name="workload" defaultValue={filter.workload}>
           <option value="all">checkout + analytics</option>
-          <option value="checkout">checkout</option>
-          <option value="analytics">analytics</option>
-          <option value="contention">contention</option>
+          {WORKLOADS.map((w) => <option key={w} value={w}>{w}</option>)}
         </select>
       </label>
       <label>
         Distribution
         <select name="distribution" defaultValue={filter.distribution}>
           <option value="all">uniform + zipf</option>
-          <option value="uniform">uniform</option>
-          <option value="zipf">zipf</option>
+          {DISTRIBUTIONS.map((d) => <option key={d} value={d}>{d}</option>)}
         </select>
       </label>
       <label>
         Environment
         <select name="kind" defaultValue={filter.kind}>
           <option value="all">any</option>
-          <option value="local">local</option>
-          <option value="kubernetes">kubernetes</option>
+          {ENVIRONMENT_KINDS.map((k) => <option key={k} value={k}>{k}</option>)}
         </select>
       </label>
       <label>

@@ -1,2 +1,4 @@
-/** The headline number of a system (badge, system page): the checkout sustainable rate, uniform keys first, else zipf. */
-export const HEADLINE = { workload: "checkout", distributions: ["uniform", "zipf"] } as const;
+import { DISTRIBUTIONS } from "@sfbench/core/contract";
+
+/** The headline number of a system (badge, system page): the checkout sustainable rate, in DISTRIBUTIONS order (uniform first). */
+export const HEADLINE = { workload: "checkout", distributions: DISTRIBUTIONS } as const;

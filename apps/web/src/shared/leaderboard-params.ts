@@ -3,11 +3,12 @@
  * and a lenient reader for the page's search params (a bad value falls back to
  * its default instead of failing the page).
  */
-import { DISTRIBUTIONS, WORKLOADS } from "@sfbench/core";
+import { DISTRIBUTIONS, ENVIRONMENT_KINDS, WORKLOADS, type Distribution, type Workload } from "@sfbench/core/contract";
 import { z } from "zod";
 
-export const RATE_KEYS = ["checkout.uniform", "checkout.zipf", "analytics.uniform", "analytics.zipf", "contention.uniform", "contention.zipf"] as const;
-export type RateKey = (typeof RATE_KEYS)[number];
+export type RateKey = `${Workload}.${Distribution}`;
+/** one sortable rate column per cell: `checkout.uniform`, ... */
+export const RATE_KEYS = WORKLOADS.flatMap((w) => DISTRIBUTIONS.map((d) => `${w}.${d}` as RateKey)) as [RateKey, ...RateKey[]];
 
 export const SORT_KEYS = ["system", ...RATE_KEYS, "p50", "p99", "errorRate", "throughputPerCore", "anomalies", "loc", "rating"] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
@@ -18,7 +19,7 @@ export const ASCENDING_FIRST: readonly SortKey[] = ["system", "p50", "p99", "err
 export const LeaderboardFilter = z.object({
   workload: z.enum(["all", ...WORKLOADS]).default("all"),
   distribution: z.enum(["all", ...DISTRIBUTIONS]).default("all"),
-  kind: z.enum(["all", "local", "kubernetes"]).default("all"),
+  kind: z.enum(["all", ...ENVIRONMENT_KINDS]).default("all"),
   nodes: z.coerce.number().int().min(1).max(1000).optional(),
   sort: z.enum(SORT_KEYS).default("checkout.uniform"),
   dir: z.enum(["asc", "desc"]).optional(),
@@ -45,9 +46,12 @@ export function defaultDir(sort: SortKey): "asc" | "desc" {
   return ASCENDING_FIRST.includes(sort) ? "asc" : "desc";
 }
 
+/** "all" workloads on the leaderboard: the application's two (contention is a focused test, shown when chosen) */
+const OVERVIEW_WORKLOADS: readonly Workload[] = WORKLOADS.filter((w) => w !== "contention");
+
 /** The workloads and distributions whose sustainable rate the table shows, and the cell the latency columns come from. */
 export function shownCells(filter: Pick<LeaderboardFilter, "workload" | "distribution">) {
-  const workloads = filter.workload === "all" ? (["checkout", "analytics"] as const) : ([filter.workload] as const);
+  const workloads = filter.workload === "all" ? OVERVIEW_WORKLOADS : ([filter.workload] as const);
   const distributions = filter.distribution === "all" ? DISTRIBUTIONS : ([filter.distribution] as const);
   const rateKeys = workloads.flatMap((w) => distributions.map((d) => `${w}.${d}` as RateKey));
   const focus = { workload: filter.workload === "all" ? "checkout" : filter.workload, distribution: filter.distribution === "all" ? "uniform" : filter.distribution } as const;

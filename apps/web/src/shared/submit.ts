@@ -4,15 +4,15 @@
  * same `buildManifest`, so a target.json the browser accepts is exactly one the
  * server accepts, and both name the same field when it is not.
  */
+import { Distribution, DISTRIBUTIONS, ENVIRONMENT_KINDS, EnvironmentKind, Profile, PROFILES, SMOKE_PROFILES, Workload, WORKLOADS } from "@sfbench/core/contract";
 import { formatManifestErrors, TargetManifest } from "@sfbench/core/manifest";
 import { z } from "zod";
 
 const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
 
-export const PROFILES = ["quick", "standard", "thesis"] as const;
+export { ENVIRONMENT_KINDS, PROFILES, SMOKE_PROFILES };
 /** Submissions default to a profile whose numbers the leaderboard ranks (the knee bisected to 10%); quick is a smoke test. */
-export const DEFAULT_PROFILE = "standard" satisfies (typeof PROFILES)[number];
-export const ENVIRONMENT_KINDS = ["local", "kubernetes"] as const;
+export const DEFAULT_PROFILE = "standard" satisfies Profile;
 
 export const SubmitInput = z.object({
   /** target.json `name`: the leaderboard row and URL slug */
@@ -26,12 +26,12 @@ export const SubmitInput = z.object({
   manifest: z.string().min(1, { message: "upload your target.json" }).max(64_000, { message: "is over 64 kB; a target.json is a few hundred bytes" }),
   /** `sfbench loc --json` output or {"<language>": {"app": n, "gateway": n}}, as text; empty when not counted */
   loc: z.preprocess(blankToUndefined, z.string().max(20_000).optional()),
-  environmentKind: z.enum(ENVIRONMENT_KINDS).default("local"),
+  environmentKind: EnvironmentKind.default("local"),
   nodes: z.coerce.number().int().min(1).max(64).default(1),
-  profile: z.enum(PROFILES).default(DEFAULT_PROFILE),
+  profile: Profile.default(DEFAULT_PROFILE),
   /** which cells to run; every workload and distribution when absent */
-  workloads: z.array(z.enum(["checkout", "analytics", "contention"])).min(1).max(3).optional(),
-  distributions: z.array(z.enum(["uniform", "zipf"])).min(1).max(2).optional(),
+  workloads: z.array(Workload).min(1).max(WORKLOADS.length).optional(),
+  distributions: z.array(Distribution).min(1).max(DISTRIBUTIONS.length).optional(),
 });
 export type SubmitInput = z.input<typeof SubmitInput>;
 

@@ -4,18 +4,15 @@
  * live progress and a summary table; one result document per run.
  */
 import { join } from "node:path";
-import { manifestDigest, type ResultDocument } from "@sfbench/core";
+import { cellsOf, DISTRIBUTION_CHOICES, EXPERIMENTS, manifestDigest, parametersOfChoice, PROFILES, WORKLOAD_CHOICES, type Profile, type ProgressEvent, type ResultDocument } from "@sfbench/core";
 import { formatFailure, runConformance } from "@sfbench/conformance";
 import { costPids, findTarget, isAlive, startTarget, stopTarget, storageFingerprint, type StartedTarget } from "@sfbench/provider-local";
 import { k6Path, kafkaBrokers, paths, status, up } from "@sfbench/services";
-import { aliveCheck, failedRunDocument, PROFILES, runBenchmark, writeResult, type Distribution, type Profile, type ProgressEvent, type Workload } from "@sfbench/workloads";
+import { aliveCheck, failedRunDocument, runBenchmark, writeResult } from "@sfbench/workloads";
 import { intFlag, oneOf, parseFlags, UsageError, urlFlag } from "../args.ts";
 import { note } from "../progress.ts";
 import { LiveLine } from "../live.ts";
 import { summaryTable } from "../summary.ts";
-
-const WORKLOAD_CHOICES = ["checkout", "analytics", "contention", "all"] as const;
-const DISTRIBUTION_CHOICES = ["uniform", "zipf", "both"] as const;
 
 export const runFlags = {
   target: { type: "string", value: "NAME", help: "a bundled target: started fresh, measured, stopped" },
@@ -23,6 +20,7 @@ export const runFlags = {
   workload: { type: "string", value: WORKLOAD_CHOICES.join("|"), help: "default all" },
   distribution: { type: "string", value: DISTRIBUTION_CHOICES.join("|"), help: "default both" },
   profile: { type: "string", value: PROFILES.join("|"), help: "default quick" },
+  experiment: { type: "string", value: EXPERIMENTS.join("|"), help: "the phases run per cell, default throughput (ramp, then stable load)" },
   seed: { type: "string", value: "N", help: "seeds every random choice, default 1" },
   results: { type: "string", value: "DIR", help: "where result documents go, default results/" },
   json: { type: "boolean", help: "print the result document instead of the summary" },
@@ -39,9 +37,8 @@ export async function run(argv: string[]): Promise<number> {
   const profile: Profile = oneOf(cmd, "--profile", values.profile, PROFILES) ?? "quick";
   const seed = intFlag(cmd, "seed", values.seed, 0, 2 ** 31 - 1) ?? 1;
   const resultsDir = values.results ?? join(paths.root, "results");
-  const workloads: Workload[] = workload === "all" ? ["checkout", "analytics", "contention"] : [workload];
-  const distributions: Distribution[] = distribution === "both" ? ["uniform", "zipf"] : [distribution];
-  const cells = workloads.flatMap((w) => distributions.map((d) => ({ workload: w, distribution: d })));
+  const experiment = oneOf(cmd, "--experiment", values.experiment, EXPERIMENTS) ?? "throughput";
+  const cells = cellsOf(parametersOfChoice(workload, distribution));
 
   const k6 = await k6Path({ onProgress: (m) => note(`k6: ${m}`) });
   let started: StartedTarget | undefined;
@@ -94,6 +91,7 @@ export async function run(argv: string[]): Promise<number> {
       k6,
       profile,
       cells,
+      experiment,
       seed,
       repoRoot: paths.root,
       resultsDir,

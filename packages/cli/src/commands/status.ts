@@ -1,4 +1,5 @@
 /** sfbench status <run id | run URL> [--server URL] [--json]: where a submitted run is. */
+import { describeProgress, type ProgressEvent } from "@sfbench/core/contract";
 import { query, remote } from "../api.ts";
 import { parseFlags, urlFlag } from "../args.ts";
 import { EXIT } from "../exit.ts";
@@ -14,11 +15,13 @@ export interface RunProgress {
   progress: number;
   errorStage: string | null;
   errorMessage: string | null;
+  /** the run's last progress event (core ProgressEvent), while it runs */
+  live?: ProgressEvent | null;
 }
 
 export const isFinished = (status: RunStatus) => status !== "queued" && status !== "running";
 
-export const describeProgress = (p: RunProgress) =>
+export const describeRun = (p: RunProgress) =>
   p.status === "failed"
     ? `failed during ${p.errorStage ?? "?"}: ${p.errorMessage ?? ""}`
     : p.status === "interrupted"
@@ -26,7 +29,7 @@ export const describeProgress = (p: RunProgress) =>
       : p.status === "needs_cluster"
         ? `needs cluster: ${p.errorMessage ?? "waits for the cluster provider"}`
         : p.status === "running"
-          ? `running: ${p.stage ?? "starting"} (${p.progress}%)`
+          ? `running: ${p.stage ?? "starting"} (${p.progress}%)${p.live ? `: ${describeProgress(p.live).join("  ")}` : ""}`
           : p.status;
 
 /** How a finished run ends the command: completed 0, failed 1 (the target's fault), interrupted or needs_cluster 3 (not the target's). */
@@ -43,6 +46,6 @@ export async function status(argv: string[]): Promise<number> {
   const run = parseRunRef(cmd, positionals[0], serverFlag);
   const r = remote(serverFlag ?? run.server);
   const p = await query<RunProgress>(r, "runs.progress", { id: run.id });
-  process.stdout.write(values.json ? JSON.stringify(p, null, 2) + "\n" : `run ${p.id}: ${describeProgress(p)}\n${r.server}/runs/${p.id}\n`);
+  process.stdout.write(values.json ? JSON.stringify(p, null, 2) + "\n" : `run ${p.id}: ${describeRun(p)}\n${r.server}/runs/${p.id}\n`);
   return exitCodeOf(p.status);
 }

@@ -4,15 +4,13 @@
  * upload, print the run's URL; with --wait follow it to the end and print its
  * summary table.
  */
+import { cellName, cellsOf, DISTRIBUTION_CHOICES, ENVIRONMENT_KINDS, parametersOfChoice, PROFILES, WORKLOAD_CHOICES } from "@sfbench/core/contract";
 import { ApiError, mutation, noTokenError, remote } from "../api.ts";
 import { intFlag, oneOf, parseFlags, UsageError, urlFlag } from "../args.ts";
 import { followRun } from "../follow.ts";
 import { countLoc } from "../loc.ts";
 import { readManifest } from "../manifest-file.ts";
 import { note } from "../progress.ts";
-
-const PROFILES = ["quick", "standard", "thesis"] as const;
-const KINDS = ["local", "kubernetes"] as const;
 
 export async function submit(argv: string[]): Promise<number> {
   const cmd = "sfbench submit";
@@ -21,17 +19,18 @@ export async function submit(argv: string[]): Promise<number> {
     server: { type: "string", value: "URL", help: "the portal, default SFBENCH_SERVER or http://127.0.0.1:3000" },
     wait: { type: "boolean", help: "follow the run until it ends, print its summary table; exit with its outcome" },
     profile: { type: "string", value: PROFILES.join("|"), help: "default standard (ranked: knee to 10%); quick is a smoke test" },
-    environment: { type: "string", value: KINDS.join("|"), help: "default local" },
+    environment: { type: "string", value: ENVIRONMENT_KINDS.join("|"), help: "default local" },
     nodes: { type: "string", value: "N", help: "node count for kubernetes, default 1" },
-    workload: { type: "string", value: "checkout|analytics|contention|all", help: "default all" },
-    distribution: { type: "string", value: "uniform|zipf|both", help: "default both" },
+    workload: { type: "string", value: WORKLOAD_CHOICES.join("|"), help: "default all" },
+    distribution: { type: "string", value: DISTRIBUTION_CHOICES.join("|"), help: "default both" },
   });
   if (!values.manifest) throw new UsageError(`${cmd}: --manifest FILE is required (the target's target.json)`);
   const profile = oneOf(cmd, "--profile", values.profile, PROFILES) ?? "standard";
-  const environmentKind = oneOf(cmd, "--environment", values.environment, KINDS) ?? "local";
+  const environmentKind = oneOf(cmd, "--environment", values.environment, ENVIRONMENT_KINDS) ?? "local";
   const nodes = intFlag(cmd, "nodes", values.nodes, 1, 64) ?? 1;
-  const workload = oneOf(cmd, "--workload", values.workload, ["checkout", "analytics", "contention", "all"] as const) ?? "all";
-  const distribution = oneOf(cmd, "--distribution", values.distribution, ["uniform", "zipf", "both"] as const) ?? "both";
+  const workload = oneOf(cmd, "--workload", values.workload, WORKLOAD_CHOICES) ?? "all";
+  const distribution = oneOf(cmd, "--distribution", values.distribution, DISTRIBUTION_CHOICES) ?? "both";
+  const chosen = parametersOfChoice(workload, distribution);
   const r = remote(urlFlag(cmd, "server", values.server));
   if (!r.token) throw noTokenError(r);
 
@@ -44,8 +43,7 @@ export async function submit(argv: string[]): Promise<number> {
       name: manifest.name, system: manifest.system, version: manifest.version,
       image: manifest.image ?? "", repository: manifest.repository ?? "",
       manifest: text, loc: JSON.stringify(loc), environmentKind, nodes, profile,
-      ...(workload === "all" ? {} : { workloads: [workload] }),
-      ...(distribution === "both" ? {} : { distributions: [distribution] }),
+      ...chosen,
     });
   } catch (e) {
     if (e instanceof ApiError) throw new ApiError(`${cmd}: refused by ${r.server} (${e.status}):\n${e.message}`, e.status, e.fields);
@@ -55,7 +53,5 @@ export async function submit(argv: string[]): Promise<number> {
   process.stdout.write(`${url}\n`);
   if (!values.wait) return 0;
 
-  const workloads = workload === "all" ? ["checkout", "analytics", "contention"] : [workload];
-  const distributions = distribution === "both" ? ["uniform", "zipf"] : [distribution];
-  return followRun(r, submitted.runId, { cells: workloads.flatMap((w) => distributions.map((d) => `${w}/${d}`)) });
+  return followRun(r, submitted.runId, { cells: cellsOf(chosen).map(cellName) });
 }

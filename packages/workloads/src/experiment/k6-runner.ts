@@ -6,21 +6,13 @@ import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { LiveFigures, Workload } from "@sfbench/core";
 import { tasksetPrefix } from "../cost/affinity.ts";
 
 export const K6_DIR = fileURLToPath(new URL("../../k6/", import.meta.url));
-export type Script = "seed" | "populate" | "checkout" | "analytics" | "contention";
+export type Script = "seed" | "populate" | Workload;
 
-export interface LiveFigures {
-  elapsedS: number;
-  requests: number;
-  iterations: number;
-  dropped: number;
-  /** share of failed requests so far (k6 http_req_failed) */
-  failedShare: number;
-  /** p99 of every request so far, ms */
-  p99Ms: number | null;
-}
+export type { LiveFigures } from "@sfbench/core";
 
 export interface K6Invocation {
   k6: string;
@@ -65,15 +57,18 @@ interface MetricsBody {
   data?: Array<{ id: string; attributes: { sample: Record<string, number> } }>;
 }
 
-async function poll(port: number, started: number): Promise<LiveFigures | undefined> {
+async function poll(port: number, started: number, last?: LiveFigures): Promise<LiveFigures | undefined> {
   try {
     const res = await fetch(`http://127.0.0.1:${port}/v1/metrics`, { signal: AbortSignal.timeout(500) });
     const body = (await res.json()) as MetricsBody;
     const m = new Map((body.data ?? []).map((d) => [d.id, d.attributes.sample]));
+    const elapsedS = (performance.now() - started) / 1000;
+    const iterations = m.get("iterations")?.count ?? 0;
     return {
-      elapsedS: (performance.now() - started) / 1000,
+      elapsedS,
       requests: m.get("http_reqs")?.count ?? 0,
-      iterations: m.get("iterations")?.count ?? 0,
+      iterations,
+      achievedRate: last && elapsedS > last.elapsedS ? Math.max(0, (iterations - last.iterations) / (elapsedS - last.elapsedS)) : null,
       dropped: m.get("dropped_iterations")?.count ?? 0,
       failedShare: m.get("http_req_failed")?.rate ?? 0,
       p99Ms: m.get("http_req_duration")?.["p(99)"] ?? null,
@@ -116,9 +111,13 @@ export async function runK6(inv: K6Invocation): Promise<K6Outcome> {
   child.stderr.on("data", (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000);
   });
+  let last: LiveFigures | undefined;
   const timer = setInterval(async () => {
-    const live = await poll(port, started);
-    if (live) inv.onTick?.(live);
+    const live = await poll(port, started, last);
+    if (live) {
+      last = live;
+      inv.onTick?.(live);
+    }
   }, 1000);
   const exitCode = await new Promise<number | null>((resolve, reject) => {
     child.on("error", (e) => reject(new K6Error(`could not start k6 (${inv.k6}): ${e.message}`)));

@@ -8,8 +8,9 @@
  */
 import type { KneePlan } from "./knee.ts";
 
-export const PROFILES = ["quick", "standard", "thesis"] as const;
-export type Profile = (typeof PROFILES)[number];
+import type { Profile } from "@sfbench/core";
+
+export { PROFILES, type Profile } from "@sfbench/core";
 
 export interface ProfileSettings {
   /** products seeded (SPEC 4 default 5000) */

@@ -9,21 +9,24 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { parseResult, type Cell, type Environment, type ResultDocument } from "@sfbench/core";
+import { parseResult, type Cell, type CellChoice, type Environment, type Experiment, type Profile, type ProgressEvent, type ResultDocument, type Workload } from "@sfbench/core";
 import { readAuditRecords } from "../audit/records.ts";
 import { TraceSession, type TraceOptions } from "../trace/session.ts";
 import { pinTrees, planSplit } from "../cost/affinity.ts";
-import { runCell, StageError, type Distribution, type ProgressEvent, type RunContext, type Workload } from "./cell.ts";
+import { runCell } from "./cell.ts";
+import { StageError, type RunContext } from "./phase.ts";
 import { localEnvironment } from "./environment.ts";
 import { runK6 } from "./k6-runner.ts";
-import { PROFILE_SETTINGS, type Profile } from "./profiles.ts";
+import { PROFILE_SETTINGS } from "./profiles.ts";
 
 export interface BenchmarkOptions {
   target: ResultDocument["target"];
   baseUrl: string;
   k6: string;
   profile: Profile;
-  cells: Array<{ workload: Workload; distribution: Distribution }>;
+  cells: CellChoice[];
+  /** the phases run for every cell (default throughput: ramp, then stable load) */
+  experiment?: Experiment;
   seed: number;
   repoRoot: string;
   /** result documents go to <resultsDir>/<target>/ */
@@ -118,17 +121,17 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
     }
     if (opts.trace) ctx.trace = await openTrace(runId, opts.trace, progress);
     const env = { BASE_URL: ctx.baseUrl, SEED: String(ctx.seed), PRODUCTS: String(settings.products), PRODUCT_PREFIX: ctx.productPrefix };
-    progress({ cell: "-", stage: "seed", detail: `${settings.products} products` });
+    progress({ cell: "-", phase: "seed", detail: `${settings.products} products` });
     await setupScript(ctx, "seed", env, "seed");
     let populated = false;
     for (const { workload, distribution } of orderCells(opts.cells)) {
       // populate's checkouts are not audited, so it runs after every audited cell
       if (workload === "analytics" && !populated) {
-        progress({ cell: "analytics", stage: "populate", detail: `${settings.populate} checkouts build the co-purchase graph` });
+        progress({ cell: "analytics", phase: "populate", detail: `${settings.populate} checkouts build the co-purchase graph` });
         await setupScript(ctx, "populate", { ...env, POPULATE: String(settings.populate) }, "populate");
         populated = true;
       }
-      cells.push(await runCell(ctx, workload, distribution));
+      cells.push(await runCell(ctx, { workload, distribution }, opts.experiment));
     }
   } catch (e) {
     const err = e as Error;
@@ -141,7 +144,7 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
       pinTrees(opts.targetPids(), `0-${availableParallelism() - 1}`);
       pinProcess(process.pid, `0-${availableParallelism() - 1}`);
     }
-    await ctx.trace?.close().catch((e: Error) => progress({ cell: "-", stage: "trace", detail: `could not delete ${ctx.trace!.topic}: ${e.message}` }));
+    await ctx.trace?.close().catch((e: Error) => progress({ cell: "-", phase: "trace", note: true, detail: `could not delete ${ctx.trace!.topic}: ${e.message}` }));
   }
   const doc: ResultDocument = {
     schemaVersion: 1,
@@ -211,10 +214,10 @@ export function pinProcess(pid: number, cpus: string): boolean {
 async function openTrace(runId: string, trace: TraceOptions, progress: (event: ProgressEvent) => void): Promise<TraceSession | undefined> {
   try {
     const session = await TraceSession.open(runId, trace);
-    progress({ cell: "-", stage: "trace", detail: `spans of ${trace.logFile} go to Kafka topic ${session.topic}` });
+    progress({ cell: "-", phase: "trace", note: true, detail: `spans of ${trace.logFile} go to Kafka topic ${session.topic}` });
     return session;
   } catch (e) {
-    progress({ cell: "-", stage: "trace", detail: `no breakdown: could not create the span topic on ${trace.brokers.join(",")}: ${(e as Error).message}` });
+    progress({ cell: "-", phase: "trace", note: true, detail: `no breakdown: could not create the span topic on ${trace.brokers.join(",")}: ${(e as Error).message}` });
     return undefined;
   }
 }
@@ -230,7 +233,7 @@ async function setupScript(ctx: RunContext, script: "seed" | "populate", env: Re
     name: script,
     cpus: ctx.split?.generator,
     signal: ctx.signal,
-    onTick: (live) => ctx.onProgress({ cell: "-", stage, detail: `${live.requests} requests`, live }),
+    onTick: (live) => ctx.onProgress({ cell: script === "populate" ? "analytics" : "-", phase: script, detail: `${live.requests} requests`, live }),
   });
   ctx.rawFiles.push(out.csv, out.console);
   ctx.checkAlive(stage);

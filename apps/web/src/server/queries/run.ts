@@ -4,7 +4,7 @@ import type { Db, EnvironmentJson } from "@sfbench/db";
 import { storedResult } from "./stored-result.ts";
 
 const progressSelect = {
-  id: true, status: true, stage: true, progress: true, errorStage: true, errorMessage: true,
+  id: true, status: true, stage: true, progress: true, live: true, errorStage: true, errorMessage: true,
   createdAt: true, startedAt: true, finishedAt: true,
 } as const;
 

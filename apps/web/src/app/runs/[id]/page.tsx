@@ -32,7 +32,7 @@ export default async function RunPage({ params }: Props) {
         Run <code>{run.id.slice(0, 8)}</code> of <Link href={`/systems/${encodeURIComponent(run.system.slug)}`}>{run.system.name}</Link>
       </h1>
       {active ? (
-        <RunProgress id={run.id} initial={{ status: run.status, stage: run.stage, progress: run.progress }} />
+        <RunProgress id={run.id} initial={{ status: run.status, stage: run.stage, progress: run.progress, live: run.live }} />
       ) : (
         <p data-testid="run-status" data-status={run.status}><RunStatus status={run.status} errorStage={run.errorStage} /></p>
       )}

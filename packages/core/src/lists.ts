@@ -1,0 +1,25 @@
+/**
+ * The lists of the run contract as plain constants, with no imports: the k6
+ * scripts (which cannot import npm packages) read them through a relative
+ * import, everything else through contract.ts.
+ */
+
+/** SPEC 4: what the load does */
+export const WORKLOADS = ["checkout", "analytics", "contention"] as const;
+/** SPEC 4: how products are chosen */
+export const DISTRIBUTIONS = ["uniform", "zipf"] as const;
+/**
+ * quick: a smoke test (coarse knee, never ranked); standard: publishable (knee
+ * bisected to 10%); thesis: the 2023 paper's long steps (knee to 5%). The
+ * numbers of each are in @sfbench/workloads PROFILE_SETTINGS.
+ */
+export const PROFILES = ["quick", "standard", "thesis"] as const;
+/**
+ * An experiment is a sequence of phases run for every cell (workload x
+ * distribution); @sfbench/workloads EXPERIMENT_PHASES says which.
+ * throughput: the max-throughput ramp, then stable load at 80% of the knee.
+ */
+export const EXPERIMENTS = ["throughput"] as const;
+export const ENVIRONMENT_KINDS = ["local", "kubernetes"] as const;
+/** The worker's pipeline, in order (Run.stage holds one of these while the run is active). */
+export const PIPELINE_STAGES = ["provision", "verify", "seed", "load", "audit", "store", "teardown"] as const;

@@ -1,0 +1,76 @@
+/** One k6 run of a cell's workload at one arrival rate, with the generator's CPU (and, when asked, the target's) sampled. */
+import type { Workload } from "@sfbench/core";
+import { aggregateK6 } from "../analysis/aggregate.ts";
+import { readAuditRecords } from "../audit/records.ts";
+import { ProcessSampler } from "../cost/sampler.ts";
+import { runK6 } from "./k6-runner.ts";
+import { progress, StageError, type CellPlan, type LoadOutcome, type RunContext } from "./phase.ts";
+
+/** The request whose latency and rate a workload measures. */
+export const MEASURED: Record<Workload, "checkout" | "freq-items"> = { checkout: "checkout", contention: "checkout", analytics: "freq-items" };
+
+function scriptEnv(ctx: RunContext, cell: CellPlan, rate: number, durationS: number): Record<string, string> {
+  return {
+    BASE_URL: ctx.baseUrl,
+    SEED: String(ctx.seed),
+    PRODUCTS: String(ctx.settings.products),
+    PRODUCT_PREFIX: ctx.productPrefix,
+    DISTRIBUTION: cell.distribution,
+    STEPS: JSON.stringify([{ rate, duration: durationS }]),
+    // VUs are initialised before the clock starts; growing the pool mid-step drops iterations
+    PRE_VUS: String(Math.max(10, Math.ceil(rate * 0.25))),
+    MAX_VUS: String(Math.max(100, Math.ceil(rate * 2.5))),
+  };
+}
+
+export interface LoadStep {
+  rate: number;
+  durationS: number;
+  /** file stem of the raw output */
+  name: string;
+  /** the stage a failure is reported in (the run document's error.stage) */
+  stage: string;
+  /** the progress event's phase and detail */
+  phase: "ramp" | "stable";
+  detail: string;
+  /** sample the target's processes too (the cost figures) */
+  sampleTarget: boolean;
+}
+
+export async function runLoadStep(ctx: RunContext, cell: CellPlan, s: LoadStep): Promise<LoadOutcome> {
+  ctx.checkAlive(s.stage);
+  let generatorPid: number | undefined;
+  const sampler = new ProcessSampler({
+    generator: () => (generatorPid ? [generatorPid] : []),
+    ...(s.sampleTarget ? { target: ctx.targetPids } : {}),
+  });
+  sampler.start();
+  const out = await runK6({
+    k6: ctx.k6,
+    script: cell.workload,
+    env: scriptEnv(ctx, cell, s.rate, s.durationS),
+    outDir: ctx.rawDir,
+    name: s.name,
+    cpus: ctx.split?.generator,
+    onStart: (pid) => (generatorPid = pid),
+    signal: ctx.signal,
+    onTick: (live) => progress(ctx, cell, s.phase, s.detail, { offeredRate: s.rate, stepS: s.durationS, live }),
+  });
+  const usage = sampler.stop();
+  ctx.rawFiles.push(out.csv, out.console);
+  ctx.checkAlive(s.stage);
+  if (out.exitCode !== 0) throw new StageError(s.stage, `k6 exited with code ${out.exitCode} running ${cell.workload} at ${s.rate}/s: ${out.stderrTail || "(no output)"}`);
+  const op = MEASURED[cell.workload];
+  const agg = await aggregateK6(out.csv, { op, stepRates: [s.rate], stepDurationsS: [s.durationS] });
+  const step = agg.steps[0];
+  if (!step) throw new StageError(s.stage, `k6 recorded no ${op} request at ${s.rate}/s (raw data: ${out.csv})`);
+  const records = await readAuditRecords(out.console);
+  const stockAdded = new Map<string, number>();
+  for (const p of records.products) {
+    stockAdded.set(p.product, (stockAdded.get(p.product) ?? 0) + p.stockAdded);
+    ctx.prices.set(p.product, p.price);
+  }
+  const genCores = ctx.split?.generatorCores;
+  const generatorCpuShare = genCores ? usage.groups.generator!.cpuSeconds / (usage.wallSeconds * genCores) : undefined;
+  return { agg, step, checkouts: records.checkouts, stockAdded, generatorCpuShare, usage: s.sampleTarget ? usage : undefined };
+}

@@ -1,0 +1,38 @@
+/**
+ * Audit (SPEC 2.3) of what the cell's checkouts did: stock, charges, orders
+ * and co-purchase counts read back from the target and compared with the
+ * records k6 kept. Analytics sends no checkouts in its cell: nothing to audit.
+ */
+import { audit as auditTarget } from "../../audit/audit.ts";
+import { progress, type Phase } from "../phase.ts";
+
+export const audit: Phase = {
+  name: "audit",
+  needs: ["stock", "ramp", "stable"],
+  adds: [],
+  async run(ctx, cell, state) {
+    const loads = [...state.ramp!.steps, state.stable!.outcome];
+    const checkouts = loads.flatMap((p) => p.checkouts);
+    ctx.allCheckouts.push(...checkouts);
+    if (cell.workload === "analytics") return {};
+    const { scope, before } = state.stock!;
+    ctx.checkAlive("audit");
+    progress(ctx, cell, "audit", `${checkouts.length} checkouts, ${scope.length} products`);
+    const stockAdded = new Map<string, number>();
+    for (const p of loads) for (const [id, n] of p.stockAdded) stockAdded.set(id, (stockAdded.get(id) ?? 0) + n);
+    const s = ctx.settings;
+    const result = await auditTarget({
+      baseUrl: ctx.baseUrl,
+      records: checkouts,
+      allRecords: ctx.allCheckouts,
+      idOf: (p) => String(p),
+      priceOf: (id) => ctx.prices.get(id) ?? NaN,
+      stockBefore: before,
+      stockAdded,
+      sampleRecords: s.auditSample,
+      coPurchaseSample: s.coPurchaseSample,
+      quietMs: s.quietMs,
+    });
+    return { result: { anomalies: { kinds: result.anomalies, total: result.total, ...(result.examples.length ? { examples: result.examples } : {}), ambiguous: result.ambiguous } } };
+  },
+};

@@ -1,0 +1,82 @@
+/**
+ * Stable: load at 80% (the profile's share) of the sustainable rate, or of the
+ * peak when no ramp step was sustainable. Its latency is the published
+ * latency; the target's CPU and memory are sampled (cost) and, when the
+ * target is traced, its spans give the breakdown.
+ */
+import type { Cell, StableLoad } from "@sfbench/core";
+import { generatorSaturated, SUSTAINABLE } from "../../analysis/metrics.ts";
+import { setupOpsResult, stableResult } from "../../analysis/result-parts.ts";
+import { openTraceWindow, stableBreakdown } from "../breakdown.ts";
+import { runLoadStep } from "../load-step.ts";
+import type { LoadOutcome, Phase, RunContext } from "../phase.ts";
+
+declare module "../phase.ts" {
+  interface CellState {
+    stable?: { outcome: LoadOutcome; stats: StableLoad };
+  }
+}
+
+/** The target's cost during the stable phase; undefined when its processes are unknown. */
+function stableCost(ctx: RunContext, stable: LoadOutcome): Cell["cost"] {
+  const pids = ctx.targetPids();
+  if (!stable.usage || !pids.length) return undefined;
+  const t = stable.usage.groups.target!;
+  const g = stable.usage.groups.generator!;
+  const successful = stable.step.successful;
+  const coresUsed = t.cpuSeconds / stable.usage.wallSeconds;
+  return {
+    coreSecondsPer1000: successful ? (t.cpuSeconds / successful) * 1000 : 0,
+    throughputPerCore: coresUsed > 0 ? stable.step.achievedRate / coresUsed : 0,
+    peakRssBytes: t.peakRssBytes,
+    targetCpuSeconds: t.cpuSeconds,
+    generatorCpuSeconds: g.cpuSeconds,
+    generatorCpuShare: stable.generatorCpuShare ?? g.cpuSeconds / (stable.usage.wallSeconds * (ctx.split?.generatorCores ?? 1)),
+  };
+}
+
+export const stable: Phase = {
+  name: "stable",
+  needs: ["ramp"],
+  adds: ["stable"],
+  async run(ctx, cell, state) {
+    const s = ctx.settings;
+    const ramp = state.ramp!;
+    const basis = ramp.sustainableRate ?? ramp.peak;
+    const rate = Math.max(1, Math.round(basis * s.stableShare));
+    // spans are shipped only in this window: the breakdown describes the stable phase
+    const traceWindow = await openTraceWindow(ctx, cell);
+    let outcome: LoadOutcome;
+    let stats: StableLoad;
+    try {
+      outcome = await runLoadStep(ctx, cell, { rate, durationS: s.stableS, name: cell.file("stable"), stage: `stable load at ${rate}/s`, phase: "stable", detail: `stable load at ${rate}/s`, sampleTarget: true });
+      stats = stableResult(outcome.agg);
+    } catch (e) {
+      await traceWindow?.abort();
+      throw e;
+    }
+    const breakdown = traceWindow ? await stableBreakdown(ctx, cell, traceWindow, outcome, stats) : undefined;
+    const cost = stableCost(ctx, outcome);
+
+    // a stable phase that did not keep up with its offered rate measured a queue, not stable load;
+    // a saturated generator measures itself, not the target
+    const invalid: string[] = [];
+    const kept = stats.completedShare;
+    if (kept !== undefined && kept < SUSTAINABLE.minCompletedShare) {
+      const completedRate = kept * stats.offeredRate;
+      invalid.push(
+        `stable phase: offered ${rate}/s, completed ${completedRate.toFixed(1)}/s (${(kept * 100).toFixed(1)}%, planned rollbacks included) within the phase: it did not achieve its offered rate (needs >= ${SUSTAINABLE.minCompletedShare * 100}%), so its latency is not a stable-load figure`,
+      );
+    }
+    const gen = generatorSaturated({ droppedIterations: outcome.step.droppedIterations, iterations: outcome.step.iterations, generatorCpuShare: outcome.generatorCpuShare });
+    invalid.push(...gen.reasons.map((r) => `stable phase: ${r}`));
+
+    return {
+      state: { stable: { outcome, stats } },
+      result: { stable: stats, setupOps: setupOpsResult(outcome.agg), ...(cost ? { cost } : {}), ...(breakdown ? { breakdown } : {}) },
+      parameters: { stableS: s.stableS, stableRate: rate, stableBasis: ramp.sustainableRate === null ? "max-moving-average" : "sustainable-rate" },
+      series: [outcome.agg],
+      invalid,
+    };
+  },
+};

@@ -1,0 +1,57 @@
+/** The experiment sequencer (cell.ts) with stand-in phases: order, state handed on, result parts, series and validity. */
+import { describe, expect, it } from "vitest";
+import type { K6Aggregate } from "../src/analysis/aggregate.ts";
+import { runCell } from "../src/experiment/cell.ts";
+import { checkPhases, EXPERIMENT_PHASES } from "../src/experiment/experiments.ts";
+import type { Phase, RunContext } from "../src/experiment/phase.ts";
+import { PROFILE_SETTINGS } from "../src/experiment/profiles.ts";
+
+const ctx = { settings: PROFILE_SETTINGS.quick, seed: 7, productPrefix: "rtest", onProgress: () => {} } as unknown as RunContext;
+const agg = (n: number) => ({ perSecond: Array.from({ length: n }, (_, t) => ({ t, successful: 1 })) }) as unknown as K6Aggregate;
+
+// stand-ins: the snapshot phase hands on `stock`, the ramp phase reads it
+const first: Phase = {
+  name: "snapshot",
+  needs: [],
+  adds: ["stock"],
+  run: async () => ({ state: { stock: { scope: ["p1"], before: new Map([["p1", 3]]) } }, parameters: { a: 1 }, series: [agg(2)] }),
+};
+const second: Phase = {
+  name: "ramp",
+  needs: ["stock"],
+  adds: [],
+  run: async (_ctx, cell, state) => ({
+    result: { maxThroughput: { maxMovingAvg10s: state.stock!.before.get("p1")!, sustainableRate: null, steps: [] } },
+    parameters: { b: cell.name },
+    series: [agg(3)],
+    invalid: ["the generator was the bottleneck"],
+  }),
+};
+
+describe("an experiment as a sequence of phases", () => {
+  it("runs the phases in order, hands state on and gathers parameters, result parts, series and validity", async () => {
+    const cell = await runCell(ctx, { workload: "checkout", distribution: "zipf" }, "throughput", [first, second]);
+    expect(cell.workload).toBe("checkout");
+    expect(cell.parameters).toMatchObject({ products: PROFILE_SETTINGS.quick.products, a: 1, b: "checkout/zipf", productPrefix: "rtest" });
+    expect(cell.maxThroughput?.maxMovingAvg10s).toBe(3);
+    // one series, the later phase's seconds after the earlier one's
+    expect(cell.series.map((p) => p.t)).toEqual([0, 1, 2, 3, 4]);
+    expect(cell.valid).toBe(false);
+    expect(cell.invalidReason).toBe("the generator was the bottleneck");
+  });
+
+  it("refuses a phase list in which a phase needs state no earlier phase adds, before any load", async () => {
+    expect(() => checkPhases([second, first])).toThrow("phase ramp needs stock, which no earlier phase (none) adds");
+    await expect(runCell(ctx, { workload: "checkout", distribution: "uniform" }, "throughput", [second])).rejects.toThrow(/needs stock/);
+  });
+
+  it("refuses state a phase hands on without declaring it", async () => {
+    const sneaky: Phase = { ...first, adds: [] };
+    await expect(runCell(ctx, { workload: "checkout", distribution: "uniform" }, "throughput", [sneaky])).rejects.toThrow("phase snapshot handed on stock without declaring it in adds (a bug)");
+  });
+
+  it("every experiment's phase list is consistent", () => {
+    for (const phases of Object.values(EXPERIMENT_PHASES)) expect(() => checkPhases(phases)).not.toThrow();
+    expect(EXPERIMENT_PHASES.throughput.map((p) => p.name)).toEqual(["snapshot", "ramp", "stable", "audit"]);
+  });
+});
