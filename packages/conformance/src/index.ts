@@ -9,6 +9,8 @@ import { suite, type SuiteOptions } from "./suite.ts";
 
 export type { CheckResult } from "./check.ts";
 export { formatReport, formatFailure } from "./report.ts";
+export * from "./micro.ts";
+export { MICRO_BAD_CASES } from "./suites/micro.ts";
 export { OPENAPI_FILE, runSchemathesis, SCHEMATHESIS_EXCLUSIONS, schemathesisArgs, type SchemathesisOptions, type SchemathesisOutcome } from "./schemathesis.ts";
 
 export interface ConformanceReport {
@@ -37,7 +39,7 @@ export function countChecks(opts: ConformanceOptions = {}): number {
 }
 
 function plan(opts: ConformanceOptions) {
-  const groups = suite({ quietMs: opts.quietMs ?? 10_000 });
+  const groups = suite({ quietMs: opts.quietMs ?? 10_000, micro: opts.micro ?? false });
   return groups
     .flatMap(({ group, checks }) => checks.map((check) => ({ group, check })))
     .filter(({ group, check }) => !opts.only?.length || opts.only.some((o) => `${group}.${check.id}`.startsWith(o)));

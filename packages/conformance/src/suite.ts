@@ -5,10 +5,13 @@ import { checkout } from "./suites/checkout.ts";
 import { concurrency } from "./suites/concurrency.ts";
 import { carts, health, products, users } from "./suites/entities.ts";
 import { malformed } from "./suites/malformed.ts";
+import { micro } from "./suites/micro.ts";
 
 export interface SuiteOptions {
   /** how long to wait for co-purchase counts after the last checkout (updated off the latency path) */
   quietMs: number;
+  /** the target declares `"micro": true` (SPEC 8): add the `micro` group */
+  micro?: boolean;
 }
 
 export function suite(opts: SuiteOptions): Array<{ group: string; checks: Check[] }> {
@@ -21,5 +24,6 @@ export function suite(opts: SuiteOptions): Array<{ group: string; checks: Check[
     { group: "malformed", checks: malformed() },
     { group: "analytics", checks: analytics(opts) },
     { group: "concurrency", checks: concurrency(opts) },
+    ...(opts.micro ? [{ group: "micro", checks: micro() }] : []),
   ];
 }
