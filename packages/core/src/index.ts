@@ -3,3 +3,4 @@ export * from "./manifest.ts";
 export * from "./span.ts";
 export * from "./result.ts";
 export * from "./contract.ts";
+export * from "./resilience.ts";

@@ -18,6 +18,8 @@ export const LANGUAGES = [
 export const CONSISTENCY = ["serializable", "per-entity-linearizable", "eventual"] as const;
 export const MESSAGING = ["exactly-once", "at-least-once", "at-most-once", "synchronous"] as const;
 export const DURABILITY = ["durable", "in-memory"] as const;
+/** Who spreads requests over a multi-node target's nodes: sfbench's round-robin balancer, or the target itself (node 0 is its entry). */
+export const NODE_ROUTING = ["balancer", "self"] as const;
 
 const NAME_RE = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const VERSION_RE = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
@@ -61,6 +63,20 @@ export const TargetManifest = z.strictObject({
   tracing: z.boolean().default(false),
   // no default: a default would change the digest of every manifest without the field
   micro: z.boolean().optional(),
+  // no defaults inside either: sfbench resolves absent fields itself (nodeSupport in resilience.ts)
+  nodes: z
+    .strictObject({
+      max: z.number().int().min(2).max(64),
+      routing: z.enum(NODE_ROUTING).optional(),
+      command: z.array(z.string().min(1)).min(1).optional(),
+      elastic: z.boolean().optional(),
+    })
+    .optional(),
+  restart: z
+    .strictObject({
+      timeoutSeconds: z.number().int().min(1).max(3600).optional(),
+    })
+    .optional(),
   loc: z.strictObject({
     app: z.array(Glob).min(1),
     gateway: z.array(Glob).default([]),
@@ -85,6 +101,8 @@ const HINTS: Record<string, string> = {
   repository: "an https URL of the source repository",
   tracing: "true if the target writes span lines (SPEC 3) when SFBENCH_TRACE=1",
   micro: "true if the target implements the microbenchmark routes of SPEC 8 (/micro/empty, math, sleep, io, pingpong, divide, big); leave it out otherwise",
+  nodes: `{"max": 4, "routing": "${NODE_ROUTING.join('"|"')}", "command": [...], "elastic": true}: the target runs as up to max processes that share its services; leave it out for a single-process target`,
+  restart: '{"timeoutSeconds": 300}: time allowed until health answers 200 after a kill and a restart with the same data (default: local.startupTimeoutSeconds)',
   loc: '{"app": ["src/**/*.ts"], "gateway": ["src/http/**"]}: globs relative to target.json',
 };
 

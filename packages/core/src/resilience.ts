@@ -1,0 +1,187 @@
+/**
+ * Resilience and scalability (issues 12 and 13): what a target's manifest says
+ * it supports, and the result parts of the fault, recovery, scale-up and
+ * scalability experiments. The result document attaches these (result.ts);
+ * they live here so that the experiments and the portal share one schema.
+ *
+ * Times are seconds (fractions allowed) relative to the event they follow
+ * (the kill, the added node) unless a field says otherwise; rates are
+ * requests per second; latencies are milliseconds.
+ */
+import { z } from "zod";
+import { NODE_ROUTING, type TargetManifest } from "./manifest.ts";
+
+const count = z.number().int().nonnegative();
+const nonneg = z.number().nonnegative();
+const seconds = z.number().nonnegative();
+
+/** How sfbench runs a target's nodes, with every absent manifest field resolved. */
+export interface NodeSupport {
+  /** the most nodes the target runs as locally; 1 for a single-process target */
+  max: number;
+  routing: (typeof NODE_ROUTING)[number];
+  /** argv of nodes 1..n-1 (node 0 runs local.command) */
+  memberCommand: string[] | undefined;
+  /** a node can join while the target runs (elastic scale-up) */
+  elastic: boolean;
+  /** seconds allowed until health answers 200 after a restart with the kept data */
+  restartTimeoutSeconds: number;
+}
+
+export function nodeSupport(manifest: TargetManifest): NodeSupport {
+  const nodes = manifest.nodes;
+  return {
+    max: nodes?.max ?? 1,
+    routing: nodes?.routing ?? "balancer",
+    memberCommand: nodes?.command,
+    elastic: nodes?.elastic ?? false,
+    restartTimeoutSeconds: manifest.restart?.timeoutSeconds ?? manifest.local?.startupTimeoutSeconds ?? 60,
+  };
+}
+
+export const RESILIENCE_EXPERIMENTS = ["fault", "recovery", "scale-up", "scalability"] as const;
+export const ResilienceExperiment = z.enum(RESILIENCE_EXPERIMENTS);
+export type ResilienceExperiment = z.infer<typeof ResilienceExperiment>;
+
+/** Per experiment: supported, or the reason it is not (shown as "not supported" on the system page). */
+export type ExperimentSupport = Record<ResilienceExperiment, { supported: true } | { supported: false; reason: string }>;
+
+/** Which resilience experiments the local provider can run for a target, from its manifest alone. */
+export function experimentSupport(manifest: TargetManifest): ExperimentSupport {
+  const n = nodeSupport(manifest);
+  const noLocal = manifest.local ? undefined : "the manifest has no local start command";
+  const no = (reason: string) => ({ supported: false as const, reason });
+  const yes = { supported: true as const };
+  return {
+    fault: noLocal ? no(noLocal) : yes,
+    recovery: noLocal ? no(noLocal) : yes,
+    "scale-up": noLocal ? no(noLocal) : !manifest.nodes ? no("single-process target (target.json declares no nodes)") : !n.elastic ? no("nodes cannot join a running target (target.json nodes.elastic is not true)") : yes,
+    scalability: noLocal ? no(noLocal) : !manifest.nodes ? no("single-process target (target.json declares no nodes)") : yes,
+  };
+}
+
+/** What was killed in a fault experiment. */
+export const FaultKill = z.strictObject({
+  /** the node killed; a single-process target is node 0 of 1 */
+  node: count,
+  nodes: z.number().int().positive(),
+  signal: z.enum(["SIGKILL", "SIGTERM"]),
+  /** seconds from the run's start (the series' t) to the kill */
+  atS: seconds,
+  /** the whole target was killed and restarted (single node, or a node the target cannot lose) */
+  restarted: z.boolean(),
+  /** seconds from the kill until the restarted node answered health 200; null when it did not within its timeout or was not restarted */
+  restartHealthyAfterS: seconds.nullable(),
+});
+export type FaultKill = z.infer<typeof FaultKill>;
+
+/** The fault experiment (issue 13): a stable phase with one kill -9 in it. */
+export const FaultResult = z.strictObject({
+  kill: FaultKill,
+  offeredRate: nonneg,
+  /** mean successful requests per second over the seconds before the kill */
+  baselineRate: nonneg,
+  baselineSeconds: z.number().int().positive(),
+  /** first and last failed request (no answer or an error status) after the kill, from the kill; null when none failed */
+  errorWindow: z.strictObject({ startS: seconds, endS: seconds, durationS: seconds }).nullable(),
+  /** from the kill until throughput stays within `tolerance` below the baseline for `sustainS` seconds; null when it never did */
+  recoveredAfterS: seconds.nullable(),
+  tolerance: z.number().positive().max(1),
+  sustainS: z.number().int().positive(),
+  /** requests after the kill that got no answer (status 0: connection refused or reset, timeout) */
+  lost: count,
+  /** requests after the kill answered with an error status (5xx, unexpected 4xx) */
+  failed: count,
+  /** iterations k6 could not start after the kill (open model: the load did not wait) */
+  dropped: count,
+  /** successful requests missing against the baseline between the kill and recovery (or the end) */
+  missingSuccessful: nonneg,
+  /** lowest throughput in a second after the kill */
+  minRate: nonneg,
+  /** median p99 of the seconds before the kill, and the worst p99 from the kill until recovery (or the end) */
+  baselineP99Ms: nonneg.nullable(),
+  peakP99Ms: nonneg.nullable(),
+  /** consistency audit after the phase (SPEC 2.3 anomaly kinds; the same counts as a cell's anomalies) */
+  anomalies: z.record(z.string(), count).optional(),
+});
+export type FaultResult = z.infer<typeof FaultResult>;
+
+/** One point of recovery time vs state size. */
+export const RecoveryPoint = z.strictObject({
+  /** entities loaded before the kill */
+  products: count,
+  users: count,
+  /** seconds from the kill until /health answered 200; null when it did not within the timeout */
+  healthAfterS: seconds.nullable(),
+  /** seconds from the kill until a checkout (with its user, credits and cart created after the restart) answered 200; null when none did */
+  firstCheckoutAfterS: seconds.nullable(),
+  /** entities read back after the restart: how many were checked, missing (404) or changed */
+  checked: count,
+  missing: count,
+  changed: count,
+  /** why no checkout succeeded, when none did */
+  failure: z.string().min(1).optional(),
+});
+export type RecoveryPoint = z.infer<typeof RecoveryPoint>;
+
+export const RecoveryResult = z.strictObject({
+  points: z.array(RecoveryPoint).min(1),
+});
+export type RecoveryResult = z.infer<typeof RecoveryResult>;
+
+/** Elastic scale-up (issue 13): one node added during a stable phase above one node's sustainable rate. */
+export const ScaleUpResult = z.strictObject({
+  offeredRate: nonneg,
+  nodesBefore: z.number().int().positive(),
+  nodesAfter: z.number().int().positive(),
+  /** seconds from the run's start to the addNode call */
+  addedAtS: seconds,
+  /** seconds from the call until the new node answered health 200 */
+  nodeHealthyAfterS: seconds.nullable(),
+  baselineRate: nonneg,
+  /** mean throughput of the last settle seconds of the phase */
+  settledRate: nonneg,
+  settleSeconds: z.number().int().positive(),
+  /** from the call until throughput stays at or above baseline + share x (settled - baseline); null when no gain showed */
+  capacityShownAfterS: seconds.nullable(),
+  /** (settled - baseline) / baseline */
+  gain: z.number(),
+  baselineP99Ms: nonneg.nullable(),
+  /** worst p99 from the call until the capacity showed (or the end) */
+  peakP99Ms: nonneg.nullable(),
+  /** failed or unanswered requests from the call until the capacity showed (or the end) */
+  errors: count,
+});
+export type ScaleUpResult = z.infer<typeof ScaleUpResult>;
+
+/** Max throughput per node count (issue 12): the scalability chart. */
+export const ScalabilityPoint = z.strictObject({
+  nodes: z.number().int().positive(),
+  /** peak 10 s average and sustainable rate of the max-throughput experiment with this many nodes */
+  maxThroughput: nonneg,
+  sustainableRate: nonneg.nullable(),
+  /** maxThroughput / maxThroughput with the fewest nodes measured, scaled to one node */
+  speedup: nonneg,
+  /** speedup / (nodes / fewest nodes): 1 is linear */
+  efficiency: nonneg,
+});
+export type ScalabilityPoint = z.infer<typeof ScalabilityPoint>;
+
+export const ScalabilityResult = z.strictObject({
+  /** "local": N processes on one machine (they share its cores); "kubernetes": N cluster nodes */
+  environment: z.enum(["local", "kubernetes"]),
+  /** how requests reached the nodes: sfbench's balancer or the target's own routing */
+  routing: z.enum(NODE_ROUTING),
+  points: z.array(ScalabilityPoint).min(1),
+});
+export type ScalabilityResult = z.infer<typeof ScalabilityResult>;
+
+export const ResilienceResults = z.strictObject({
+  fault: FaultResult.optional(),
+  recovery: RecoveryResult.optional(),
+  scaleUp: ScaleUpResult.optional(),
+  scalability: ScalabilityResult.optional(),
+  /** experiments asked for that the target cannot do, with the reason (never silently skipped) */
+  unsupported: z.array(z.strictObject({ experiment: ResilienceExperiment, reason: z.string().min(1) })).default([]),
+});
+export type ResilienceResults = z.infer<typeof ResilienceResults>;
