@@ -4,6 +4,7 @@ const PAGES = [
   ["/docs", "Specification"],
   ["/docs/targets", "Adding a target"],
   ["/docs/conformance", "Conformance checks"],
+  ["/docs/cluster", "Running on a cluster"],
   ["/docs/api", "OpenAPI"],
 ] as const;
 

@@ -11,6 +11,7 @@ export const DOCS = {
   spec: { file: "spec.md", title: "Specification" },
   targets: { file: "targets.md", title: "Adding a target" },
   conformance: { file: "conformance.md", title: "Conformance checks" },
+  cluster: { file: "cluster.md", title: "Running on a cluster" },
 } as const;
 export type DocName = keyof typeof DOCS;
 

@@ -20,7 +20,7 @@ export async function getRun(db: Db, id: string) {
       ...progressSelect,
       environmentKind: true, nodes: true, environment: true, profile: true, resultPath: true,
       system: { select: { slug: true, name: true } },
-      targetVersion: { select: { version: true, manifestDigest: true } },
+      targetVersion: { select: { version: true, manifestDigest: true, manifest: true } },
       document: { select: { document: true, digest: true } },
     },
   });

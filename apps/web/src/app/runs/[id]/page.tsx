@@ -6,6 +6,7 @@ import { buildRunData, RunCharts } from "../../../charts/index.ts";
 import { RunProgress } from "../../../client/run-progress.tsx";
 import { RunInterrupted, RunStatus } from "../../../components/run-status.tsx";
 import { RunResults } from "../../../components/run-results.tsx";
+import { manifestImage, RunNeedsCluster } from "../../../components/needs-cluster.tsx";
 import { getDb } from "../../../server/db.ts";
 import { getRun } from "../../../server/queries/run.ts";
 import { fmtDate, fmtEnvironment } from "../../../shared/format.ts";
@@ -42,6 +43,7 @@ export default async function RunPage({ params }: Props) {
         </div>
       ) : null}
       {run.status === "interrupted" ? <RunInterrupted errorStage={run.errorStage} errorMessage={run.errorMessage} /> : null}
+      {run.status === "needs_cluster" ? <RunNeedsCluster image={manifestImage(run.targetVersion.manifest)} errorMessage={run.errorMessage} /> : null}
       <dl className="meta">
         <dt>Target</dt><dd>{run.system.slug} {run.targetVersion.version} <code className="muted">{run.targetVersion.manifestDigest.slice(0, 19)}…</code></dd>
         <dt>Environment</dt><dd>{fmtEnvironment(run.environmentKind, run.nodes)}{run.environment ? ` · ${run.environment.cpuModel}, ${run.environment.cores} cores, ${(run.environment.memoryBytes / 2 ** 30).toFixed(0)} GiB, ${run.environment.os}, k6 ${run.environment.k6Version}` : ""}</dd>
