@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Queue, Worker } from "bullmq";
+import { ProgressEvent } from "@sfbench/core";
 import type { Db } from "@sfbench/db";
 import { runningTarget, targetPostgresDir } from "@sfbench/provider-local";
 import { k6Path, paths, redisUrl } from "@sfbench/services";
@@ -45,9 +46,11 @@ describe("the run pipeline", () => {
   it("takes a queued run of node-postgres to a completed run with results on the leaderboard", async () => {
     const runId = await createRun(db, manifestOf(BUNDLED_TARGETS, "node-postgres"));
     const stages = new Set<string>();
+    const live: unknown[] = [];
     const watch = setInterval(async () => {
-      const r = await db.run.findUnique({ where: { id: runId }, select: { stage: true } });
+      const r = await db.run.findUnique({ where: { id: runId }, select: { stage: true, live: true } });
       if (r?.stage) stages.add(r.stage);
+      if (r?.live) live.push(r.live);
     }, 100);
     await enqueueRun(queue, runId);
     const run = await finished(runId);
@@ -56,13 +59,18 @@ describe("the run pipeline", () => {
     expect(run.progress).toBe(100);
     expect(run.resultPath).toMatch(/node-postgres\/\d{8}-\d{6}-[0-9a-f]{8}\.json$/);
     expect([...stages]).toEqual(expect.arrayContaining(["provision", "verify", "seed", "load", "audit"]));
+    // the live figures are structured progress events (what the run page and submit --wait show), gone once the run ended
+    const events = live.map((e) => ProgressEvent.parse(e));
+    expect(events.some((e) => e.phase === "ramp" && e.cell === "checkout/uniform" && e.offeredRate! > 0 && e.live !== undefined)).toBe(true);
+    expect(events.some((e) => e.phase === "stable")).toBe(true);
+    expect(run.live).toBeNull();
     const cells = await db.cellResult.findMany({ where: { runId } });
     expect(cells).toHaveLength(1);
     // node-postgres promises durability: it ran on a PostgreSQL of its own with durable settings, which its cost counts, and the fingerprint says so
     expect(cells[0]!.coreSecondsPer1000).toBeGreaterThan(0);
     const environment = run.environment as { storage?: unknown; systemVersion?: string };
     expect(environment.storage).toEqual({ postgres: { instance: "dedicated", fsync: "on", synchronous_commit: "on", full_page_writes: "on", version: expect.stringMatching(/^\d+/) } });
-    expect(environment.systemVersion).toMatch(/^Node\.js \+ PostgreSQL 0\.1\.0; PostgreSQL \d+/);
+    expect(environment.systemVersion).toMatch(/^Node\.js \+ PostgreSQL \d+\.\d+\.\d+; PostgreSQL \d+/);
     expect(JSON.parse(readFileSync(run.resultPath!, "utf8")).environment.storage).toEqual(environment.storage);
     expect(cells[0]).toMatchObject({ workload: "checkout", distribution: "uniform" });
     // validity is the machine's verdict (a loaded machine misses the stable rate), not the pipeline's: an invalid cell must say why
