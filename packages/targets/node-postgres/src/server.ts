@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import { createPool } from "./app/db.ts";
+import { createMicro } from "./app/micro.ts";
 import { createSchemaWithRetry } from "./app/schema.ts";
 import { createShop } from "./app/shop.ts";
 import { SpanWriter, type LineSink } from "./app/trace.ts";
@@ -48,7 +49,7 @@ export async function createServer(options: ServerOptions): Promise<TargetServer
     ...(options.maxFreqVisits ? { freqLimits: { maxVisits: options.maxFreqVisits } } : {}),
   });
   const spans = trace ? new SpanWriter(options.traceSink ?? process.stdout) : undefined;
-  const app = buildHttpApp({ shop, isReady: () => isReady, spans, logLevel });
+  const app = buildHttpApp({ shop, micro: createMicro(db), isReady: () => isReady, spans, logLevel });
   await app.ready();
 
   const ready = createSchemaWithRetry(

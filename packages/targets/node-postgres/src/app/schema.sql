@@ -47,3 +47,29 @@ CREATE TABLE IF NOT EXISTS co_purchase (
 
 -- top(p, n, V) reads the first rows of p in this order and skips V.
 CREATE INDEX IF NOT EXISTS co_purchase_top ON co_purchase (p, count DESC, q);
+
+-- SPEC 8 microbenchmarks. /micro/io writes its payload here and reads it back.
+CREATE TABLE IF NOT EXISTS micro_io (
+  key     text COLLATE "C" PRIMARY KEY,
+  payload bytea NOT NULL
+);
+
+-- The entities of one messaging request (run): what each received (pingpong,
+-- big) and the slice it was sent or answers (divide). Rows are deleted when
+-- the request answers.
+CREATE TABLE IF NOT EXISTS micro_entities (
+  run      text COLLATE "C" NOT NULL,
+  id       text COLLATE "C" NOT NULL,
+  received bigint NOT NULL DEFAULT 0,
+  slice    integer[],
+  PRIMARY KEY (run, id)
+);
+
+-- A message to an entity: one call of this function, executed by PostgreSQL.
+-- The receiver counts it in its row and answers with the payload (the pong).
+CREATE OR REPLACE FUNCTION micro_deliver(p_run text, p_id text, p_payload bytea) RETURNS bytea
+LANGUAGE sql AS $$
+  INSERT INTO micro_entities AS e (run, id, received) VALUES (p_run, p_id, 1)
+  ON CONFLICT (run, id) DO UPDATE SET received = e.received + 1;
+  SELECT p_payload;
+$$;

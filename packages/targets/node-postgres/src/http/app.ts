@@ -3,9 +3,11 @@
  * hooks and the routes.
  */
 import Fastify, { LogController, type FastifyInstance } from "fastify";
+import type { Micro } from "../app/micro.ts";
 import type { Shop } from "../app/shop.ts";
 import type { SpanWriter } from "../app/trace.ts";
 import { errorHandler, notFoundHandler, sendError } from "./errors.ts";
+import { registerMicroRoutes } from "./micro-routes.ts";
 import { registerRoutes } from "./routes.ts";
 import { installTracing } from "./tracing.ts";
 
@@ -13,6 +15,8 @@ export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" |
 
 export interface HttpAppOptions {
   shop: Shop;
+  /** the SPEC 8 microbenchmark functions */
+  micro: Micro;
   /** false while the schema is being created: every route but /health answers 503 */
   isReady: () => boolean;
   /** present when tracing is on */
@@ -20,7 +24,7 @@ export interface HttpAppOptions {
   logLevel: LogLevel;
 }
 
-export function buildHttpApp({ shop, isReady, spans, logLevel }: HttpAppOptions): FastifyInstance {
+export function buildHttpApp({ shop, micro, isReady, spans, logLevel }: HttpAppOptions): FastifyInstance {
   const app = Fastify({
     logger: { level: logLevel },
     logController: new LogController({ disableRequestLogging: true }),
@@ -54,5 +58,6 @@ export function buildHttpApp({ shop, isReady, spans, logLevel }: HttpAppOptions)
   if (spans) installTracing(app, spans);
 
   registerRoutes(app, shop, isReady);
+  registerMicroRoutes(app, micro);
   return app;
 }
