@@ -67,14 +67,14 @@ describe("sfbench run --profile quick against node-postgres", () => {
   });
 
   it("prints a summary table and where the result is", () => {
-    expect(stdout).toMatch(/^node-postgres 0\.1\.0, profile quick, completed\n/);
+    expect(stdout).toMatch(/^node-postgres 0\.2\.0, profile quick, completed\n/);
     expect(stdout).toMatch(/\ncheckout\/uniform\s+checkouts\s+\d+/);
     expect(stdout).toMatch(/\nresult: .*\/node-postgres\/\d{8}-\d{6}-[0-9a-f]{8}\.json\n/);
   });
 
   it("writes a valid, completed document with the environment and one measured cell", () => {
     expect(doc.status).toBe("completed");
-    expect(doc.target).toMatchObject({ name: "node-postgres", version: "0.1.0", system: "Node.js + PostgreSQL" });
+    expect(doc.target).toMatchObject({ name: "node-postgres", version: "0.2.0", system: "Node.js + PostgreSQL" });
     expect(doc.environment).toMatchObject({ kind: "local", nodes: 1, k6Version: "v1.8.1" });
     expect(doc.environment.systemVersion).toMatch(/PostgreSQL \d+/);
     expect(doc.cells).toHaveLength(1);
