@@ -31,6 +31,17 @@ export interface Request {
   orderId?: string;
   top?: number;
   depth?: number;
+  // SPEC 8 micro routes
+  n?: number;
+  ms?: number;
+  bytes?: number;
+  pairs?: number;
+  messages?: number;
+  count?: number;
+  fanout?: number;
+  leaf?: number;
+  seed?: number;
+  entities?: number;
 }
 
 export const Answer = z.object({ id: z.string(), status: z.number().int(), body: z.string().nullable().optional() });
@@ -116,15 +127,18 @@ export class KafkaBridge {
     });
   }
 
-  /** Sends a request and resolves with its answer; rejects with NoAnswer or IngressFailed. `internal` requests (pings) are not counted. */
-  request(request: Request, opts: { timeoutMs?: number; internal?: boolean } = {}): Promise<Answer> {
+  /**
+   * Sends a request and resolves with its answer; rejects with NoAnswer or IngressFailed. `internal` requests (pings) are not counted.
+   * `extraMs` is added to the timeout, for requests whose work grows with their input (micro routes).
+   */
+  request(request: Request, opts: { timeoutMs?: number; extraMs?: number; internal?: boolean } = {}): Promise<Answer> {
     const id = randomUUID();
     const key = request.key ?? id;
     const value = JSON.stringify({ ...request, key, corr: id });
     const counted = !opts.internal;
     if (counted) this.counters.requests++;
     return new Promise<Answer>((resolve, reject) => {
-      const timeoutMs = opts.timeoutMs ?? this.opts.timeoutMs;
+      const timeoutMs = Math.ceil((opts.timeoutMs ?? this.opts.timeoutMs) + (opts.extraMs ?? 0));
       const timer = setTimeout(() => {
         if (!this.pending.delete(id)) return;
         if (counted) {

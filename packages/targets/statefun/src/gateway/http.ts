@@ -17,13 +17,14 @@ import {
   UserCreateBody,
 } from "@sfbench/core";
 import { IngressFailed, NoAnswer, type Answer, type Request } from "./bridge.ts";
+import { MicroBadRequest, registerMicroRoutes } from "./micro.ts";
 import { installTracing, traceOf, type RouteTrace, type SpanWriter } from "./spans.ts";
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 
 export interface HttpOptions {
-  /** sends one request to the job and resolves with its answer */
-  send(request: Request): Promise<Answer>;
+  /** sends one request to the job and resolves with its answer; `extraMs` lengthens its no-answer deadline */
+  send(request: Request, extraMs?: number): Promise<Answer>;
   /** false until the job answered a ping: every route but /health and /stats answers 503 */
   isReady(): boolean;
   /** the gateway's counters, served on GET /stats */
@@ -42,7 +43,7 @@ function sendError(reply: FastifyReply, status: number, error: string, message: 
 const CODE_BY_STATUS: Record<number, string> = { 404: "not-found", 413: "payload-too-large", 415: "unsupported-media-type" };
 
 function errorHandler(err: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (err instanceof BadRequest) return sendError(reply, 400, "bad-request", err.message);
+  if (err instanceof BadRequest || err instanceof MicroBadRequest) return sendError(reply, 400, "bad-request", err.message);
   // the job did not answer in time: named, so a run counts these apart from other errors
   if (err instanceof NoAnswer) return sendError(reply, 504, "no-answer", err.message);
   if (err instanceof IngressFailed) return sendError(reply, 503, "ingress-failed", err.message);
@@ -175,6 +176,8 @@ export function buildHttpApp(opts: HttpOptions): FastifyInstance {
     return relay(reply, await ask(request, { type: "cart.checkout", key: cartId, userId, orderId: randomUUID() }, cartId));
   });
   app.get("/orders/:id", traced("order", "getOrder"), async (request, reply) => relay(reply, await ask(request, { type: "order.get", key: pathId(request) })));
+
+  registerMicroRoutes(app, (message, extraMs) => opts.send(message, extraMs), relay);
 
   return app;
 }

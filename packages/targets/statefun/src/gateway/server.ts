@@ -41,7 +41,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
   const spans = options.trace ? new SpanWriter(options.traceSink ?? process.stdout) : undefined;
   const app = buildHttpApp({
-    send: (request) => bridge.request(request),
+    send: (request, extraMs) => bridge.request(request, { extraMs }),
     isReady: () => isReady,
     stats: () => bridge.stats(),
     spans,

@@ -15,6 +15,8 @@ public final class Ids {
   public static final FunctionType ORDER = new FunctionType(NAMESPACE, "order");
   /** the coordinator of one freq-items query (keyed by the request's correlation id) */
   public static final FunctionType QUERY = new FunctionType(NAMESPACE, "query");
+  /** the SPEC 8 microbenchmark entities (fn/MicroFn) */
+  public static final FunctionType MICRO = new FunctionType(NAMESPACE, "micro");
 
   public static final IngressIdentifier<Msg> REQUESTS = new IngressIdentifier<>(Msg.class, NAMESPACE, "requests");
   public static final EgressIdentifier<Reply> REPLIES = new EgressIdentifier<>(NAMESPACE, "replies", Reply.class);

@@ -40,6 +40,29 @@ public class Msg {
   public ArrayList<String> exclude;
   public ArrayList<Item> items;
 
+  // SPEC 8 microbenchmarks (MicroFn)
+  public Integer n;
+  public Integer ms;
+  public Integer bytes;
+  public Integer pairs;
+  public Integer messages;
+  public Integer count;
+  public Integer fanout;
+  public Integer leaf;
+  public Integer entities;
+  public Integer index;
+  public Integer expect;
+  public Long seed;
+  /** the entity that coordinates a micro request (its key): ping's coordinator, a divide node's parent, a big round */
+  public String round;
+  public byte[] payload;
+  /** divide: a slice of the input, or a sorted run */
+  public int[] values;
+  /** pingpong: round trips per histogram bucket */
+  public long[] hist;
+  public Long startNs;
+  public Long endNs;
+
   public Msg() {}
 
   /** A message of another type that belongs to the same request (correlation id and trace). */

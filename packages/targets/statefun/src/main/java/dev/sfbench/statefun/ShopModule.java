@@ -1,6 +1,7 @@
 package dev.sfbench.statefun;
 
 import dev.sfbench.statefun.fn.CartFn;
+import dev.sfbench.statefun.fn.MicroFn;
 import dev.sfbench.statefun.fn.OrderFn;
 import dev.sfbench.statefun.fn.ProductFn;
 import dev.sfbench.statefun.fn.QueryFn;
@@ -29,6 +30,7 @@ public final class ShopModule implements StatefulFunctionModule {
     binder.bindFunctionProvider(Ids.CART, type -> new CartFn());
     binder.bindFunctionProvider(Ids.ORDER, type -> new OrderFn());
     binder.bindFunctionProvider(Ids.QUERY, type -> new QueryFn());
+    binder.bindFunctionProvider(Ids.MICRO, type -> new MicroFn());
 
     binder.bindIngress(
         KafkaIngressBuilder.forIdentifier(Ids.REQUESTS)
@@ -63,6 +65,7 @@ public final class ShopModule implements StatefulFunctionModule {
             case "cart" -> Ids.CART;
             case "order" -> Ids.ORDER;
             case "query" -> Ids.QUERY;
+            case "micro" -> Ids.MICRO;
             default -> null;
           };
       if (target == null) System.err.println("statefun: dropping a request of unknown type " + m.type);
