@@ -17,7 +17,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Cell, type Environment, type ResultDocument, type TargetManifest } from "@sfbench/core";
+import type { Cell, CellChoice, Distribution, Environment, PipelineStage, ResultDocument, TargetManifest, Workload } from "@sfbench/core";
 import { MACHINE_TYPES } from "@sfbench/infra-pulumi/machine";
 import type { RunStackConfigInput } from "@sfbench/infra-pulumi/config";
 import {
@@ -39,9 +39,6 @@ import type { ClusterEnv } from "./env.ts";
 import { writeRunnerOutput } from "./runner-log.ts";
 import type { RunStack, RunStackOutputs, RunStacks, StackOwners } from "./stacks.ts";
 
-type Workload = Cell["workload"];
-type Distribution = Cell["distribution"];
-
 export interface ClusterRun {
   runId: string;
   manifest: TargetManifest;
@@ -49,7 +46,7 @@ export interface ClusterRun {
   /** target pods, one per node */
   nodes: number;
   profile: Profile;
-  cells: Array<{ workload: Workload; distribution: Distribution }>;
+  cells: CellChoice[];
   seed: number;
 }
 
@@ -72,7 +69,8 @@ export interface ClusterDeps {
   verify: (url: string) => Promise<ConformanceSummary>;
   /** default: k6Archive with deps.k6 */
   archive?: (script: Script, env: Record<string, string>) => Promise<string>;
-  onStage?: (stage: string, progress: number) => void;
+  /** the pipeline's progress: `(stage, pct) => void progress.set(stage, pct)` */
+  onStage?: (stage: PipelineStage, progress: number) => void;
   log?: (line: string) => void;
   /** aborted when the worker stops: the run ends interrupted, the stack is still destroyed */
   signal?: AbortSignal;
