@@ -2,3 +2,5 @@ export * from "./catalog.ts";
 export * from "./run.ts";
 export * from "./build.ts";
 export * from "./storage.ts";
+export * from "./nodes.ts";
+export { startBalancer, type Balancer } from "./balancer.ts";

@@ -1,31 +1,51 @@
 /**
- * Starting and stopping a bundled target as a detached process on loopback.
+ * Starting and stopping a bundled target as detached processes on loopback.
  * State lives in .sfbench/targets/<name>.json so that `target down` from
  * another process, and the worker's start-up sweep, can find it.
+ *
+ * A target starts as one process, as its manifest's local command; with
+ * `nodes` (the scalability and resilience experiments) as that many nodes of
+ * a target that declares them (target.json `nodes`), each in a process group
+ * of its own, behind sfbench's balancer unless the target routes itself.
+ * Killing, restarting and adding nodes: nodes.ts.
  */
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
-import { join } from "node:path";
-import { kafkaBrokers, paths, redisUrl, up, type ServiceName } from "@sfbench/services";
-import { buildDir, ensureBuilt, expandArgs } from "./build.ts";
-import { findTarget, TargetBusyError, TargetError } from "./catalog.ts";
-import { startTargetPostgres, stopTargetPostgres, type TargetPostgres } from "./storage.ts";
+import { closeSync, existsSync, openSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { nodeSupport } from "@sfbench/core";
+import { up, type ServiceName } from "@sfbench/services";
+import { ensureBuilt } from "./build.ts";
+import { findTarget, TargetBusyError, TargetError, type BundledTarget } from "./catalog.ts";
+import { startTargetPostgres, stopTargetPostgres } from "./storage.ts";
+import {
+  baseEnv,
+  targetDataDir,
+  freePort,
+  isAlive,
+  killGroup,
+  nodesOf,
+  portFree,
+  readState,
+  spawnNode,
+  stateDir,
+  stateFile,
+  tail,
+  waitGone,
+  waitHealthy,
+  writeState,
+  type NodePlan,
+  type RunningBalancer,
+  type RunningNode,
+  type RunningTarget,
+  type SpawnedNode,
+} from "./target-process.ts";
 
-export interface RunningTarget {
-  name: string;
-  pid: number;
-  port: number;
-  url: string;
-  log: string;
-  startedAt: string;
-  /** the target's own PostgreSQL, when it declares postgres (storage.ts) */
-  postgres?: TargetPostgres;
-}
+export { isAlive, nodeDataDir, targetDataDir, type RunningBalancer, type RunningNode, type RunningTarget } from "./target-process.ts";
 
 /** A target started by this process: it can tell how the target ended. */
 export interface StartedTarget extends RunningTarget {
-  /** "code 1" or "signal SIGKILL" once the target has exited, else undefined */
+  /** "code 1" or "signal SIGKILL" once node 0 has exited, else undefined */
   exited(): string | undefined;
 }
 
@@ -35,96 +55,108 @@ export interface StartOptions {
   targetsRoot?: string;
   trace?: boolean;
   /**
-   * Keep the target's data directory (SFBENCH_DATA_DIR) from an earlier start
-   * instead of starting from an empty one: a restart after a crash.
+   * Keep the target's data directories (SFBENCH_DATA_DIR) and its PostgreSQL
+   * data from an earlier start instead of starting from empty ones: a restart
+   * after a crash.
    */
   keepData?: boolean;
+  /**
+   * Start this many nodes of a target that declares `nodes` (1..nodes.max).
+   * Absent: the plain single process. Given (also 1): every node gets
+   * SFBENCH_NODE_* and, with routing "balancer", the balancer listens on the
+   * target's port, so 1, 2, 4 nodes are measured through the same path.
+   */
+  nodes?: number;
   onProgress?: (message: string) => void;
 }
 
-const stateDir = () => join(paths.home, "targets");
-const stateFile = (name: string) => join(stateDir(), `${name}.json`);
-/** Where a target keeps what it persists itself (SFBENCH_DATA_DIR): e.g. a Restate or workerd data directory. */
-export const targetDataDir = (name: string) => join(stateDir(), name, "data");
+const BALANCER_MAIN = fileURLToPath(new URL("./balancer-main.ts", import.meta.url));
+const PACKAGE_DIR = dirname(dirname(BALANCER_MAIN));
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The running instance of a target started by sfbench, if any. */
+/** The running instance of a target started by sfbench, if any (also while a killNode'd target waits for its restart). */
 export function runningTarget(name: string): RunningTarget | undefined {
-  if (!existsSync(stateFile(name))) return undefined;
-  const state = JSON.parse(readFileSync(stateFile(name), "utf8")) as RunningTarget;
-  if (isAlive(state.pid)) return state;
+  const state = readState(name);
+  if (!state) return undefined;
+  const alive = nodesOf(state).some((n) => isAlive(n.pid)) || (state.balancer !== undefined && isAlive(state.balancer.pid));
+  if (alive || (state.killed?.length ?? 0) > 0) return state;
   rmSync(stateFile(name), { force: true });
   return undefined;
 }
 
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.once("error", () => resolve(false));
-    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
+/** The node count asked for, checked against what the manifest declares. */
+function nodeCount(target: BundledTarget, nodes: number | undefined): number {
+  if (nodes === undefined) return 1;
+  const max = nodeSupport(target.manifest).max;
+  if (!Number.isInteger(nodes) || nodes < 1) throw new TargetError(`nodes: ${nodes} is not a node count (allowed: an integer from 1 to ${max})`);
+  if (nodes > max) {
+    throw new TargetError(
+      target.manifest.nodes
+        ? `nodes: ${target.name} supports at most ${max} nodes (target.json nodes.max)`
+        : `nodes: ${target.name} is a single-process target (its target.json declares no nodes), so it runs as 1 node only`,
+    );
+  }
+  return nodes;
+}
+
+export function balancerBackendsFile(name: string): string {
+  return join(stateDir(), `${name}.balancer.json`);
+}
+
+export function writeBackends(name: string, nodes: RunningNode[]): string {
+  const file = balancerBackendsFile(name);
+  writeFileSync(file, JSON.stringify({ backends: nodes.map((n) => n.url) }));
+  return file;
+}
+
+/** Starts the balancer process on `port` in front of `nodes`, and waits until it accepts connections. */
+export async function spawnBalancer(name: string, port: number, nodes: RunningNode[]): Promise<RunningBalancer> {
+  const backendsFile = writeBackends(name, nodes);
+  const log = join(stateDir(), `${name}.balancer.log`);
+  const fd = openSync(log, "a");
+  const child = spawn(process.execPath, ["--import", "tsx", BALANCER_MAIN, "--port", String(port), "--backends-file", backendsFile], {
+    cwd: PACKAGE_DIR,
+    detached: true,
+    stdio: ["ignore", fd, fd],
   });
-}
-
-function tail(file: string, lines = 15): string {
-  try {
-    return readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
-  } catch {
-    return "(no log)";
-  }
-}
-
-async function waitHealthy(url: string, pid: number, exited: () => string | undefined, timeoutMs: number, log: string) {
-  const deadline = Date.now() + timeoutMs;
-  let last = "no answer";
-  while (Date.now() < deadline) {
-    const how = exited();
-    if (how !== undefined) throw new TargetError(`target exited with ${how} during startup; last log lines:\n${tail(log)}`);
-    try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
-      if (res.status === 200) return;
-      last = `answered ${res.status}`;
-    } catch (e) {
-      last = (e as Error).message;
+  closeSync(fd);
+  let exited: string | undefined;
+  child.on("exit", (code, signal) => (exited = code !== null ? `code ${code}` : `signal ${signal}`));
+  if (!child.pid) throw new TargetError("could not start the balancer");
+  child.unref();
+  const deadline = Date.now() + 30_000;
+  while (await portFree(port)) {
+    if (exited !== undefined) throw new TargetError(`the balancer exited with ${exited}; last log lines:\n${tail(log)}`);
+    if (Date.now() > deadline) {
+      killGroup(child.pid, "SIGKILL");
+      throw new TargetError(`the balancer did not listen on 127.0.0.1:${port} within 30 s; last log lines:\n${tail(log)}`);
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 50));
   }
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    /* already gone */
-  }
-  throw new TargetError(`target not healthy within ${timeoutMs / 1000} s (${url}: ${last}); last log lines:\n${tail(log)}`);
+  return { pid: child.pid, port, log, backendsFile };
+}
+
+/** Removes every node's data directory (not the target's PostgreSQL: storage.ts owns that). */
+function removeDataDirs(name: string): void {
+  rmSync(targetDataDir(name), { recursive: true, force: true });
+  const dir = join(stateDir(), name);
+  if (!existsSync(dir)) return;
+  for (const entry of readdirSync(dir)) if (/^node-\d+$/.test(entry)) rmSync(join(dir, entry), { recursive: true, force: true });
 }
 
 /** Starts a bundled target with the services it needs and waits for its health route. */
 export async function startTarget(name: string, opts: StartOptions = {}): Promise<StartedTarget> {
-  const { dir, manifest } = findTarget(name, opts.targetsRoot);
-  const local = manifest.local!;
+  const target = findTarget(name, opts.targetsRoot);
+  const { manifest } = target;
+  const count = nodeCount(target, opts.nodes);
+  const cluster = opts.nodes !== undefined;
+  const balanced = cluster && nodeSupport(manifest).routing === "balancer";
   const existing = runningTarget(name);
   if (existing) throw new TargetBusyError(`target ${name} is already running at ${existing.url} (pid ${existing.pid}); stop it with: sfbench target down ${name}`);
   const port = opts.port ?? manifest.port;
   if (!(await portFree(port))) throw new TargetBusyError(`port ${port} on 127.0.0.1 is in use; choose another with --port`);
 
   if (manifest.build) await ensureBuilt(name, { targetsRoot: opts.targetsRoot, onProgress: opts.onProgress });
-  const dataDir = targetDataDir(name);
-  if (!opts.keepData) rmSync(dataDir, { recursive: true, force: true });
-  mkdirSync(dataDir, { recursive: true });
-  const env: Record<string, string> = {
-    ...local.env,
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    SFBENCH_TRACE: opts.trace ? "1" : "0",
-    SFBENCH_DATA_DIR: dataDir,
-    ...(manifest.build ? { SFBENCH_BUILD_DIR: buildDir(name) } : {}),
-  };
+  if (!opts.keepData) removeDataDirs(name);
   const services = manifest.services as ServiceName[];
   // postgres is the target's own server (storage.ts); redis and kafka are the shared ones
   const shared = services.filter((s) => s !== "postgres");
@@ -133,62 +165,75 @@ export async function startTarget(name: string, opts: StartOptions = {}): Promis
     await up(shared, { onProgress: (s, m) => opts.onProgress?.(`${s}: ${m}`) });
   }
   const postgres = services.includes("postgres") ? await startTargetPostgres(name, manifest, { keepData: opts.keepData, onProgress: opts.onProgress }) : undefined;
-  if (postgres) env.DATABASE_URL = postgres.url;
-  if (services.includes("redis")) env.REDIS_URL = redisUrl();
-  if (services.includes("kafka")) env.KAFKA_BROKERS = kafkaBrokers().join(",");
+  const trace = opts.trace ?? false;
+  const base = baseEnv(target, { trace, ...(postgres ? { postgres } : {}) });
 
-  mkdirSync(stateDir(), { recursive: true });
-  const log = join(stateDir(), `${name}.log`);
-  const fd = openSync(log, "w");
-  opts.onProgress?.(`starting ${name}: ${local.command.join(" ")}`);
-  const argv = expandArgs(local.command, env);
-  const child = spawn(argv[0]!, argv.slice(1), {
-    cwd: dir,
-    env: { ...process.env, ...env },
-    detached: true,
-    stdio: ["ignore", fd, fd],
-  });
-  closeSync(fd);
-  let exited: string | undefined;
-  child.on("exit", (code, signal) => (exited = code !== null ? `code ${code}` : `signal ${signal}`));
-  child.on("error", (e) => (exited = `an error: ${e.message}`));
-  if (!child.pid) {
-    await stopTargetPostgres(name);
-    throw new TargetError(`could not start ${local.command.join(" ")}`);
+  const plans: NodePlan[] = [];
+  for (let index = 0; index < count; index++) {
+    plans.push({ index, port: balanced || index > 0 ? await freePort() : port, ...(cluster ? { clusterPort: await freePort(), nodes: count } : {}) });
   }
-  const state: RunningTarget = { name, pid: child.pid, port, url: `http://127.0.0.1:${port}`, log, startedAt: new Date().toISOString(), ...(postgres ? { postgres } : {}) };
-  writeFileSync(stateFile(name), JSON.stringify(state, null, 2));
+  if (cluster) for (const p of plans) p.peers = plans.map((q) => q.clusterPort!);
+
+  const spawned: SpawnedNode[] = [];
+  const state: RunningTarget = {
+    name,
+    pid: 0,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    log: "",
+    startedAt: new Date().toISOString(),
+    ...(postgres ? { postgres } : {}),
+    nodes: [],
+    ...(cluster ? { cluster: true } : {}),
+    trace,
+    ...(opts.targetsRoot ? { targetsRoot: opts.targetsRoot } : {}),
+  };
+  const timeoutMs = manifest.local!.startupTimeoutSeconds * 1000;
   try {
-    await waitHealthy(state.url + manifest.health, child.pid, () => exited, local.startupTimeoutSeconds * 1000, log);
+    const launch = (plan: NodePlan) => {
+      const s = spawnNode(target, base, plan, { truncateLog: !opts.keepData, onProgress: opts.onProgress });
+      spawned.push(s);
+      state.nodes!.push(s.node);
+      writeState(state);
+      return s;
+    };
+    const healthy = (s: SpawnedNode) => waitHealthy(s.node.url + manifest.health, s.node.pid, s.exited, timeoutMs, s.node.log);
+    // node 0 first (members of a self-routed target join it), then the others together
+    await healthy(launch(plans[0]!));
+    await Promise.all(plans.slice(1).map((p) => healthy(launch(p))));
+    if (balanced) {
+      state.balancer = await spawnBalancer(name, port, state.nodes!);
+      writeState(state);
+      await waitHealthy(state.url + manifest.health, state.balancer.pid, () => undefined, timeoutMs, state.balancer.log);
+    }
   } catch (e) {
+    for (const s of spawned) killGroup(s.node.pid, "SIGKILL");
+    if (state.balancer) killGroup(state.balancer.pid, "SIGKILL");
     rmSync(stateFile(name), { force: true });
     await stopTargetPostgres(name);
     throw e;
   }
-  child.unref();
-  return { ...state, exited: () => exited };
+  writeState(state);
+  const saved = readState(name)!;
+  return { ...saved, exited: () => spawned[0]!.exited() };
 }
 
 /**
- * Stops a target started by startTarget (SIGTERM to its process group, SIGKILL
- * after 10 s), then its own PostgreSQL, also when the target had died already.
- * Idempotent.
+ * Stops a target started by startTarget (SIGTERM to every node's process
+ * group and the balancer, SIGKILL after 10 s), then its own PostgreSQL, also
+ * when the target had died already. Idempotent.
  */
 export async function stopTarget(name: string): Promise<boolean> {
   const state = runningTarget(name);
   if (!state) return stopTargetPostgres(name);
-  const signal = (s: NodeJS.Signals) => {
-    try {
-      process.kill(-state.pid, s);
-    } catch {
-      /* gone */
-    }
-  };
-  signal("SIGTERM");
-  const deadline = Date.now() + 10_000;
-  while (isAlive(state.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  if (isAlive(state.pid)) signal("SIGKILL");
-  while (isAlive(state.pid)) await new Promise((r) => setTimeout(r, 20));
+  const pids = [...nodesOf(state).map((n) => n.pid), ...(state.balancer ? [state.balancer.pid] : [])].filter(isAlive);
+  for (const pid of pids) killGroup(pid, "SIGTERM");
+  await Promise.all(
+    pids.map(async (pid) => {
+      if (!(await waitGone(pid, 10_000))) killGroup(pid, "SIGKILL");
+      await waitGone(pid, 10_000);
+    }),
+  );
   await stopTargetPostgres(name);
   rmSync(stateFile(name), { force: true });
   return true;

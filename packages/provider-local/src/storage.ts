@@ -42,9 +42,14 @@ export function stopTargetPostgres(name: string): Promise<boolean> {
   return stopPostgresInstance(targetPostgresDir(name));
 }
 
-/** The root pids whose process trees are the target's cost: its own process and its own database server, nothing shared. */
-export function costPids(target: { pid: number; postgres?: TargetPostgres }): number[] {
-  return [target.pid, ...(target.postgres ? [target.postgres.pid] : [])];
+/**
+ * The root pids whose process trees are the target's cost: its own processes
+ * (every node) and its own database server, nothing shared (not sfbench's
+ * balancer either). Pass the state read at sampling time (runningTarget):
+ * a restarted node has a new pid.
+ */
+export function costPids(target: { pid: number; nodes?: { pid: number }[]; postgres?: TargetPostgres }): number[] {
+  return [...(target.nodes ? target.nodes.map((n) => n.pid) : [target.pid]), ...(target.postgres ? [target.postgres.pid] : [])];
 }
 
 /** The target's storage for the result's environment fingerprint; undefined when it has none of sfbench's. */

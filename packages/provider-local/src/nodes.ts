@@ -1,0 +1,207 @@
+/**
+ * The resilience experiments' hands on a running target (issue 13): kill one
+ * node (or the whole single-process target) with a signal, start it again on
+ * the same port with the same data directory and the same storage, restart
+ * every node, add a node to an elastic target, and the pids to sample per node.
+ * Every operation works from the state file, so it also works on a target
+ * started by another process.
+ */
+import { nodeSupport } from "@sfbench/core";
+import { findTarget, TargetError, type BundledTarget } from "./catalog.ts";
+import { spawnBalancer, writeBackends } from "./run.ts";
+import { startTargetPostgres } from "./storage.ts";
+import {
+  baseEnv,
+  freePort,
+  isAlive,
+  killGroup,
+  nodesOf,
+  readState,
+  spawnNode,
+  waitGone,
+  waitHealthy,
+  writeState,
+  type NodePlan,
+  type RunningNode,
+  type RunningTarget,
+} from "./target-process.ts";
+
+export interface NodeOpOptions {
+  onProgress?: (message: string) => void;
+}
+
+export interface KilledNode {
+  index: number;
+  pid: number;
+  signal: NodeJS.Signals;
+  /** epoch ms right before the signal was sent */
+  at: number;
+  /** epoch ms when the node's process was gone (undefined for a signal it survived within 10 s) */
+  goneAt: number | undefined;
+}
+
+function stateOf(name: string): RunningTarget {
+  const state = readState(name);
+  if (!state) throw new TargetError(`target ${name} is not running; start it with: sfbench target up ${name}`);
+  return state;
+}
+
+function nodeOf(state: RunningTarget, index: number): RunningNode {
+  const nodes = nodesOf(state);
+  const node = nodes[index];
+  if (!Number.isInteger(index) || !node) throw new TargetError(`node: ${index} is not a node of ${state.name} (allowed: 0..${nodes.length - 1})`);
+  return node;
+}
+
+const targetOf = (state: RunningTarget): BundledTarget => findTarget(state.name, state.targetsRoot);
+
+/** A restarted node gets its own ports back and the nodes there are now (one added since its first start included). */
+function planOf(state: RunningTarget, node: RunningNode): NodePlan {
+  const nodes = nodesOf(state);
+  return {
+    index: node.index,
+    port: node.port,
+    ...(state.cluster ? { clusterPort: node.clusterPort!, nodes: nodes.length, peers: nodes.map((n) => n.clusterPort!) } : {}),
+  };
+}
+
+/**
+ * Sends `signal` (default SIGKILL: kill -9) to node `index`'s process group
+ * and waits until it is gone. For a single-process target node 0 is the whole
+ * target; its PostgreSQL and the shared services keep running (they are its
+ * storage). The state file remembers the node as killed, so the target is
+ * still found for restartNode / restartTarget / stopTarget.
+ */
+export async function killNode(name: string, index: number, signal: NodeJS.Signals = "SIGKILL"): Promise<KilledNode> {
+  const state = stateOf(name);
+  const node = nodeOf(state, index);
+  if (!isAlive(node.pid)) throw new TargetError(`node ${index} of ${name} (pid ${node.pid}) is not running`);
+  state.killed = [...new Set([...(state.killed ?? []), index])];
+  writeState(state);
+  const at = Date.now();
+  killGroup(node.pid, signal);
+  const gone = await waitGone(node.pid, 10_000);
+  return { index, pid: node.pid, signal, at, goneAt: gone ? Date.now() : undefined };
+}
+
+async function startAgain(state: RunningTarget, target: BundledTarget, node: RunningNode, opts: NodeOpOptions): Promise<RunningNode> {
+  const support = nodeSupport(target.manifest);
+  const base = baseEnv(target, { trace: state.trace ?? false, ...(state.postgres ? { postgres: state.postgres } : {}) });
+  const s = spawnNode(target, base, planOf(state, node), { truncateLog: false, onProgress: opts.onProgress });
+  await waitHealthy(s.node.url + target.manifest.health, s.node.pid, s.exited, support.restartTimeoutSeconds * 1000, s.node.log);
+  return s.node;
+}
+
+/** Replaces node `index` in the state file (read fresh: another node may have changed meanwhile). */
+function record(name: string, node: RunningNode): RunningTarget {
+  const state = stateOf(name);
+  const nodes = nodesOf(state).map((n) => (n.index === node.index ? node : n));
+  const killed = (state.killed ?? []).filter((i) => i !== node.index);
+  const next: RunningTarget = { ...state, nodes, ...(killed.length ? { killed } : {}) };
+  if (!killed.length) delete next.killed;
+  writeState(next);
+  return next;
+}
+
+/**
+ * Starts node `index` again after it died (killNode, or a crash): the same
+ * command, port, cluster port and data directory, the same DATABASE_URL;
+ * resolves when its health route answers 200, within target.json
+ * restart.timeoutSeconds (default local.startupTimeoutSeconds).
+ */
+export async function restartNode(name: string, index: number, opts: NodeOpOptions = {}): Promise<RunningNode> {
+  const state = stateOf(name);
+  const node = nodeOf(state, index);
+  if (isAlive(node.pid)) throw new TargetError(`node ${index} of ${name} (pid ${node.pid}) is still running; kill it first (killNode)`);
+  const target = targetOf(state);
+  if (state.postgres && !isAlive(state.postgres.pid)) await restartPostgres(state, target, opts);
+  const started = await startAgain(stateOf(name), target, node, opts);
+  record(name, started);
+  return started;
+}
+
+/** The target's own PostgreSQL died too: start it again on its kept data (a new port: the nodes get the new DATABASE_URL). */
+async function restartPostgres(state: RunningTarget, target: BundledTarget, opts: NodeOpOptions): Promise<void> {
+  const postgres = await startTargetPostgres(state.name, target.manifest, { keepData: true, onProgress: opts.onProgress });
+  writeState({ ...stateOf(state.name), postgres });
+}
+
+/**
+ * Restarts the whole target with its data: SIGKILL to every node still
+ * running, then every node again (node 0 first), its PostgreSQL again if it
+ * died too, and the balancer if it is gone. Resolves with the new state once
+ * every node and the target's URL answer health 200.
+ */
+export async function restartTarget(name: string, opts: NodeOpOptions = {}): Promise<RunningTarget> {
+  const state = stateOf(name);
+  const target = targetOf(state);
+  const nodes = nodesOf(state);
+  const alive = nodes.filter((n) => isAlive(n.pid));
+  writeState({ ...state, killed: nodes.map((n) => n.index) });
+  for (const n of alive) killGroup(n.pid, "SIGKILL");
+  for (const n of alive) await waitGone(n.pid, 10_000);
+  if (state.postgres && !isAlive(state.postgres.pid)) await restartPostgres(state, target, opts);
+  const first = await startAgain(stateOf(name), target, nodes[0]!, opts);
+  record(name, first);
+  await Promise.all(nodes.slice(1).map(async (n) => record(name, await startAgain(stateOf(name), target, n, opts))));
+  let now = stateOf(name);
+  if (now.balancer && !isAlive(now.balancer.pid)) {
+    now = { ...now, balancer: await spawnBalancer(name, now.port, nodesOf(now)) };
+    writeState(now);
+  }
+  const support = nodeSupport(target.manifest);
+  await waitHealthy(now.url + target.manifest.health, now.pid, () => undefined, support.restartTimeoutSeconds * 1000, now.log);
+  return now;
+}
+
+/**
+ * Adds one node to a running target started with `nodes` whose manifest says
+ * nodes.elastic: it starts with SFBENCH_NODES one more than before and every
+ * cluster port so far in SFBENCH_CLUSTER_PEERS; once its health answers 200 the
+ * balancer (routing "balancer") sends it its share. The other nodes are not
+ * restarted. Resolves with the new node.
+ */
+export async function addNode(name: string, opts: NodeOpOptions = {}): Promise<RunningNode> {
+  const state = stateOf(name);
+  const target = targetOf(state);
+  const support = nodeSupport(target.manifest);
+  if (!target.manifest.nodes?.elastic) throw new TargetError(`${name} cannot take a node while it runs: target.json nodes.elastic is not true`);
+  if (!state.cluster) throw new TargetError(`${name} was started as a single process; start it with a node count (startTarget nodes) to add nodes`);
+  const nodes = nodesOf(state);
+  if (nodes.length >= support.max) throw new TargetError(`nodes: ${name} already runs ${nodes.length} nodes, its maximum (target.json nodes.max)`);
+  const index = nodes.length;
+  const clusterPort = await freePort();
+  const plan: NodePlan = { index, port: await freePort(), clusterPort, nodes: index + 1, peers: [...nodes.map((n) => n.clusterPort!), clusterPort] };
+  const base = baseEnv(target, { trace: state.trace ?? false, ...(state.postgres ? { postgres: state.postgres } : {}) });
+  const s = spawnNode(target, base, plan, { truncateLog: true, onProgress: opts.onProgress });
+  writeState({ ...stateOf(name), nodes: [...nodes, s.node] });
+  try {
+    await waitHealthy(s.node.url + target.manifest.health, s.node.pid, s.exited, target.manifest.local!.startupTimeoutSeconds * 1000, s.node.log);
+  } catch (e) {
+    writeState({ ...stateOf(name), nodes });
+    throw e;
+  }
+  const now = stateOf(name);
+  if (now.balancer) {
+    writeBackends(name, nodesOf(now));
+    process.kill(now.balancer.pid, "SIGHUP");
+  }
+  return s.node;
+}
+
+/** The pids of a running target, read from its state at call time (a restart changes them). */
+export interface TargetPids {
+  nodes: { index: number; pid: number; alive: boolean }[];
+  postgres?: number;
+  /** sfbench's, not the target's: not part of its cost */
+  balancer?: number;
+}
+
+export function targetPids(name: string): TargetPids {
+  const state = stateOf(name);
+  return {
+    nodes: nodesOf(state).map((n) => ({ index: n.index, pid: n.pid, alive: isAlive(n.pid) })),
+    ...(state.postgres ? { postgres: state.postgres.pid } : {}),
+    ...(state.balancer ? { balancer: state.balancer.pid } : {}),
+  };
+}

@@ -1,0 +1,240 @@
+/**
+ * What startTarget, the node operations (nodes.ts) and stopTarget share: the
+ * state file of a running target, the environment of one node, spawning one
+ * node in a process group of its own, and waiting for its health route.
+ */
+import { spawn } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { kafkaBrokers, paths, redisUrl } from "@sfbench/services";
+import { buildDir, expandArgs } from "./build.ts";
+import { TargetError, type BundledTarget } from "./catalog.ts";
+import type { TargetPostgres } from "./storage.ts";
+
+/** One process of a target. A single-process target is node 0 of 1. */
+export interface RunningNode {
+  index: number;
+  /** leader of the node's process group: signals to -pid reach the node and its children */
+  pid: number;
+  /** the node's own HTTP port (its health route answers there) */
+  port: number;
+  url: string;
+  /** the loopback port reserved for the node's cluster traffic (SFBENCH_CLUSTER_PORT); only for targets started with nodes */
+  clusterPort?: number;
+  /** SFBENCH_NODES the node was started with */
+  nodes?: number;
+  log: string;
+  dataDir: string;
+  startedAt: string;
+}
+
+/** sfbench's round-robin balancer in front of a multi-node target (routing "balancer"). */
+export interface RunningBalancer {
+  pid: number;
+  port: number;
+  log: string;
+  backendsFile: string;
+}
+
+export interface RunningTarget {
+  name: string;
+  /** node 0's pid (for a single-process target: the target's) */
+  pid: number;
+  /** where clients send requests: the balancer's port, or node 0's */
+  port: number;
+  url: string;
+  /** node 0's log */
+  log: string;
+  startedAt: string;
+  /** the target's own PostgreSQL, when it declares postgres (storage.ts) */
+  postgres?: TargetPostgres;
+  /** every node, in index order; written by every start since nodes exist (older state files lack it: see nodesOf) */
+  nodes?: RunningNode[];
+  balancer?: RunningBalancer;
+  /** started with an explicit node count (StartOptions.nodes): nodes get SFBENCH_NODE_* and can be added */
+  cluster?: boolean;
+  /** nodes killed by killNode and not restarted yet: the target is down on purpose, not gone */
+  killed?: number[];
+  trace?: boolean;
+  targetsRoot?: string;
+}
+
+export const stateDir = () => join(paths.home, "targets");
+export const stateFile = (name: string) => join(stateDir(), `${name}.json`);
+/** Where a target keeps what it persists itself (SFBENCH_DATA_DIR): e.g. a Restate or workerd data directory. */
+export const targetDataDir = (name: string) => join(stateDir(), name, "data");
+/** Node 0 keeps targetDataDir; node i > 0 has its own, kept across its restarts. */
+export const nodeDataDir = (name: string, index: number) => (index === 0 ? targetDataDir(name) : join(stateDir(), name, `node-${index}`, "data"));
+export const nodeLog = (name: string, index: number) => join(stateDir(), index === 0 ? `${name}.log` : `${name}.node-${index}.log`);
+
+/** Whether a process runs; a zombie (dead, not yet reaped by its parent) does not. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !["Z", "X"].includes(stat.slice(stat.lastIndexOf(")") + 2)[0]!);
+  } catch {
+    return true; // no /proc: kill(0) is all there is
+  }
+}
+
+export function nodesOf(state: RunningTarget): RunningNode[] {
+  return state.nodes ?? [{ index: 0, pid: state.pid, port: state.port, url: state.url, log: state.log, dataDir: targetDataDir(state.name), startedAt: state.startedAt }];
+}
+
+export function readState(name: string): RunningTarget | undefined {
+  if (!existsSync(stateFile(name))) return undefined;
+  return JSON.parse(readFileSync(stateFile(name), "utf8")) as RunningTarget;
+}
+
+export function writeState(state: RunningTarget): void {
+  mkdirSync(stateDir(), { recursive: true });
+  const node0 = nodesOf(state)[0]!;
+  writeFileSync(stateFile(state.name), JSON.stringify({ ...state, pid: node0.pid, log: node0.log }, null, 2));
+}
+
+export function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once("error", () => resolve(false));
+    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
+  });
+}
+
+/** A port the kernel says is free on 127.0.0.1 right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export function tail(file: string, lines = 15): string {
+  try {
+    return readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+  } catch {
+    return "(no log)";
+  }
+}
+
+export function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    /* already gone */
+  }
+}
+
+export async function waitGone(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  return !isAlive(pid);
+}
+
+export async function waitHealthy(url: string, pid: number, exited: () => string | undefined, timeoutMs: number, log: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = "no answer";
+  while (Date.now() < deadline) {
+    const how = exited();
+    if (how !== undefined) throw new TargetError(`target exited with ${how} during startup; last log lines:\n${tail(log)}`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      if (res.status === 200) return;
+      last = `answered ${res.status}`;
+    } catch (e) {
+      last = (e as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  killGroup(pid, "SIGKILL");
+  throw new TargetError(`target not healthy within ${timeoutMs / 1000} s (${url}: ${last}); last log lines:\n${tail(log)}`);
+}
+
+/** The variables every node of a target gets, from the services it declares (postgres: its own server). */
+export function baseEnv(target: BundledTarget, opts: { trace: boolean; postgres?: TargetPostgres }): Record<string, string> {
+  const { manifest } = target;
+  const services = manifest.services;
+  return {
+    ...manifest.local!.env,
+    HOST: "127.0.0.1",
+    SFBENCH_TRACE: opts.trace ? "1" : "0",
+    ...(manifest.build ? { SFBENCH_BUILD_DIR: buildDir(target.name) } : {}),
+    ...(opts.postgres ? { DATABASE_URL: opts.postgres.url } : {}),
+    ...(services.includes("redis") ? { REDIS_URL: redisUrl() } : {}),
+    ...(services.includes("kafka") ? { KAFKA_BROKERS: kafkaBrokers().join(",") } : {}),
+  };
+}
+
+export interface NodePlan {
+  index: number;
+  port: number;
+  clusterPort?: number;
+  /** SFBENCH_NODES for this node */
+  nodes?: number;
+  /** cluster ports of every node so far, index order (SFBENCH_CLUSTER_PEERS) */
+  peers?: number[];
+}
+
+/** A node started by this process: it can tell how the node ended. */
+export interface SpawnedNode {
+  node: RunningNode;
+  exited(): string | undefined;
+}
+
+/**
+ * Starts one node detached, in a process group of its own, its output
+ * appended to its log (a restart keeps the crash's last lines). Node i > 0 of
+ * a target declaring nodes.command runs that command.
+ */
+export function spawnNode(target: BundledTarget, base: Record<string, string>, plan: NodePlan, opts: { truncateLog: boolean; onProgress?: (m: string) => void }): SpawnedNode {
+  const { name, dir, manifest } = target;
+  const dataDir = nodeDataDir(name, plan.index);
+  mkdirSync(dataDir, { recursive: true });
+  const env: Record<string, string> = {
+    ...base,
+    PORT: String(plan.port),
+    SFBENCH_DATA_DIR: dataDir,
+    ...(plan.nodes !== undefined
+      ? {
+          SFBENCH_NODE_INDEX: String(plan.index),
+          SFBENCH_NODES: String(plan.nodes),
+          SFBENCH_CLUSTER_PORT: String(plan.clusterPort),
+          SFBENCH_CLUSTER_PEERS: (plan.peers ?? []).map((p) => `127.0.0.1:${p}`).join(","),
+        }
+      : {}),
+  };
+  const command = plan.index > 0 && manifest.nodes?.command ? manifest.nodes.command : manifest.local!.command;
+  mkdirSync(stateDir(), { recursive: true });
+  const log = nodeLog(name, plan.index);
+  const fd = openSync(log, opts.truncateLog ? "w" : "a");
+  opts.onProgress?.(`starting ${name}${plan.nodes !== undefined ? ` node ${plan.index}` : ""}: ${command.join(" ")}`);
+  const argv = expandArgs(command, env);
+  const child = spawn(argv[0]!, argv.slice(1), { cwd: dir, env: { ...process.env, ...env }, detached: true, stdio: ["ignore", fd, fd] });
+  closeSync(fd);
+  let exited: string | undefined;
+  child.on("exit", (code, signal) => (exited = code !== null ? `code ${code}` : `signal ${signal}`));
+  child.on("error", (e) => (exited = `an error: ${e.message}`));
+  if (!child.pid) throw new TargetError(`could not start ${command.join(" ")}`);
+  child.unref();
+  const node: RunningNode = {
+    index: plan.index,
+    pid: child.pid,
+    port: plan.port,
+    url: `http://127.0.0.1:${plan.port}`,
+    ...(plan.clusterPort !== undefined ? { clusterPort: plan.clusterPort } : {}),
+    ...(plan.nodes !== undefined ? { nodes: plan.nodes } : {}),
+    log,
+    dataDir,
+    startedAt: new Date().toISOString(),
+  };
+  return { node, exited: () => exited };
+}
