@@ -52,7 +52,7 @@ export interface ClusterRun {
 
 export interface ConformanceSummary {
   failed: number;
-  checks: Array<{ id: string; passed: boolean; message: string }>;
+  checks: Array<{ id: string; passed: boolean; message?: string }>;
 }
 
 export interface ClusterDeps {
@@ -237,7 +237,7 @@ export async function runOnCluster(deps: ClusterDeps, run: ClusterRun): Promise<
     }
     if (report.failed > 0) {
       const failed = report.checks.filter((c) => !c.passed);
-      throw new StageError("verify", `${failed.length} of ${report.checks.length} conformance checks failed: ${failed.map((c) => `${c.id} (${c.message})`).slice(0, 5).join("; ")}`);
+      throw new StageError("verify", `${failed.length} of ${report.checks.length} conformance checks failed: ${failed.map((c) => `${c.id} (${c.message ?? "failed"})`).slice(0, 5).join("; ")}`);
     }
 
     const productPrefix = `r${run.runId.slice(0, 8)}`;
