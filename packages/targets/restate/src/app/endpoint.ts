@@ -3,11 +3,12 @@ import "./polyfill.ts";
 import * as restate from "@restatedev/restate-sdk";
 import { cart } from "./cart.ts";
 import { coPurchase } from "./co-purchase.ts";
+import { microObjects } from "./micro.ts";
 import { order } from "./order.ts";
 import { product } from "./product.ts";
 import { user } from "./user.ts";
 
-export const objects = [product, user, cart, order, coPurchase] as const;
+export const objects = [product, user, cart, order, coPurchase, ...microObjects] as const;
 
 export function createEndpoint() {
   const endpoint = restate.endpoint();

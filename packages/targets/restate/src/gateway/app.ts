@@ -6,6 +6,7 @@ import Fastify, { LogController, type FastifyInstance } from "fastify";
 import type { SpanWriter } from "../app/span-writer.ts";
 import { errorHandler, notFoundHandler } from "./errors.ts";
 import type { Ingress } from "./ingress.ts";
+import { registerMicroRoutes } from "./micro-routes.ts";
 import { registerRoutes } from "./routes.ts";
 import { installTracing } from "./tracing.ts";
 
@@ -45,5 +46,6 @@ export function buildGateway({ ingress, spans, logLevel }: GatewayOptions): Fast
   app.setNotFoundHandler(notFoundHandler);
   if (spans) installTracing(app, spans);
   registerRoutes(app, ingress);
+  registerMicroRoutes(app, ingress);
   return app;
 }

@@ -6,7 +6,9 @@
  */
 import { Pool } from "undici";
 
-export type ObjectName = "Product" | "User" | "Cart" | "Order" | "CoPurchase";
+export type ObjectName = "Product" | "User" | "Cart" | "Order" | "CoPurchase" | "Micro";
+/** Stateless services (called without a key). */
+export type ServiceName = "MicroDriver";
 
 export interface CallOptions {
   /** Restate idempotency key: a retried call with the same key attaches to the first invocation */
@@ -37,18 +39,26 @@ export class Ingress {
     this.pool = new Pool(url, { connections, keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 });
   }
 
-  async call<T>(object: ObjectName, key: string, handler: string, input: unknown, opts: CallOptions = {}): Promise<T> {
+  call<T>(object: ObjectName, key: string, handler: string, input: unknown, opts: CallOptions = {}): Promise<T> {
+    return this.post<T>(`/${object}/${encodeURIComponent(key)}/${handler}`, `${object}.${handler}`, input, opts);
+  }
+
+  /** A handler of a stateless service: `POST /<Service>/<handler>`. */
+  callService<T>(service: ServiceName, handler: string, input: unknown, opts: CallOptions = {}): Promise<T> {
+    return this.post<T>(`/${service}/${handler}`, `${service}.${handler}`, input, opts);
+  }
+
+  private async post<T>(path: string, what: string, input: unknown, opts: CallOptions): Promise<T> {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (opts.idempotencyKey) headers["idempotency-key"] = opts.idempotencyKey;
     if (opts.span) headers["x-sfbench-span"] = opts.span;
-    const path = `/${object}/${encodeURIComponent(key)}/${handler}`;
     const body = JSON.stringify(input ?? null);
     for (let attempt = 1; ; attempt++) {
       try {
         const res = await this.pool.request({ method: "POST", path, headers, body });
         const text = await res.body.text();
         if (res.statusCode !== 200) {
-          throw new IngressError(`Restate answered ${res.statusCode} to ${object}.${handler}: ${text.slice(0, 500)}`, res.statusCode);
+          throw new IngressError(`Restate answered ${res.statusCode} to ${what}: ${text.slice(0, 500)}`, res.statusCode);
         }
         return JSON.parse(text) as T;
       } catch (err) {

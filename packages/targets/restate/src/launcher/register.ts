@@ -12,7 +12,7 @@ const Deployments = z.object({
 });
 const IngressHealth = z.object({ services: z.array(z.string()).optional() }).loose();
 
-export const SERVICES = ["Product", "User", "Cart", "Order", "CoPurchase"];
+export const SERVICES = ["Product", "User", "Cart", "Order", "CoPurchase", "Micro", "MicroPing", "MicroPong", "MicroDivide", "MicroBig", "MicroDriver"];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
