@@ -9,6 +9,7 @@
  * requests per second; latencies are milliseconds.
  */
 import { z } from "zod";
+import { EnvironmentKind } from "./contract.ts";
 import { NODE_ROUTING, type TargetManifest } from "./manifest.ts";
 
 const count = z.number().int().nonnegative();
@@ -160,16 +161,16 @@ export const ScalabilityPoint = z.strictObject({
   /** peak 10 s average and sustainable rate of the max-throughput experiment with this many nodes */
   maxThroughput: nonneg,
   sustainableRate: nonneg.nullable(),
-  /** maxThroughput / maxThroughput with the fewest nodes measured, scaled to one node */
+  /** maxThroughput / (per-node throughput with the fewest nodes measured): with 1 node measured, maxThroughput / its maxThroughput */
   speedup: nonneg,
-  /** speedup / (nodes / fewest nodes): 1 is linear */
+  /** speedup / nodes: 1 is linear */
   efficiency: nonneg,
 });
 export type ScalabilityPoint = z.infer<typeof ScalabilityPoint>;
 
 export const ScalabilityResult = z.strictObject({
   /** "local": N processes on one machine (they share its cores); "kubernetes": N cluster nodes */
-  environment: z.enum(["local", "kubernetes"]),
+  environment: EnvironmentKind,
   /** how requests reached the nodes: sfbench's balancer or the target's own routing */
   routing: z.enum(NODE_ROUTING),
   points: z.array(ScalabilityPoint).min(1),

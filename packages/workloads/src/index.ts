@@ -6,3 +6,4 @@ export { readAuditRecords, type CheckoutRecord } from "./audit/records.ts";
 export { ProcessSampler } from "./cost/sampler.ts";
 export { planSplit, type CpuSplit } from "./cost/affinity.ts";
 export * from "./trace/index.ts";
+export * from "./resilience/index.ts";
