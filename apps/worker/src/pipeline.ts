@@ -9,7 +9,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { UnrecoverableError, type Job } from "bullmq";
-import { cellsOf, manifestDigest, parseManifest, parseResult, RunParameters, type Profile, type ResultDocument, type TargetManifest } from "@sfbench/core";
+import { cellsOf, manifestDigest, microOf, parseManifest, parseResult, RunParameters, type Profile, type ResultDocument, type TargetManifest } from "@sfbench/core";
 import { runConformance } from "@sfbench/conformance";
 import { importResult, type Db } from "@sfbench/db";
 import { costPids, findTarget, isAlive, startTarget, stopTarget, storageFingerprint, TargetBusyError, TargetError, type StartedTarget } from "@sfbench/provider-local";
@@ -137,7 +137,7 @@ export function createRunPipeline(deps: PipelineDeps) {
         }
         if (signal?.aborted) return await interruptRun(runId, target, profile, startedAt, "provision", signal);
         await progress.set("verify", 5);
-        const report = await runConformance(started.url, { budgetMs: 120_000, onCheck: (_r, done, total) => progress.set("verify", 5 + Math.round((done / total) * 5)) });
+        const report = await runConformance(started.url, { budgetMs: 120_000, micro: manifest.micro === true, onCheck: (_r, done, total) => progress.set("verify", 5 + Math.round((done / total) * 5)) });
         if (signal?.aborted) return await interruptRun(runId, target, profile, startedAt, "verify", signal);
         if (report.failed > 0) {
           const failed = report.checks.filter((c) => !c.passed);
@@ -156,6 +156,7 @@ export function createRunPipeline(deps: PipelineDeps) {
           k6: deps.k6,
           profile,
           cells,
+          ...(microOf(params.data) ? { micro: { declared: manifest.micro === true } } : {}),
           seed: params.data.seed ?? 1,
           repoRoot: deps.repoRoot,
           resultsDir: deps.resultsDir,

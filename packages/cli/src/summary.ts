@@ -25,7 +25,28 @@ export function summaryTable(doc: ResultDocument): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (i === head.length - 1 ? 5 : r[i]!.length))));
   const line = (r: string[]) => r.map((v, i) => (i === 0 || i === r.length - 1 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join("  ");
   const title = `${doc.target.name} ${doc.target.version}, profile ${doc.profile}, ${doc.status}${doc.error ? ` during ${doc.error.stage}: ${doc.error.message}` : ""}`;
-  return [title, line(head), ...rows.map(line), ...breakdownLines(doc)].join("\n") + "\n";
+  return [title, ...(doc.cells.length ? [line(head), ...rows.map(line)] : []), ...breakdownLines(doc), ...microLines(doc)].join("\n") + "\n";
+}
+
+/** The microbenchmarks (docs/spec.md 8): overhead per route and rate, the max rate of empty, messaging. */
+export function microLines(doc: ResultDocument): string[] {
+  const m = doc.micro;
+  if (!m) return [];
+  if (!m.supported) return [`micro: not supported (${m.reason})`];
+  const ms = (v: number) => (v < 0.1 ? `${(v * 1000).toFixed(1)} us` : `${v.toFixed(2)} ms`);
+  const lines = ["micro: invocation overhead (p50: end to end = in handler + overhead)"];
+  for (const o of m.overhead) {
+    const params = Object.entries(o.parameters).map(([k, v]) => `${k}=${v}`).join(" ");
+    lines.push(`  ${`${o.route}${params ? ` ${params}` : ""}`.padEnd(16)} at ${String(o.offeredRate).padStart(5)}/s: ${ms(o.latencyMs.p50)} = ${ms(o.handlerMs.p50)} + ${ms(o.overheadMs.p50)}  (p99 ${ms(o.latencyMs.p99)}, ${o.errors} errors)`);
+  }
+  const k = m.emptyMaxRate;
+  lines.push(`  empty: highest sustainable rate ${k.sustainableRate ?? "none"}/s${k.resolution !== null ? ` (knee +-${(k.resolution * 100).toFixed(0)}%)` : " (not bracketed)"}`);
+  const ns = (v: number | null) => (v === null ? "> 5 s" : v >= 1e6 ? `${(v / 1e6).toFixed(v >= 1e7 ? 0 : 1)} ms` : `${(v / 1e3).toFixed(0)} us`);
+  for (const p of m.pingpong) lines.push(`  ping-pong ${p.pairs} pairs, ${p.bytes} B: ${p.messagesPerS.toFixed(0)} round trips/s, rtt p50 <= ${ns(p.rttNs.p50)}, p99 <= ${ns(p.rttNs.p99)}`);
+  for (const d of m.divide) lines.push(`  divide ${d.items} items, fan-out ${d.fanout}: ${(d.totalNs / 1e6).toFixed(1)} ms over ${d.entities} entities`);
+  for (const b of m.big) lines.push(`  big ${b.entities} entities: ${b.messagesPerS.toFixed(0)} messages/s (${b.messages} messages in ${(b.totalNs / 1e6).toFixed(1)} ms)`);
+  for (const n of m.notes) lines.push(`  note: ${n}`);
+  return lines;
 }
 
 /** One line per cell with a latency breakdown (mean ms per measured request along the critical path). */

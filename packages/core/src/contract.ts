@@ -42,14 +42,25 @@ export const cellName = (c: CellChoice): string => `${c.workload}/${c.distributi
 
 /**
  * What a submission may choose about its run (stored in Run.parameters, read
- * by the worker). Absent lists mean every workload / distribution.
+ * by the worker). Absent lists mean every workload / distribution. `micro`:
+ * run the microbenchmarks (docs/spec.md 8) too; absent means "when every
+ * workload runs" (microOf). An empty workload list runs the microbenchmarks only.
  */
-export const RunParameters = z.strictObject({
-  workloads: z.array(Workload).min(1).max(WORKLOADS.length).optional(),
-  distributions: z.array(Distribution).min(1).max(DISTRIBUTIONS.length).optional(),
-  seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
-});
+export const RunParameters = z
+  .strictObject({
+    workloads: z.array(Workload).max(WORKLOADS.length).optional(),
+    distributions: z.array(Distribution).min(1).max(DISTRIBUTIONS.length).optional(),
+    micro: z.boolean().optional(),
+    seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
+  })
+  .refine((p) => p.workloads === undefined || p.workloads.length > 0 || p.micro === true, {
+    path: ["workloads"],
+    message: "must name at least one workload, unless micro is true (microbenchmarks only)",
+  });
 export type RunParameters = z.infer<typeof RunParameters>;
+
+/** Whether a run with these parameters measures the microbenchmarks: as asked, else when every workload runs. */
+export const microOf = (p: Pick<RunParameters, "workloads" | "micro">): boolean => p.micro ?? p.workloads === undefined;
 
 /** The cells a run's parameters choose, workloads outer, distributions inner. */
 export function cellsOf(params: Pick<RunParameters, "workloads" | "distributions">): CellChoice[] {
@@ -59,13 +70,15 @@ export function cellsOf(params: Pick<RunParameters, "workloads" | "distributions
 }
 
 /**
- * A command-line choice of workloads: one of WORKLOADS or `all`; of
- * distributions: one of DISTRIBUTIONS or `both`. The CLI's `run` and
+ * A command-line choice of workloads: one of WORKLOADS, `micro` (the
+ * microbenchmarks only) or `all` (every workload and the microbenchmarks);
+ * of distributions: one of DISTRIBUTIONS or `both`. The CLI's `run` and
  * `submit` share them.
  */
-export const WORKLOAD_CHOICES = [...WORKLOADS, "all"] as const;
+export const WORKLOAD_CHOICES = [...WORKLOADS, "micro", "all"] as const;
 export const DISTRIBUTION_CHOICES = [...DISTRIBUTIONS, "both"] as const;
-export function parametersOfChoice(workload: (typeof WORKLOAD_CHOICES)[number], distribution: (typeof DISTRIBUTION_CHOICES)[number]): Pick<RunParameters, "workloads" | "distributions"> {
+export function parametersOfChoice(workload: (typeof WORKLOAD_CHOICES)[number], distribution: (typeof DISTRIBUTION_CHOICES)[number]): Pick<RunParameters, "workloads" | "distributions" | "micro"> {
+  if (workload === "micro") return { workloads: [], micro: true };
   return {
     ...(workload === "all" ? {} : { workloads: [workload] }),
     ...(distribution === "both" ? {} : { distributions: [distribution] }),
@@ -86,6 +99,7 @@ export const PHASE_STAGE = {
   snapshot: "load",
   ramp: "load",
   stable: "load",
+  micro: "load",
   audit: "audit",
 } as const satisfies Record<string, PipelineStage>;
 export type ProgressPhase = keyof typeof PHASE_STAGE;

@@ -3,4 +3,5 @@ export * from "./manifest.ts";
 export * from "./span.ts";
 export * from "./result.ts";
 export * from "./contract.ts";
+export * from "./micro.ts";
 export * from "./resilience.ts";

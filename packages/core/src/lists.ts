@@ -21,5 +21,7 @@ export const PROFILES = ["quick", "standard", "thesis"] as const;
  */
 export const EXPERIMENTS = ["throughput"] as const;
 export const ENVIRONMENT_KINDS = ["local", "kubernetes"] as const;
+/** docs/spec.md section 8: the invocation-overhead routes, GET|POST /micro/<route> */
+export const MICRO_ROUTES = ["empty", "math", "sleep", "io"] as const;
 /** The worker's pipeline, in order (Run.stage holds one of these while the run is active). */
 export const PIPELINE_STAGES = ["provision", "verify", "seed", "load", "audit", "store", "teardown"] as const;

@@ -69,10 +69,12 @@ export const FaultKill = z.strictObject({
   signal: z.enum(["SIGKILL", "SIGTERM"]),
   /** seconds from the run's start (the series' t) to the kill */
   atS: seconds,
-  /** the whole target was killed and restarted (single node, or a node the target cannot lose) */
+  /** the killed node was started again with its data right after the kill (always for a single-process target, which is down otherwise) */
   restarted: z.boolean(),
   /** seconds from the kill until the restarted node answered health 200; null when it did not within its timeout or was not restarted */
   restartHealthyAfterS: seconds.nullable(),
+  /** why the restart failed, when it did */
+  restartError: z.string().min(1).optional(),
 });
 export type FaultKill = z.infer<typeof FaultKill>;
 

@@ -9,8 +9,15 @@
  */
 import { z } from "zod";
 import { Distribution, EnvironmentKind, Profile, Workload } from "./contract.ts";
+import { MicroResult } from "./micro.ts";
 
-export const RESULT_SCHEMA_VERSION = 1;
+/**
+ * The version written now. 2 added `micro` (the microbenchmarks); a version-1
+ * document is still read (it has no `micro`).
+ */
+export const RESULT_SCHEMA_VERSION = 2;
+/** the versions this reader understands */
+export const RESULT_SCHEMA_VERSIONS = [1, 2] as const;
 
 const count = z.number().int().nonnegative();
 const nonneg = z.number().nonnegative();
@@ -267,7 +274,7 @@ export type Environment = z.infer<typeof Environment>;
 export const ResultDocument = z
   .strictObject({
     $schema: z.string().optional(),
-    schemaVersion: z.literal(RESULT_SCHEMA_VERSION),
+    schemaVersion: z.union(RESULT_SCHEMA_VERSIONS.map((v) => z.literal(v))),
     runId: z.uuid(),
     /** interrupted: stopped by the operator (the worker was stopped mid-run) or lost with its worker; kept, never ranked */
     status: z.enum(["completed", "failed", "interrupted"]),
@@ -283,6 +290,8 @@ export const ResultDocument = z
     finishedAt: z.iso.datetime({ offset: true }),
     profile: Profile,
     cells: z.array(Cell),
+    /** the microbenchmarks (spec 8), when the run measured them (version 2) */
+    micro: MicroResult.optional(),
     rawData: z.strictObject({ dir: z.string().min(1), files: z.array(z.string().min(1)) }),
   })
   .superRefine((doc, ctx) => {
@@ -290,6 +299,8 @@ export const ResultDocument = z
       ctx.addIssue({ code: "custom", path: ["error"], message: `required when status is "${doc.status}": {stage, message}` });
     if (doc.status === "completed" && doc.error)
       ctx.addIssue({ code: "custom", path: ["error"], message: 'only allowed when status is "failed" or "interrupted"' });
+    if (doc.micro && doc.schemaVersion < 2)
+      ctx.addIssue({ code: "custom", path: ["micro"], message: "needs schemaVersion 2 (version 1 documents have no microbenchmarks)" });
     if (Date.parse(doc.finishedAt) < Date.parse(doc.startedAt))
       ctx.addIssue({ code: "custom", path: ["finishedAt"], message: "is before startedAt" });
     doc.cells.forEach((cell, i) => {
@@ -320,10 +331,10 @@ export function parseResult(json: unknown): ResultParse {
       return { ok: false, errors: [`(root): not valid JSON: ${(e as Error).message}`] };
     }
   }
-  if (json && typeof json === "object" && "schemaVersion" in json && json.schemaVersion !== RESULT_SCHEMA_VERSION)
+  if (json && typeof json === "object" && "schemaVersion" in json && !(RESULT_SCHEMA_VERSIONS as readonly unknown[]).includes(json.schemaVersion))
     return {
       ok: false,
-      errors: [`schemaVersion: this reader understands version ${RESULT_SCHEMA_VERSION}, the document has ${JSON.stringify(json.schemaVersion)}`],
+      errors: [`schemaVersion: this reader understands versions ${RESULT_SCHEMA_VERSIONS.join(" and ")}, the document has ${JSON.stringify(json.schemaVersion)}`],
     };
   const r = ResultDocument.safeParse(json);
   return r.success ? { ok: true, result: r.data } : { ok: false, errors: formatResultErrors(r.error) };

@@ -98,8 +98,21 @@ describe("result document", () => {
   });
 
   it("refuses another schema version with a readable message", () => {
-    const r = parseResult({ ...doc(), schemaVersion: 2 });
-    expect(r).toEqual({ ok: false, errors: ["schemaVersion: this reader understands version 1, the document has 2"] });
+    const r = parseResult({ ...doc(), schemaVersion: 3 });
+    expect(r).toEqual({ ok: false, errors: ["schemaVersion: this reader understands versions 1 and 2, the document has 3"] });
+  });
+
+  it("still reads version 1 documents (stored results keep passing), which cannot carry microbenchmarks", () => {
+    expect(parseResult({ ...doc(), schemaVersion: 1 }).ok).toBe(true);
+    const micro = { supported: false, reason: 'target.json does not declare "micro": true' };
+    expect(parseResult({ ...doc(), schemaVersion: 1, micro })).toEqual({ ok: false, errors: ["micro: needs schemaVersion 2 (version 1 documents have no microbenchmarks)"] });
+    expect(parseResult({ ...doc(), schemaVersion: 2, micro }).ok).toBe(true);
+  });
+
+  it("checks the microbenchmark part field by field", () => {
+    const micro = { supported: true, overhead: [{ route: "nope" }], emptyMaxRate: { sustainableRate: null, resolution: null }, pingpong: [], divide: [], big: [] };
+    const r = parseResult({ ...doc(), micro });
+    expect(r.ok).toBe(false);
   });
 
   it("reports broken JSON text", () => {

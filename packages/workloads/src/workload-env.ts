@@ -6,6 +6,7 @@
  * zod is not used here because k6 cannot import npm packages; the checks are
  * written out instead.
  */
+import { MICRO_ROUTES } from "../../core/src/lists.ts";
 import { DEFAULT_ZIPF_S, DISTRIBUTIONS, type Distribution } from "./distributions.ts";
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -296,6 +297,54 @@ export function contentionEnv(env: Env): ContentionConfig {
     failCredits: r.number("FAIL_CREDITS", DEFAULTS.failCredits, 0, 1),
   };
   return r.done("contention", config);
+}
+
+export type MicroRoute = (typeof MICRO_ROUTES)[number];
+/** the parameter each micro route takes (docs/spec.md 8), with its default and range */
+export const MICRO_PARAMETER: Record<MicroRoute, { name: string; env: string; default: number; min: number; max: number } | null> = {
+  empty: null,
+  math: { name: "n", env: "N", default: 1000, min: 1, max: 10_000_000 },
+  sleep: { name: "ms", env: "MS", default: 100, min: 0, max: 10_000 },
+  io: { name: "bytes", env: "BYTES", default: 1024, min: 1, max: 1_048_576 },
+};
+
+export interface MicroConfig extends BaseConfig {
+  route: MicroRoute;
+  /** the route's parameter (n, ms or bytes), absent for empty */
+  parameter?: { name: string; value: number };
+  /** calls are spread over this many entities (?key= / body key) */
+  keys: number;
+  /** prefix of the entity keys */
+  keyPrefix: string;
+  steps: Step[];
+  preVus?: number;
+  maxVus?: number;
+  iterationMs: number;
+}
+
+/** k6/micro.ts (docs/spec.md 8, invocation overhead): one route at fixed arrival rates. */
+export function microEnv(env: Env): MicroConfig {
+  const r = new Reader(env);
+  const b = base(r);
+  const route = r.oneOf("ROUTE", MICRO_ROUTES, "empty");
+  const p = MICRO_PARAMETER[route];
+  const value = p ? r.int(p.env, p.default, p.min, p.max) : undefined;
+  const preVus = r.optionalInt("PRE_VUS", 1, 100_000);
+  const maxVus = r.optionalInt("MAX_VUS", 1, 100_000);
+  if (preVus !== undefined && maxVus !== undefined && maxVus < preVus) r.problems.push(`MAX_VUS (${maxVus}) must be >= PRE_VUS (${preVus})`);
+  const keyPrefix = r.string("KEY_PREFIX", `m${b.seed}`);
+  if (!/^[A-Za-z0-9._~-]{1,100}$/.test(keyPrefix)) r.problems.push(`KEY_PREFIX must be 1-100 URL-safe characters [A-Za-z0-9._~-], got "${keyPrefix}"`);
+  return r.done("micro", {
+    ...b,
+    route,
+    ...(p && value !== undefined ? { parameter: { name: p.name, value } } : {}),
+    keys: r.int("KEYS", 64, 1, 100_000),
+    keyPrefix,
+    steps: r.steps("STEPS"),
+    preVus,
+    maxVus,
+    iterationMs: r.int("ITERATION_MS", route === "sleep" ? (value ?? 100) + 20 : 20, 1, 600_000),
+  });
 }
 
 // ---- k6 options built from the config

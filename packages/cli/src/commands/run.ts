@@ -4,7 +4,7 @@
  * live progress and a summary table; one result document per run.
  */
 import { join } from "node:path";
-import { cellsOf, DISTRIBUTION_CHOICES, EXPERIMENTS, manifestDigest, parametersOfChoice, PROFILES, WORKLOAD_CHOICES, type Profile, type ProgressEvent, type ResultDocument } from "@sfbench/core";
+import { cellsOf, DISTRIBUTION_CHOICES, EXPERIMENTS, manifestDigest, microOf, parametersOfChoice, PROFILES, WORKLOAD_CHOICES, type Profile, type ProgressEvent, type ResultDocument } from "@sfbench/core";
 import { formatFailure, runConformance } from "@sfbench/conformance";
 import { costPids, findTarget, isAlive, startTarget, stopTarget, storageFingerprint, type StartedTarget } from "@sfbench/provider-local";
 import { k6Path, kafkaBrokers, paths, status, up } from "@sfbench/services";
@@ -38,7 +38,8 @@ export async function run(argv: string[]): Promise<number> {
   const seed = intFlag(cmd, "seed", values.seed, 0, 2 ** 31 - 1) ?? 1;
   const resultsDir = values.results ?? join(paths.root, "results");
   const experiment = oneOf(cmd, "--experiment", values.experiment, EXPERIMENTS) ?? "throughput";
-  const cells = cellsOf(parametersOfChoice(workload, distribution));
+  const chosen = parametersOfChoice(workload, distribution);
+  const cells = cellsOf(chosen);
 
   const k6 = await k6Path({ onProgress: (m) => note(`k6: ${m}`) });
   let started: StartedTarget | undefined;
@@ -48,6 +49,8 @@ export async function run(argv: string[]): Promise<number> {
   let systemVersion: string | undefined;
   let storage: ReturnType<typeof storageFingerprint>;
   let trace: { logFile: string; brokers: string[] } | undefined;
+  // the micro routes: what the manifest declares; a target given by URL is asked
+  let microDeclared = false;
   if (values.target) {
     const { manifest } = findTarget(values.target);
     target = { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: manifestDigest(manifest) };
@@ -62,9 +65,11 @@ export async function run(argv: string[]): Promise<number> {
     const t = started;
     pids = () => costPids(t);
     storage = storageFingerprint(t);
+    microDeclared = manifest.micro === true;
     systemVersion = [`${manifest.system} ${manifest.version}`, ...(t.postgres ? [`PostgreSQL ${t.postgres.settings.version}`] : []), ...services.map((s) => s.detail.split(" on ")[0])].join("; ");
   } else {
     baseUrl = url!;
+    microDeclared = microOf(chosen) && (await answers(`${baseUrl}/micro/empty`));
     target = { name: new URL(baseUrl).host.replace(/[^a-z0-9-]/gi, "-").toLowerCase(), version: "0.0.0", system: `target at ${baseUrl}`, manifestDigest: `sha256:${"0".repeat(64)}` };
   }
   const checkAlive = aliveCheck(() => (started ? (started.exited() ?? (isAlive(started.pid) ? undefined : "an unknown code")) : undefined));
@@ -72,7 +77,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     // 1. Verify before measuring.
     note(`verifying ${baseUrl} (conformance suite)`);
-    const report = await runConformance(baseUrl);
+    const report = await runConformance(baseUrl, { micro: microDeclared });
     if (report.failed > 0) {
       for (const r of report.checks.filter((c) => !c.passed)) process.stderr.write(formatFailure(r) + "\n");
       const message = `${report.failed} of ${report.checks.length} conformance checks failed: ${report.checks.filter((c) => !c.passed).map((c) => c.id).slice(0, 10).join(", ")}`;
@@ -92,6 +97,7 @@ export async function run(argv: string[]): Promise<number> {
       profile,
       cells,
       experiment,
+      ...(microOf(chosen) ? { micro: { declared: microDeclared } } : {}),
       seed,
       repoRoot: paths.root,
       resultsDir,
@@ -112,6 +118,17 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   } finally {
     if (started) await stopTarget(values.target!);
+  }
+}
+
+/** Whether a GET answers 200 within 5 s (a target given by URL that implements the micro routes). */
+async function answers(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+    await res.arrayBuffer();
+    return res.status === 200;
+  } catch {
+    return false;
   }
 }
 

@@ -1,6 +1,6 @@
-/** sfbench verify (--url URL | --target NAME) [--json] [--only PREFIX]: the conformance suite. */
+/** sfbench verify (--url URL | --target NAME) [--json] [--only PREFIX] [--micro]: the conformance suite (with the micro routes for targets that declare them). */
 import { countChecks, formatReport, runConformance } from "@sfbench/conformance";
-import { runningTarget, startTarget, stopTarget } from "@sfbench/provider-local";
+import { findTarget, runningTarget, startTarget, stopTarget } from "@sfbench/provider-local";
 import { parseFlags, UsageError, urlFlag } from "../args.ts";
 import { note, Progress } from "../progress.ts";
 
@@ -9,6 +9,7 @@ export const verifyFlags = {
   target: { type: "string", value: "NAME", help: "a bundled target to start, verify and stop" },
   json: { type: "boolean", help: "print the report as JSON on stdout" },
   only: { type: "string", value: "PREFIX", multiple: true, help: "run only checks whose id starts with PREFIX (repeatable)" },
+  micro: { type: "boolean", help: "also check the micro routes (docs/spec.md 8); a bundled target that declares them is always checked" },
 } as const;
 
 export async function verify(argv: string[]): Promise<number> {
@@ -28,12 +29,14 @@ export async function verify(argv: string[]): Promise<number> {
     }
   }
   try {
-    const total = countChecks({ only: values.only });
+    const micro = Boolean(values.micro) || (values.target ? findTarget(values.target).manifest.micro === true : false);
+    const total = countChecks({ only: values.only, micro });
     if (total === 0) throw new UsageError(`sfbench verify: --only ${values.only?.join(", ")} matches no check`);
     const bar = new Progress(total, "verify");
     let failed = 0;
     const report = await runConformance(base!, {
       only: values.only,
+      micro,
       onCheck: (r, done) => bar.update(done, r.id, (failed += r.passed ? 0 : 1)),
     });
     bar.done();

@@ -18,12 +18,17 @@ import { streamK6Csv, type K6Sample } from "./k6-csv.ts";
 import { OutcomeCounter, type OutcomeAggregate } from "./outcome.ts";
 import { SeriesBuilder, type OfferedWindow } from "./series.ts";
 
-export type MeasuredOp = "checkout" | "freq-items";
+/** the measured request: a workload's (checkout, freq-items) or a microbenchmark route's (micro-empty, ...) */
+export type MeasuredOp = "checkout" | "freq-items" | "micro-empty" | "micro-math" | "micro-sleep" | "micro-io";
 
 /** Tags (or tag pairs) the measured request's latency is broken down by. */
 export const DEFAULT_GROUP_BY: Record<MeasuredOp, string[][]> = {
   checkout: [["cart_size"]],
   "freq-items": [["shape"], ["top", "depth"]],
+  "micro-empty": [],
+  "micro-math": [],
+  "micro-sleep": [],
+  "micro-io": [],
 };
 
 export interface AggregateOptions {

@@ -10,7 +10,7 @@ import type { LiveFigures, Workload } from "@sfbench/core";
 import { tasksetPrefix } from "../cost/affinity.ts";
 
 export const K6_DIR = fileURLToPath(new URL("../../k6/", import.meta.url));
-export type Script = "seed" | "populate" | Workload;
+export type Script = "seed" | "populate" | "micro" | Workload;
 
 export type { LiveFigures } from "@sfbench/core";
 

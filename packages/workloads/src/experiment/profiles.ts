@@ -9,6 +9,7 @@
 import type { KneePlan } from "./knee.ts";
 
 import type { Profile } from "@sfbench/core";
+import type { MicroPlan } from "../micro/run-micro.ts";
 
 export { PROFILES, type Profile } from "@sfbench/core";
 
@@ -31,6 +32,8 @@ export interface ProfileSettings {
   auditSample: number;
   /** time for off-path co-purchase updates to land before the audit compares them */
   quietMs: number;
+  /** the microbenchmarks (docs/spec.md 8), when the run measures them */
+  micro: MicroPlan;
 }
 
 export const PROFILE_SETTINGS: Record<Profile, ProfileSettings> = {
@@ -45,6 +48,15 @@ export const PROFILE_SETTINGS: Record<Profile, ProfileSettings> = {
     coPurchaseSample: 30,
     auditSample: 200,
     quietMs: 1000,
+    micro: {
+      overheadRates: [5, 20],
+      overheadStepS: 3,
+      emptyKnee: { startRate: 100, factor: 4, maxCoarseSteps: 3, fineSteps: 0, maxRate: 20000 },
+      emptyStepS: 3,
+      pingpong: [{ pairs: 1, bytes: 64, messages: 20 }, { pairs: 16, bytes: 4096, messages: 10 }],
+      divide: [{ items: 10_000, fanout: 4, leaf: 1000 }],
+      big: [{ entities: 10, messages: 500 }],
+    },
   },
   standard: {
     products: 5000,
@@ -57,6 +69,27 @@ export const PROFILE_SETTINGS: Record<Profile, ProfileSettings> = {
     coPurchaseSample: 200,
     auditSample: 5000,
     quietMs: 2000,
+    micro: {
+      overheadRates: [10, 50, 100],
+      overheadStepS: 10,
+      emptyKnee: { startRate: 200, factor: 2, maxCoarseSteps: 8, fineSteps: 5, resolution: 0.1, minRate: 5, maxRate: 50000 },
+      emptyStepS: 6,
+      pingpong: [
+        { pairs: 1, bytes: 64, messages: 500 },
+        { pairs: 1, bytes: 4096, messages: 500 },
+        { pairs: 16, bytes: 64, messages: 200 },
+        { pairs: 16, bytes: 4096, messages: 200 },
+      ],
+      divide: [
+        { items: 10_000, fanout: 4, leaf: 1000 },
+        { items: 100_000, fanout: 4, leaf: 1000 },
+      ],
+      big: [
+        { entities: 10, messages: 5000 },
+        { entities: 100, messages: 5000 },
+        { entities: 1000, messages: 5000 },
+      ],
+    },
   },
   thesis: {
     products: 5000,
@@ -68,5 +101,28 @@ export const PROFILE_SETTINGS: Record<Profile, ProfileSettings> = {
     coPurchaseSample: 500,
     auditSample: 20000,
     quietMs: 5000,
+    micro: {
+      overheadRates: [10, 100, 1000],
+      overheadStepS: 60,
+      emptyKnee: { startRate: 200, factor: 1.5, maxCoarseSteps: 14, fineSteps: 6, resolution: 0.05, minRate: 5, maxRate: 100000 },
+      emptyStepS: 30,
+      pingpong: [
+        { pairs: 1, bytes: 64, messages: 5000 },
+        { pairs: 1, bytes: 4096, messages: 5000 },
+        { pairs: 16, bytes: 64, messages: 2000 },
+        { pairs: 16, bytes: 4096, messages: 2000 },
+      ],
+      divide: [
+        { items: 10_000, fanout: 4, leaf: 1000 },
+        { items: 100_000, fanout: 4, leaf: 1000 },
+        { items: 1_000_000, fanout: 8, leaf: 10_000 },
+      ],
+      big: [
+        { entities: 10, messages: 50_000 },
+        { entities: 100, messages: 50_000 },
+        { entities: 1000, messages: 50_000 },
+        { entities: 10_000, messages: 100_000 },
+      ],
+    },
   },
 };

@@ -9,10 +9,11 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { parseResult, type Cell, type CellChoice, type Environment, type Experiment, type Profile, type ProgressEvent, type ResultDocument, type Workload } from "@sfbench/core";
+import { parseResult, RESULT_SCHEMA_VERSION, type Cell, type CellChoice, type Environment, type Experiment, type MicroResult, type Profile, type ProgressEvent, type ResultDocument, type Workload } from "@sfbench/core";
 import { readAuditRecords } from "../audit/records.ts";
 import { TraceSession, type TraceOptions } from "../trace/session.ts";
 import { pinTrees, planSplit } from "../cost/affinity.ts";
+import { runMicro } from "../micro/run-micro.ts";
 import { runCell } from "./cell.ts";
 import { StageError, type RunContext } from "./phase.ts";
 import { localEnvironment } from "./environment.ts";
@@ -27,6 +28,12 @@ export interface BenchmarkOptions {
   cells: CellChoice[];
   /** the phases run for every cell (default throughput: ramp, then stable load) */
   experiment?: Experiment;
+  /**
+   * Measure the microbenchmarks (docs/spec.md 8) after the cells; `declared`:
+   * the target's manifest says `micro: true` (otherwise the document says it is
+   * not supported). Absent: no microbenchmarks.
+   */
+  micro?: { declared: boolean };
   seed: number;
   repoRoot: string;
   /** result documents go to <resultsDir>/<target>/ */
@@ -111,6 +118,7 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
     rawFiles: [],
   };
   const cells: Cell[] = [];
+  let micro: MicroResult | undefined;
   let error: ResultDocument["error"];
   const pinned = split && opts.targetPids().length > 0;
   try {
@@ -121,8 +129,11 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
     }
     if (opts.trace) ctx.trace = await openTrace(runId, opts.trace, progress);
     const env = { BASE_URL: ctx.baseUrl, SEED: String(ctx.seed), PRODUCTS: String(settings.products), PRODUCT_PREFIX: ctx.productPrefix };
-    progress({ cell: "-", phase: "seed", detail: `${settings.products} products` });
-    await setupScript(ctx, "seed", env, "seed");
+    // the microbenchmarks need no catalogue
+    if (opts.cells.length) {
+      progress({ cell: "-", phase: "seed", detail: `${settings.products} products` });
+      await setupScript(ctx, "seed", env, "seed");
+    }
     let populated = false;
     for (const { workload, distribution } of orderCells(opts.cells)) {
       // populate's checkouts are not audited, so it runs after every audited cell
@@ -133,6 +144,7 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
       }
       cells.push(await runCell(ctx, { workload, distribution }, opts.experiment));
     }
+    if (opts.micro) micro = await runMicro(ctx, settings.micro, opts.micro.declared);
   } catch (e) {
     const err = e as Error;
     const stage = e instanceof StageError ? e.stage : "run";
@@ -147,7 +159,7 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
     await ctx.trace?.close().catch((e: Error) => progress({ cell: "-", phase: "trace", note: true, detail: `could not delete ${ctx.trace!.topic}: ${e.message}` }));
   }
   const doc: ResultDocument = {
-    schemaVersion: 1,
+    schemaVersion: RESULT_SCHEMA_VERSION,
     runId,
     status: error ? (opts.signal?.aborted ? "interrupted" : "failed") : "completed",
     ...(error ? { error } : {}),
@@ -163,6 +175,7 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
     finishedAt: new Date().toISOString(),
     profile: opts.profile,
     cells,
+    ...(micro ? { micro } : {}),
     rawData: { dir: rawDir, files: ctx.rawFiles.map((f) => f.slice(rawDir.length + 1)) },
   };
   return { doc, file: writeResult(opts.resultsDir, doc) };
@@ -181,7 +194,7 @@ export function failedRunDocument(opts: {
   rawDir: string;
 }): ResultDocument {
   return {
-    schemaVersion: 1,
+    schemaVersion: RESULT_SCHEMA_VERSION,
     runId: opts.runId ?? randomUUID(),
     status: "failed",
     error: { stage: opts.stage, message: opts.message },
