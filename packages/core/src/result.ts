@@ -10,10 +10,12 @@
 import { z } from "zod";
 import { Distribution, EnvironmentKind, Profile, Workload } from "./contract.ts";
 import { MicroResult } from "./micro.ts";
+import { FaultResult, ResilienceResults, ScaleUpResult } from "./resilience.ts";
 
 /**
- * The version written now. 2 added `micro` (the microbenchmarks); a version-1
- * document is still read (it has no `micro`).
+ * The version written now. 2 added `micro` (the microbenchmarks), `resilience`
+ * (recovery, scalability) and the cells' `fault` and `scaleUp`; a version-1
+ * document is still read (it has none of them).
  */
 export const RESULT_SCHEMA_VERSION = 2;
 /** the versions this reader understands */
@@ -213,6 +215,10 @@ export const Cell = z.strictObject({
   anomalies: Anomalies.optional(),
   /** span breakdown (SPEC 5); shape defined when the breakdown is built */
   breakdown: z.record(z.string(), z.unknown()).optional(),
+  /** the fault experiment's phase (version 2): one kill -9 during a stable phase, and what it cost */
+  fault: FaultResult.optional(),
+  /** the scale-up experiment's phase (version 2): one node added during a stable phase */
+  scaleUp: ScaleUpResult.optional(),
   valid: z.boolean(),
   invalidReason: z.string().min(1).optional(),
 });
@@ -292,6 +298,8 @@ export const ResultDocument = z
     cells: z.array(Cell),
     /** the microbenchmarks (spec 8), when the run measured them (version 2) */
     micro: MicroResult.optional(),
+    /** run-level resilience results (version 2): recovery time vs state size, max throughput per node count, experiments the target cannot do */
+    resilience: ResilienceResults.optional(),
     rawData: z.strictObject({ dir: z.string().min(1), files: z.array(z.string().min(1)) }),
   })
   .superRefine((doc, ctx) => {
@@ -301,6 +309,8 @@ export const ResultDocument = z
       ctx.addIssue({ code: "custom", path: ["error"], message: 'only allowed when status is "failed" or "interrupted"' });
     if (doc.micro && doc.schemaVersion < 2)
       ctx.addIssue({ code: "custom", path: ["micro"], message: "needs schemaVersion 2 (version 1 documents have no microbenchmarks)" });
+    if (doc.resilience && doc.schemaVersion < 2)
+      ctx.addIssue({ code: "custom", path: ["resilience"], message: "needs schemaVersion 2 (version 1 documents have no resilience results)" });
     if (Date.parse(doc.finishedAt) < Date.parse(doc.startedAt))
       ctx.addIssue({ code: "custom", path: ["finishedAt"], message: "is before startedAt" });
     doc.cells.forEach((cell, i) => {
