@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { cellsOf, describeProgress, parametersOfChoice, PHASE_STAGE, PIPELINE_STAGES, ProgressEvent, RunParameters, stageOf } from "../src/contract.ts";
+import { cellsOf, describeProgress, DISTRIBUTION_CHOICES, microOf, parametersOfChoice, WORKLOAD_CHOICES, PHASE_STAGE, PIPELINE_STAGES, ProgressEvent, RunParameters, stageOf } from "../src/contract.ts";
 import * as lists from "../src/lists.ts";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
@@ -72,6 +72,17 @@ describe("the run contract is written once", () => {
   });
 });
 
+describe("the docs' flag table", () => {
+  it("lists exactly the choices the CLI takes (docs/running.md)", () => {
+    const doc = readFileSync(join(root, "docs/running.md"), "utf8");
+    const row = (flag: string) => doc.match(new RegExp(`^\\| \`--${flag}\` \\| ([^|]+) \\|`, "m"))?.[1]?.trim();
+    expect(row("workload")).toBe(WORKLOAD_CHOICES.join(", "));
+    expect(row("distribution")).toBe(DISTRIBUTION_CHOICES.join(", "));
+    expect(row("profile")).toBe(lists.PROFILES.join(", "));
+    expect(row("experiment")).toBe(lists.EXPERIMENTS.join(", "));
+  });
+});
+
 describe("run parameters and cells", () => {
   it("absent lists mean every workload and distribution, workloads outer", () => {
     expect(cellsOf({}).map((c) => `${c.workload}/${c.distribution}`)).toEqual(lists.WORKLOADS.flatMap((w) => lists.DISTRIBUTIONS.map((d) => `${w}/${d}`)));
@@ -80,6 +91,12 @@ describe("run parameters and cells", () => {
       { workload: "checkout", distribution: "zipf" },
     ]);
     expect(parametersOfChoice("all", "zipf")).toEqual({ distributions: ["zipf"] });
+    // micro: the microbenchmarks only; all: every workload and the microbenchmarks
+    expect(parametersOfChoice("micro", "both")).toEqual({ workloads: [], micro: true });
+    expect(cellsOf(parametersOfChoice("micro", "both"))).toEqual([]);
+    expect(microOf(parametersOfChoice("all", "both"))).toBe(true);
+    expect(microOf(parametersOfChoice("checkout", "both"))).toBe(false);
+    expect(RunParameters.safeParse({ workloads: [] }).error?.issues[0]).toMatchObject({ path: ["workloads"], message: expect.stringContaining("unless micro is true") });
   });
 
   it("refuse an unknown workload, an empty list and unknown fields, naming them", () => {
