@@ -61,7 +61,9 @@ function runnerLog(dir: string, name: string): Promise<string> {
   const file = join(dir, `${name}.js`);
   writeFileSync(file, SCRIPT);
   return new Promise((resolve, reject) => {
-    const child = spawn("sh", ["-c", '"$0" "$@" 2>&1 | cat', k6, "run", ...K6_ARGUMENTS.split(" "), "--no-usage-report", "-e", `BASE_URL=${base}`, file], {
+    // the command line k6-operator builds (pkg/resources/jobs/runner.go): run --quiet, the TestRun's arguments, the script, the instance tags
+    const args = ["run", "--quiet", ...K6_ARGUMENTS.split(" "), "--no-usage-report", "-e", `BASE_URL=${base}`, file, "--tag", `instance_id=${name}`, "--tag", `job_name=load-${name}`];
+    const child = spawn("sh", ["-c", '"$0" "$@" 2>&1 | cat', k6, ...args], {
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, K6_CSV_TIME_FORMAT: "unix_milli" },
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -49,7 +49,8 @@ export class K6Load extends pulumi.ComponentResource {
       metadata: { name: this.testRunName, namespace: args.namespace, labels },
       spec: {
         parallelism: args.parallelism,
-        separate: true,
+        // not the operator's `separate`: it replaces runner.affinity with its own (runners apart, targets ignored)
+        separate: false,
         script: { configMap: { name: script.metadata.name, file: ARCHIVE_FILE } },
         arguments: K6_ARGUMENTS,
         runner: {
@@ -58,10 +59,12 @@ export class K6Load extends pulumi.ComponentResource {
           metadata: { labels },
           affinity: {
             podAntiAffinity: {
-              preferredDuringSchedulingIgnoredDuringExecution: [{
-                weight: 100,
-                podAffinityTerm: { labelSelector: { matchLabels: args.targetLabels }, topologyKey: "kubernetes.io/hostname" },
-              }],
+              preferredDuringSchedulingIgnoredDuringExecution: [
+                // off the target's nodes, so the generator does not take the target's cores
+                { weight: 100, podAffinityTerm: { labelSelector: { matchLabels: args.targetLabels }, topologyKey: "kubernetes.io/hostname" } },
+                // and apart from each other (k6-operator labels every runner of a TestRun k6_cr=<name>, runner=true)
+                { weight: 50, podAffinityTerm: { labelSelector: { matchLabels: { k6_cr: this.testRunName, runner: "true" } }, topologyKey: "kubernetes.io/hostname" } },
+              ],
             },
           },
         },

@@ -122,6 +122,11 @@ describe("the Pulumi program of one cluster run", () => {
     expect(run).toBeDefined();
     const spec = TestRunSpec.parse(run!.inputs.spec);
     expect(spec.parallelism).toBe(2);
+    // the operator's `separate` would replace the runners' affinity: off, and the affinity keeps runners off the target's nodes and apart
+    expect(spec.separate).toBe(false);
+    const preferred = (spec.runner.affinity.podAntiAffinity as { preferredDuringSchedulingIgnoredDuringExecution: { podAffinityTerm: { labelSelector: { matchLabels: Record<string, string> } } }[] })
+      .preferredDuringSchedulingIgnoredDuringExecution.map((t) => t.podAffinityTerm.labelSelector.matchLabels);
+    expect(preferred).toEqual([expect.objectContaining({ "app.kubernetes.io/component": "target" }), { k6_cr: "load", runner: "true" }]);
     expect(spec.arguments).toContain("--out csv=/dev/stdout");
     // console lines (the audit records) as JSON on stderr, so the worker can tell them from CSV lines in one log
     expect(spec.arguments).toContain("--log-format=json");
