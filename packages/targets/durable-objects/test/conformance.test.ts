@@ -12,11 +12,12 @@ afterAll(async () => {
 });
 
 describe("the conformance suite (sfbench verify)", () => {
-  it("passes every check", { timeout: 300_000 }, async () => {
-    const report = await runConformance(t.url);
+  it("passes every check, the micro group (SPEC 8: target.json declares micro) included", { timeout: 300_000 }, async () => {
+    const report = await runConformance(t.url, { micro: true });
     const failures = report.checks.filter((c) => !c.passed).map(formatFailure);
     expect(failures, failures.join("\n\n")).toEqual([]);
     expect(report.failed).toBe(0);
-    expect(report.passed).toBeGreaterThan(100);
+    expect(report.checks.filter((c) => c.group === "micro").length).toBeGreaterThan(40);
+    expect(report.passed).toBeGreaterThan(160);
   });
 });

@@ -23,6 +23,12 @@ export const NAMESPACES = {
   USERS: "UserObject",
   CARTS: "CartObject",
   ORDERS: "OrderObject",
+  MICRO: "MicroObject",
+  MICRO_DRIVER: "MicroDriverObject",
+  MICRO_PING: "MicroPingObject",
+  MICRO_PONG: "MicroPongObject",
+  MICRO_DIVIDE: "MicroDivideObject",
+  MICRO_BIG: "MicroBigObject",
 } as const;
 
 export interface TargetOptions {

@@ -5,6 +5,7 @@
 import { handle } from "./gateway/handler.ts";
 
 export { CartObject } from "./app/cart.ts";
+export { MicroBigObject, MicroDivideObject, MicroDriverObject, MicroObject, MicroPingObject, MicroPongObject } from "./app/micro.ts";
 export { OrderObject } from "./app/order.ts";
 export { ProductObject } from "./app/product.ts";
 export { UserObject } from "./app/user.ts";

@@ -3,6 +3,7 @@
  * namespace per entity class, and whether span lines are written.
  */
 import type { CartObject } from "./cart.ts";
+import type { MicroBigObject, MicroDivideObject, MicroDriverObject, MicroObject, MicroPingObject, MicroPongObject } from "./micro.ts";
 import type { OrderObject } from "./order.ts";
 import type { ProductObject } from "./product.ts";
 import type { UserObject } from "./user.ts";
@@ -12,6 +13,13 @@ export interface Env {
   USERS: DurableObjectNamespace<UserObject>;
   CARTS: DurableObjectNamespace<CartObject>;
   ORDERS: DurableObjectNamespace<OrderObject>;
+  /** SPEC 8 microbenchmarks (micro.ts) */
+  MICRO: DurableObjectNamespace<MicroObject>;
+  MICRO_DRIVER: DurableObjectNamespace<MicroDriverObject>;
+  MICRO_PING: DurableObjectNamespace<MicroPingObject>;
+  MICRO_PONG: DurableObjectNamespace<MicroPongObject>;
+  MICRO_DIVIDE: DurableObjectNamespace<MicroDivideObject>;
+  MICRO_BIG: DurableObjectNamespace<MicroBigObject>;
   /** "1" writes SPEC 3 span lines to stdout */
   SFBENCH_TRACE: string;
 }

@@ -4,12 +4,23 @@
  */
 import type { Env } from "../app/env.ts";
 import { errorResponse, HttpError, json } from "./http.ts";
+import { MICRO_ROUTES } from "./micro-routes.ts";
 import { match, type RouteContext } from "./routes.ts";
 import { GatewaySpan } from "./tracing.ts";
 
 export async function handle(request: Request, env: Env, exec: ExecutionContext): Promise<Response> {
   const url = new URL(request.url);
   if (url.pathname === "/health" && request.method === "GET") return json({ status: "ok" });
+  const micro = MICRO_ROUTES[`${request.method} ${url.pathname}`];
+  if (micro) {
+    try {
+      return await micro(request, env, Object.fromEntries(url.searchParams));
+    } catch (e) {
+      if (e instanceof HttpError) return errorResponse(e.status, e.code, e.message);
+      console.error(`${request.method} ${url.pathname} failed: ${(e as Error).stack ?? String(e)}`);
+      return errorResponse(500, "internal", (e as Error).message ?? String(e));
+    }
+  }
   const segments = url.pathname.split("/").slice(1);
   const found = match(request.method, segments);
   if (!found) {
