@@ -15,12 +15,10 @@
  * - MicroBigObject: `send` calls `receive` (a count in storage) of random
  *   other entities, one after another; `take` answers the count and clears it.
  *
- * handlerNs comes from performance.now() inside the object. In workerd the
- * clock only advances on I/O (timers, storage that waits, RPC, fetch): a
- * Spectre mitigation of the Workers runtime, Date.now() behaves the same. So
- * it measures the waits inside a handler, and pure computation (math, the
- * synchronous SQLite calls of io) reads 0; the README says what that means
- * for the numbers.
+ * handlerNs comes from performance.now() inside the object, the only clock
+ * workerd has: 1 ms resolution (measured). On Cloudflare it would advance
+ * only at I/O (a Spectre mitigation); the local workerd advances it during
+ * computation too. The README says what that means for the numbers.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "./env.ts";
