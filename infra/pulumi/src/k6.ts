@@ -49,6 +49,7 @@ export class K6Load extends pulumi.ComponentResource {
       metadata: { name: this.testRunName, namespace: args.namespace, labels },
       spec: {
         parallelism: args.parallelism,
+        // no `cleanup: "post"`: the runner pods (and their logs, the raw samples) must outlive the test until the worker read them; the stack's destroy removes them
         // not the operator's `separate`: it replaces runner.affinity with its own (runners apart, targets ignored)
         separate: false,
         script: { configMap: { name: script.metadata.name, file: ARCHIVE_FILE } },
