@@ -1,0 +1,72 @@
+/**
+ * Injecting the fault into a running phase (issue 13): which node to kill,
+ * kill it at a planned instant, and start it again when the plan says so.
+ * The node operations come from the provider (for the local provider:
+ * killNode and restartNode / restartTarget of @sfbench/provider-local), so
+ * this works the same for every provider that can kill and restart.
+ */
+import { nodeSupport, type FaultKill, type TargetManifest } from "@sfbench/core";
+import { onSeriesClock } from "./k6-failures.ts";
+
+export interface FaultPlan {
+  /** the node to kill */
+  node: number;
+  nodes: number;
+  /** start the killed node again right after the kill: always for a single node (the target is down otherwise) */
+  restart: boolean;
+}
+
+/**
+ * Whom the fault experiment kills: a single-process target whole (then
+ * restarted with its data); of a multi-node target the last node (node 0 of a
+ * self-routed target is its entry), left down unless `restartNode` is asked
+ * for, so that the measurement shows the failover of the nodes that remain.
+ */
+export function planFault(manifest: TargetManifest, nodes: number, opts: { restartNode?: boolean } = {}): FaultPlan {
+  const max = nodeSupport(manifest).max;
+  if (!Number.isInteger(nodes) || nodes < 1 || nodes > max) throw new Error(`nodes: ${nodes} is not a node count ${manifest.name} supports (allowed: 1 to ${max})`);
+  return nodes === 1 ? { node: 0, nodes: 1, restart: true } : { node: nodes - 1, nodes, restart: opts.restartNode ?? false };
+}
+
+export interface InjectFaultInput {
+  plan: FaultPlan;
+  /** epoch ms when to kill */
+  atMs: number;
+  /** the series' t = 0 in epoch ms (seriesOriginMs), to report the kill on the series' clock */
+  originMs: number;
+  signal?: "SIGKILL" | "SIGTERM";
+  /** kills node `index`; resolves with the epoch ms right before the signal was sent (killNode's `at`) */
+  kill: (index: number, signal: "SIGKILL" | "SIGTERM") => Promise<{ at: number }>;
+  /** starts node `index` again with its data; resolves once its health answers 200 */
+  restart: (index: number) => Promise<unknown>;
+  /** aborts the wait for atMs (the phase ended early) */
+  signalAbort?: AbortSignal;
+}
+
+/**
+ * Waits until atMs, kills the planned node, restarts it if planned, and says
+ * what happened on the series' clock. A restart that fails is reported as
+ * restartHealthyAfterS null (the phase's series shows the rest), not thrown.
+ */
+export async function injectFault(input: InjectFaultInput): Promise<FaultKill> {
+  const signal = input.signal ?? "SIGKILL";
+  const wait = input.atMs - Date.now();
+  if (wait > 0) {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(resolve, wait);
+      input.signalAbort?.addEventListener("abort", () => {
+        clearTimeout(timer);
+        reject(new Error("the phase ended before the planned fault"));
+      });
+    });
+  }
+  const { at } = await input.kill(input.plan.node, signal);
+  const base: FaultKill = { node: input.plan.node, nodes: input.plan.nodes, signal, atS: Math.max(0, onSeriesClock(at, input.originMs)), restarted: input.plan.restart, restartHealthyAfterS: null };
+  if (!input.plan.restart) return base;
+  try {
+    await input.restart(input.plan.node);
+    return { ...base, restartHealthyAfterS: (Date.now() - at) / 1000 };
+  } catch (e) {
+    return { ...base, restartError: (e as Error).message };
+  }
+}
