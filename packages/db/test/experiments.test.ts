@@ -64,15 +64,15 @@ describe("latestResilienceRun", () => {
     const plain = resultDoc({ target: target("r"), startedAt: at(14), finishedAt: at(15) });
     const failed = failedDoc({ target: target("r"), startedAt: at(16), finishedAt: at(17), resilience: { unsupported: [] } });
     await importResult(db, withFault);
-    const [{ id: systemId }] = await db.$queryRaw<{ id: string }[]>`SELECT id FROM "System" WHERE slug = 'r'`;
-    expect((await latestResilienceRun(db, systemId!))?.runId).toBe(withFault.runId);
+    const systemId = (await db.system.findUniqueOrThrow({ where: { slug: "r" } })).id;
+    expect((await latestResilienceRun(db, systemId))?.runId).toBe(withFault.runId);
     for (const doc of [withRecovery, plain, failed]) await importResult(db, doc);
-    const latest = await latestResilienceRun(db, systemId!);
+    const latest = await latestResilienceRun(db, systemId);
     expect(latest?.runId).toBe(withRecovery.runId);
     expect((latest?.document as { resilience: { recovery: { points: unknown[] } } }).resilience.recovery.points).toHaveLength(1);
 
     await importResult(db, resultDoc({ target: target("q"), startedAt: at(0), finishedAt: at(1) }));
-    const [{ id: q }] = await db.$queryRaw<{ id: string }[]>`SELECT id FROM "System" WHERE slug = 'q'`;
-    expect(await latestResilienceRun(db, q!)).toBeNull();
+    const q = (await db.system.findUniqueOrThrow({ where: { slug: "q" } })).id;
+    expect(await latestResilienceRun(db, q)).toBeNull();
   });
 });
