@@ -4,7 +4,14 @@
  * front of a stateless tier. A node that refuses the connection (nothing was
  * sent: it is dead or restarting) is skipped for `downMs` and the request goes
  * to the next node; a request that fails in flight (the node died while it
- * worked) is answered 502, because it may have had effects. Runs as a process
+ * worked) is answered 502, because it may have had effects.
+ *
+ * Every request gets a connection of its own to its node (clients keep theirs
+ * to the balancer): with pooled connections a request written on an idle
+ * connection to a node that has just died fails exactly like one the node was
+ * working on, so the balancer could neither retry it safely nor count it
+ * honestly. A loopback connect costs tens of microseconds; Linux reuses
+ * loopback TIME_WAIT ports (tcp_tw_reuse=2, its default). Runs as a process
  * of its own (balancer-main.ts) so that it outlives the command that started
  * the target; its backends are re-read on SIGHUP (addNode).
  */
@@ -45,11 +52,21 @@ function badGateway(res: ServerResponse, message: string): void {
   res.writeHead(502, { "content-type": "application/json" }).end(JSON.stringify({ error: "bad-gateway", message }));
 }
 
+/** Hop-by-hop headers (RFC 9110 7.6.1) belong to the client's connection, not to the node's. */
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade"]);
+
+function forwardHeaders(req: IncomingMessage, length: number): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
+  out["content-length"] = String(length);
+  return out;
+}
+
 export function startBalancer(opts: BalancerOptions): Promise<Balancer> {
   let backends = [...opts.backends];
   const downUntil = new Map<string, number>();
   const downMs = opts.downMs ?? 500;
-  const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+  const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
   let next = 0;
 
   /** Backends in round-robin order from the next one, live ones first. */
@@ -65,7 +82,7 @@ export function startBalancer(opts: BalancerOptions): Promise<Balancer> {
     const backend = candidates[0]!;
     const url = new URL(backend);
     const up = request(
-      { host: url.hostname, port: url.port, method: req.method, path: req.url, headers: { ...req.headers, "content-length": String(body.length) }, agent },
+      { host: url.hostname, port: url.port, method: req.method, path: req.url, headers: forwardHeaders(req, body.length), agent },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);

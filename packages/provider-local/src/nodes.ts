@@ -205,3 +205,8 @@ export function targetPids(name: string): TargetPids {
     ...(state.balancer ? { balancer: state.balancer.pid } : {}),
   };
 }
+
+/** Every node's log, index order: with tracing on, a multi-node target's span lines are spread over them (a restarted node appends to its own). */
+export function nodeLogs(name: string): string[] {
+  return nodesOf(stateOf(name)).map((n) => n.log);
+}

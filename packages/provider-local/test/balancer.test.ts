@@ -45,6 +45,21 @@ describe("the balancer", () => {
     for (let i = 0; i < 4; i++) expect(await (await fetch(`http://127.0.0.1:${lb.port}/`)).text()).toBe("live");
   });
 
+  it("sends nothing to a node that died between requests: the next request goes to a live node, not into a stale connection", async () => {
+    const a = await backend((_req, res) => res.end("a"));
+    const b = await backend((_req, res) => res.end("b"));
+    const lb = await balancer([a.url, b.url]);
+    for (let i = 0; i < 4; i++) await (await fetch(`http://127.0.0.1:${lb.port}/`)).text();
+    a.server.closeAllConnections();
+    await new Promise((r) => a.server.close(r));
+    const answers = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await fetch(`http://127.0.0.1:${lb.port}/`);
+      answers.push(`${res.status} ${await res.text()}`);
+    }
+    expect(answers).toEqual(Array<string>(6).fill("200 b"));
+  });
+
   it("answers 502 with an error body when the node dies during the request, and when no node accepts", async () => {
     const dying = await backend((req) => setTimeout(() => req.socket.destroy(), 20));
     const lb = await balancer([dying.url]);

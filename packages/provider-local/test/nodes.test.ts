@@ -8,7 +8,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { addNode, killNode, restartNode, restartTarget, targetPids } from "../src/nodes.ts";
+import { addNode, killNode, nodeLogs, restartNode, restartTarget, targetPids } from "../src/nodes.ts";
 import { isAlive, runningTarget, startTarget, stopTarget } from "../src/run.ts";
 import { costPids } from "../src/storage.ts";
 
@@ -96,6 +96,8 @@ describe("a target with nodes behind sfbench's balancer", () => {
     expect(w2).toMatchObject({ index: 2, nodes: 3 });
     expect(w2.peers.split(",")).toHaveLength(3);
     expect(new Set(await answering(t.url, 9))).toEqual(new Set([0, 1, 2]));
+    expect(nodeLogs("shared-counter")).toEqual([t.log, t.nodes![1]!.log, added.log]);
+    expect(new Set(nodeLogs("shared-counter")).size).toBe(3);
     expect(await getJson<number>(`${added.url}/count`)).toBe(10);
     await expect(addNode("shared-counter")).rejects.toThrow(/already runs 3 nodes, its maximum \(target\.json nodes\.max\)/);
 
