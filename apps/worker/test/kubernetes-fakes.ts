@@ -27,7 +27,7 @@ export class FakeStacks implements RunStacks {
         const out: RunStackOutputs = {
           namespace: ns,
           targetUrl: `http://target.${ns}.svc.cluster.local:${config.target.port}`,
-          ...(config.k6 ? { testRun: config.k6.name ?? "load" } : {}),
+          testRun: config.k6 ? (config.k6.name ?? "load") : undefined,
           storage: { postgres: { instance: "dedicated", fsync: "on", synchronous_commit: "on", full_page_writes: "on", volume: "persistent" } },
           replicas: config.nodes,
           resources: { cpu: "3500m", memory: "12288Mi" },

@@ -15,7 +15,7 @@ import { describe, expect, it } from "vitest";
 import { readClusterEnv, type ClusterEnv } from "../src/kubernetes/env.ts";
 import { needsClusterMessage, pulumiStacks } from "../src/kubernetes/index.ts";
 import { rampRates, runOnCluster, type ClusterDeps, type ClusterRun } from "../src/kubernetes/provider.ts";
-import { StackOwners, stackName } from "../src/kubernetes/stacks.ts";
+import { RunStackOutputs, StackOwners, stackName } from "../src/kubernetes/stacks.ts";
 import { sweepClusterStacks } from "../src/kubernetes/sweep.ts";
 import { tempDir } from "./helpers.ts";
 import { CSV_HEADER, FakeCluster, FakeStacks, rampCsv } from "./kubernetes-fakes.ts";
@@ -261,6 +261,12 @@ describe("the cluster configuration", () => {
 });
 
 describe("the real Automation API adapter", () => {
+  it("reads the program's outputs as the stack returns them (an output left undefined comes back as null) and refuses what is not a run's", () => {
+    const outputs = { namespace: "sfbench-x", targetUrl: "http://target.sfbench-x.svc.cluster.local:8080", testRun: null, storage: {}, replicas: 2, resources: { cpu: "3500m", memory: "12288Mi" } };
+    expect(RunStackOutputs.parse(outputs).testRun).toBeUndefined();
+    expect(RunStackOutputs.safeParse({ ...outputs, targetUrl: "not a url" }).success).toBe(false);
+  });
+
   it("says plainly that the Pulumi CLI is missing on this machine (it cannot be installed here)", async () => {
     const which = spawnSync("sh", ["-c", "command -v pulumi"]);
     if (which.status === 0) return; // an operator's machine with the CLI: nothing to show here

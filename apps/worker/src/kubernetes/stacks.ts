@@ -19,7 +19,8 @@ import { z } from "zod";
 export const RunStackOutputs = z.object({
   namespace: z.string().min(1),
   targetUrl: z.url(),
-  testRun: z.string().min(1).optional(),
+  // an undefined program output may come back as null
+  testRun: z.string().min(1).nullish().transform((v) => v ?? undefined),
   storage: z.record(z.string(), z.record(z.string(), z.string())).default({}),
   replicas: z.number().int().positive(),
   resources: z.object({ cpu: z.string(), memory: z.string() }),
