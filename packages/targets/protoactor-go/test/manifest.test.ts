@@ -26,6 +26,7 @@ describe("target.json", () => {
     expect(result.manifest.build?.command.slice(0, 2)).toEqual(["go", "build"]);
     expect(result.manifest.local?.command[0]).toBe("$SFBENCH_BUILD_DIR/protoactor-target");
     expect(result.manifest.services).toEqual(["postgres"]);
+    expect(result.manifest.micro).toBe(true);
   });
 
   it("splits every Go source file into exactly one of app and gateway", () => {

@@ -26,19 +26,21 @@ const (
 )
 
 // Budgets: how long the grains of a messaging request may take before it is
-// answered 504. Each is the grain request timeout (10 s) plus a share per unit
-// of work far above what it costs on a loaded laptop, so only a lost message or
-// a dead member runs into it.
-func pingpongBudget(messages, bytes int, timeout time.Duration) time.Duration {
-	return timeout + time.Duration(messages)*(time.Millisecond+time.Duration(bytes)*100*time.Nanosecond)
+// answered 504 timeout. Each is the grain request timeout (10 s) plus a share
+// per unit of work several times what it cost on a 2-core machine under a load
+// average of 13 (README: "Micro routes"), so only a lost message or a dead
+// member runs into it.
+// pingpong: per round trip of all pairs (they share the machine's cores).
+func pingpongBudget(pairs, messages, bytes int, timeout time.Duration) time.Duration {
+	return timeout + time.Duration(pairs*messages)*(time.Millisecond+time.Duration(bytes)*100*time.Nanosecond)
 }
 
 func divideBudget(items int, timeout time.Duration) time.Duration {
-	return timeout + time.Duration(items)*10*time.Microsecond
+	return timeout + time.Duration(items)*20*time.Microsecond
 }
 
 func bigBudget(entities, messages int, timeout time.Duration) time.Duration {
-	return timeout + time.Duration(messages)*20*time.Microsecond + time.Duration(entities)*time.Millisecond
+	return timeout + time.Duration(messages)*200*time.Microsecond + time.Duration(entities)*2*time.Millisecond
 }
 
 // microKey is the entity of an invocation-overhead request: ?key= or "micro".
@@ -143,7 +145,7 @@ func microPingpong(s *Server, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	budget := pingpongBudget(messages, bytes, s.rt.Timeout)
+	budget := pingpongBudget(pairs, messages, bytes, s.rt.Timeout)
 	reply, err := s.micro("pingpong-"+newID(), &grains.MicroCall{Op: "pingpong", Pairs: pairs, Messages: messages, Bytes: bytes, Budget: int64(budget)}, budget+s.rt.Timeout)
 	if err != nil {
 		return nil, err

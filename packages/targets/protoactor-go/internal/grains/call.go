@@ -29,6 +29,23 @@ func (rt *Runtime) Call(kind, id string, call *Call) (*Reply, error) {
 	return decodeReply(res)
 }
 
+// pid finds the activation of grain kind/id (placing it if needed), retrying as request does; nil if it cannot be placed.
+func (rt *Runtime) pid(kind, id string) *actor.PID {
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		if attempt > 0 {
+			time.Sleep(time.Duration(attempt*attempt) * 20 * time.Millisecond)
+		}
+		if pid, _ := rt.Cluster.PidCache.Get(id, kind); pid != nil {
+			return pid
+		}
+		if pid := rt.Cluster.Get(id, kind); pid != nil {
+			rt.Cluster.PidCache.Set(id, kind, pid)
+			return pid
+		}
+	}
+	return nil
+}
+
 // request is Call for any message: it waits up to timeout for the grain's answer.
 func (rt *Runtime) request(kind, id string, msg any, op string, timeout time.Duration) (any, error) {
 	var last error = ErrUnavailable

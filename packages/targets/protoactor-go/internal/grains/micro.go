@@ -37,7 +37,6 @@ type MicroCall struct {
 	Entities int     `json:"entities,omitempty"`
 	Index    int     `json:"index,omitempty"`
 	Round    string  `json:"round,omitempty"`
-	Expect   int     `json:"expect,omitempty"`
 	// Budget is how long the grain may wait on the grains it calls (nanoseconds); it scales with the request.
 	Budget int64 `json:"budget,omitempty"`
 }
@@ -163,15 +162,8 @@ func (rt *Runtime) callMicro(id string, c *MicroCall, timeout time.Duration) *Mi
 type microGrain struct {
 	rt *Runtime
 	id string
-	// big: messages received per round, and the await request of a round still waiting for its count.
-	bigCounts  map[string]int
-	bigWaiters map[string]bigWaiter
-}
-
-type bigWaiter struct {
-	sender *actor.PID
-	expect int
-	start  time.Time
+	// big: messages received per round
+	bigCounts map[string]int
 }
 
 func (g *microGrain) Receive(ctx actor.Context) {
@@ -239,17 +231,20 @@ func (g *microGrain) receive(ctx actor.Context, c *MicroCall, start time.Time) {
 	case "big":
 		answer(g.big(c, budget))
 		ctx.Stop(ctx.Self()) // a coordinator serves one request
-	case "bigSend":
-		g.bigSend(ctx, c)
+	case "bigReady":
 		answer(&MicroReply{})
+	case "bigSend":
+		g.bigSend(ctx, c, start)
 	case "bigMsg":
-		g.bigCount(ctx, c.Round, 1)
-	case "bigAwait":
-		if g.bigWaiters == nil {
-			g.bigWaiters = map[string]bigWaiter{}
+		if g.bigCounts == nil {
+			g.bigCounts = map[string]int{}
 		}
-		g.bigWaiters[c.Round] = bigWaiter{sender: ctx.Sender(), expect: c.Expect, start: start}
-		g.bigCount(ctx, c.Round, 0)
+		g.bigCounts[c.Round]++
+		answer(&MicroReply{})
+	case "bigCollect":
+		n := g.bigCounts[c.Round]
+		delete(g.bigCounts, c.Round)
+		answer(&MicroReply{Received: int64(n)})
 	default:
 		ctx.Respond(encode(microFail(400, "bad-request", "micro grain: unknown op %q", c.Op)))
 	}

@@ -99,85 +99,102 @@ func mergeRuns(runs [][]int32, n int) []int32 {
 	return runs[0]
 }
 
-// big coordinates one many-to-many round: every entity is told how many
-// messages it will receive and answers once they all arrived; then every
-// entity sends its share, one-way, to random others.
+// big coordinates one many-to-many round in three steps: every entity is
+// activated; every entity sends its share to random others; every entity
+// reports how many it received. totalNs covers the last two steps.
 func (g *microGrain) big(c *MicroCall, budget time.Duration) *MicroReply {
 	n, round := c.Entities, g.id
-	expect := make([]int, n)
-	share := func(i int) int {
+	if fail := g.everyBig(n, budget, func(int) *MicroCall { return &MicroCall{Op: "bigReady"} }, nil); fail != nil {
+		return fail
+	}
+	start := time.Now()
+	if fail := g.everyBig(n, budget, func(i int) *MicroCall {
 		s := c.Messages / n
 		if i < c.Messages%n {
 			s++
 		}
-		return s
-	}
-	for i := 0; i < n; i++ {
-		BigTargets(c.Seed, i, n, share(i), func(j int) { expect[j]++ })
-	}
-	awaits := make(chan *MicroReply, n)
-	for j := 0; j < n; j++ {
-		go func(j int) {
-			awaits <- g.rt.callMicro(fmt.Sprintf("big-%d", j), &MicroCall{Op: "bigAwait", Round: round, Expect: expect[j]}, budget)
-		}(j)
-	}
-	start := time.Now()
-	sends := make(chan *MicroReply, n)
-	for i := 0; i < n; i++ {
-		go func(i int) {
-			sends <- g.rt.callMicro(fmt.Sprintf("big-%d", i),
-				&MicroCall{Op: "bigSend", Round: round, Index: i, Count: share(i), Entities: n, Seed: c.Seed}, budget)
-		}(i)
-	}
-	var fail *MicroReply
-	for i := 0; i < n; i++ {
-		if r := <-sends; r.Status != 0 && fail == nil {
-			fail = r
-		}
+		return &MicroCall{Op: "bigSend", Round: round, Index: i, Count: s, Entities: n, Seed: c.Seed, Budget: c.Budget}
+	}, nil); fail != nil {
+		return fail
 	}
 	var delivered int64
-	for j := 0; j < n; j++ {
-		r := <-awaits
-		if r.Status != 0 && fail == nil {
-			fail = r
-		}
-		delivered += r.Received
-	}
-	if fail != nil {
+	if fail := g.everyBig(n, budget, func(int) *MicroCall { return &MicroCall{Op: "bigCollect", Round: round} },
+		func(_ int, r *MicroReply) { delivered += r.Received }); fail != nil {
 		return fail
 	}
 	return &MicroReply{Received: delivered, TotalNs: time.Since(start).Nanoseconds()}
 }
 
-// bigSend sends this entity's share of a round, one-way, to the entities BigTargets draws.
-func (g *microGrain) bigSend(ctx actor.Context, c *MicroCall) {
-	msg := encode(&MicroCall{Op: "bigMsg", Round: c.Round})
-	BigTargets(c.Seed, c.Index, c.Entities, c.Count, func(j int) {
-		id := fmt.Sprintf("big-%d", j)
-		pid, _ := g.rt.Cluster.PidCache.Get(id, KindMicro)
-		if pid == nil {
-			if pid = g.rt.Cluster.Get(id, KindMicro); pid == nil {
-				return // not placed: the message is lost (at-most-once), and the round's await times out
-			}
-			g.rt.Cluster.PidCache.Set(id, KindMicro, pid)
+// everyBig sends call(i) to every big-i concurrently and waits for all answers; the first failure is returned.
+func (g *microGrain) everyBig(n int, budget time.Duration, call func(i int) *MicroCall, each func(i int, r *MicroReply)) *MicroReply {
+	type answer struct {
+		i int
+		r *MicroReply
+	}
+	answers := make(chan answer, n)
+	for i := 0; i < n; i++ {
+		go func(i int) { answers <- answer{i, g.rt.callMicro(fmt.Sprintf("big-%d", i), call(i), budget)} }(i)
+	}
+	var fail *MicroReply
+	for k := 0; k < n; k++ {
+		a := <-answers
+		if a.r.Status != 0 && fail == nil {
+			fail = a.r
 		}
-		ctx.Send(pid, msg)
-	})
+		if a.r.Status == 0 && each != nil {
+			each(a.i, a.r)
+		}
+	}
+	return fail
 }
 
-// bigCount adds received messages of a round and answers the round's await once it has them all.
-func (g *microGrain) bigCount(ctx actor.Context, round string, add int) {
-	if g.bigCounts == nil {
-		g.bigCounts = map[string]int{}
+// bigWindow is how many of its messages a big entity has in flight at once.
+// Each message is acknowledged by its receiver once counted: without that
+// back-pressure, 10,000 entities put a million messages into the remoting
+// queues at once, and the members' gossip and health checks starve behind them
+// until the cluster drops a member.
+const bigWindow = 2
+
+// bigSend sends this entity's share of a round to the entities BigTargets
+// draws, bigWindow at a time, and answers when every one was received. It
+// waits with ReenterAfter, so the entity goes on receiving (and acknowledging)
+// the messages the others send it meanwhile.
+func (g *microGrain) bigSend(ctx actor.Context, c *MicroCall, start time.Time) {
+	sender := ctx.Sender()
+	targets := make([]int, 0, c.Count)
+	BigTargets(c.Seed, c.Index, c.Entities, c.Count, func(j int) { targets = append(targets, j) })
+	msg := encode(&MicroCall{Op: "bigMsg", Round: c.Round})
+	next, inFlight := 0, 0
+	var failure *MicroReply
+	var pump func()
+	pump = func() {
+		for failure == nil && inFlight < bigWindow && next < len(targets) {
+			id := fmt.Sprintf("big-%d", targets[next])
+			next++
+			pid := g.rt.pid(KindMicro, id)
+			if pid == nil {
+				failure = microFail(503, "unavailable", "%s could not be placed", id)
+				break
+			}
+			inFlight++
+			ctx.ReenterAfter(ctx.RequestFuture(pid, msg, time.Duration(c.Budget)), func(_ any, err error) {
+				inFlight--
+				if err != nil && failure == nil {
+					failure = MicroErrorReply(fmt.Errorf("%s bigMsg: %w", id, err))
+				}
+				pump()
+			})
+		}
+		if inFlight > 0 || (failure == nil && next < len(targets)) {
+			return
+		}
+		reply := failure
+		if reply == nil {
+			reply = &MicroReply{HandlerNs: time.Since(start).Nanoseconds()}
+		}
+		if sender != nil {
+			ctx.Send(sender, encode(reply))
+		}
 	}
-	g.bigCounts[round] += add
-	w, ok := g.bigWaiters[round]
-	if !ok || g.bigCounts[round] < w.expect {
-		return
-	}
-	if w.sender != nil {
-		ctx.Send(w.sender, encode(&MicroReply{Received: int64(g.bigCounts[round]), HandlerNs: time.Since(w.start).Nanoseconds()}))
-	}
-	delete(g.bigWaiters, round)
-	delete(g.bigCounts, round)
+	pump()
 }
