@@ -25,6 +25,7 @@ describe("target.json", () => {
     expect(result.manifest.build?.command).toContain("-Dsfbench.out=$SFBENCH_BUILD_DIR");
     expect(result.manifest.build?.inputs).toEqual(expect.arrayContaining(["pom.xml", "src/main/**/*.java"]));
     expect(result.manifest.services).toEqual(["kafka"]);
+    expect(result.manifest.micro).toBe(true);
     expect(result.manifest.port).toBeGreaterThanOrEqual(18900);
     expect(result.manifest.port).toBeLessThanOrEqual(18999);
   });

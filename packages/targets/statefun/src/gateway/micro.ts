@@ -30,8 +30,8 @@ export const BigBody = z.object({ entities: bodyInt(2, 10_000), messages: bodyIn
  */
 export const MICRO_BUDGET = {
   sleep: (ms: number) => ms,
-  /** per round trip (two function-to-function messages): 1 ms, and 1 ms per 16 KiB of payload */
-  pingpong: (messages: number, bytes: number) => messages * (1 + bytes / 16_384),
+  /** per round trip of all pairs (two function-to-function messages; the pairs share the job): 1 ms, and 1 ms per 16 KiB of payload */
+  pingpong: (pairs: number, messages: number, bytes: number) => pairs * messages * (1 + bytes / 16_384),
   /** per item (generated, copied into the children's messages at every level, sorted and merged): 10 us */
   divide: (items: number) => items * 0.01,
   /** 20 us per message, 1 ms per entity (each gets an await and a send from the coordinator, and answers once) */
@@ -73,7 +73,7 @@ export function registerMicroRoutes(app: FastifyInstance, ask: Ask, relay: (repl
   app.post("/micro/pingpong", async (request, reply) => {
     const { pairs, messages, bytes } = parse(PingpongBody, object(request.body));
     // keyed by the correlation id: the request's own coordinator
-    return relay(reply, await ask({ type: "micro.pingpong", pairs, messages, bytes }, MICRO_BUDGET.pingpong(messages, bytes)));
+    return relay(reply, await ask({ type: "micro.pingpong", pairs, messages, bytes }, MICRO_BUDGET.pingpong(pairs, messages, bytes)));
   });
   app.post("/micro/divide", async (request, reply) => {
     const { items, fanout, leaf, seed } = parse(DivideBody, object(request.body));
