@@ -9,6 +9,7 @@ import { k6Path, paths, redisUrl, up } from "@sfbench/services";
 import { readEnv } from "./env.ts";
 import { startDispatcher } from "./dispatcher.ts";
 import { createRunQueue, redisConnection } from "./queue.ts";
+import { createClusterProvider, readClusterEnv } from "./kubernetes/index.ts";
 import { sweep } from "./sweep.ts";
 import { createWorker } from "./worker.ts";
 
@@ -17,7 +18,14 @@ const log = (line: string) => process.stderr.write(`${new Date().toISOString()} 
 
 if (!env.REDIS_URL) await up(["redis"]);
 const db = await getDb();
-const swept = await sweep(db);
+const k6 = await k6Path();
+const resultsDir = env.SFBENCH_RESULTS_DIR ?? join(paths.root, "results");
+// a cluster when the operator configured one (docs/cluster.md); a bad SFBENCH_* cluster variable stops the worker with its name
+const clusterEnv = readClusterEnv();
+const cluster = clusterEnv ? createClusterProvider(clusterEnv, { k6, repoRoot: paths.root, resultsDir, rawRoot: join(paths.home, "runs"), home: paths.home, log }) : undefined;
+log(cluster ? "cluster provider: configured (runs that need a cluster run there)" : "cluster provider: none configured (runs that need a cluster wait as needs_cluster; docs/cluster.md)");
+const swept = await sweep(db, cluster);
+if (swept.cluster) log(`sweep: cluster stacks destroyed ${swept.cluster.destroyed.length}, failed ${Object.keys(swept.cluster.failed).length}, runs interrupted ${swept.cluster.interrupted.length}`);
 if (swept.run) log(`sweep: run ${swept.run} was lost during ${swept.stage ?? "?"}: marked interrupted; target stopped: ${swept.targetStopped}; processes killed: ${swept.processesKilled}`);
 
 const connection = redisConnection(env.REDIS_URL ?? redisUrl());
@@ -25,11 +33,12 @@ const worker = createWorker({
   connection,
   queue: env.SFBENCH_QUEUE,
   db,
-  k6: await k6Path(),
+  k6,
   repoRoot: paths.root,
-  resultsDir: env.SFBENCH_RESULTS_DIR ?? join(paths.root, "results"),
+  resultsDir,
   rawRoot: join(paths.home, "runs"),
   targetsRoot: env.SFBENCH_TARGETS_DIR,
+  cluster,
   log,
 });
 const queue = createRunQueue(connection, env.SFBENCH_QUEUE);

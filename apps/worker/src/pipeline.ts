@@ -15,6 +15,7 @@ import { importResult, type Db } from "@sfbench/db";
 import { costPids, findTarget, isAlive, startTarget, stopTarget, storageFingerprint, TargetBusyError, TargetError, type StartedTarget } from "@sfbench/provider-local";
 import { kafkaBrokers, status as serviceStatus, up } from "@sfbench/services";
 import { aliveCheck, failedRunDocument, runBenchmark, writeResult } from "@sfbench/workloads";
+import { runNeedingCluster, type ClusterProvider } from "./kubernetes/index.ts";
 import type { RunJob } from "./queue.ts";
 import { RunProgress } from "./progress.ts";
 import { acquireRunLock, releaseRunLock } from "./run-lock.ts";
@@ -27,6 +28,8 @@ export interface PipelineDeps {
   rawRoot: string;
   /** folder of bundled target folders (tests use fixtures) */
   targetsRoot?: string;
+  /** the Kubernetes provider; undefined: this server has no cluster (SFBENCH_KUBECONFIG / SFBENCH_GKE_* unset), runs that need one wait as needs_cluster */
+  cluster?: ClusterProvider;
 }
 
 export type PipelineOutcome =
@@ -97,9 +100,16 @@ export function createRunPipeline(deps: PipelineDeps) {
       if (!(e instanceof TargetError)) throw e;
     }
     if (!bundled || run.environmentKind !== "local") {
-      const reason = `${manifest.image ? `image ${manifest.image}` : "this target"} needs the cluster provider: the local worker only runs the targets bundled in packages/targets`;
-      await db.run.update({ where: { id: runId }, data: { status: "needs_cluster", errorMessage: reason, stage: null } });
-      return { runId, status: "needs-cluster", reason };
+      return await runNeedingCluster(db, deps.cluster, {
+        runId,
+        manifest,
+        manifestDigest: run.targetVersion.manifestDigest,
+        nodes: run.nodes,
+        profile: run.profile as Profile,
+        cells: cellsOf(params.data),
+        seed: params.data.seed ?? 1,
+        ...(signal ? { signal } : {}),
+      });
     }
 
     const target = { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: run.targetVersion.manifestDigest };

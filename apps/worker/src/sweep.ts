@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import type { Db } from "@sfbench/db";
 import { stopTarget } from "@sfbench/provider-local";
+import { interruptSweptRuns, type ClusterProvider } from "./kubernetes/index.ts";
 import { clearLock, deadLock } from "./run-lock.ts";
 
 export interface SweepReport {
@@ -15,6 +16,8 @@ export interface SweepReport {
   stage?: string | null;
   targetStopped: boolean;
   processesKilled: number;
+  /** the cluster part (a worker with a cluster provider): stacks destroyed, stacks whose destroy failed (kept for the next sweep), runs ended as interrupted */
+  cluster?: { destroyed: string[]; failed: Record<string, string>; interrupted: string[] };
 }
 
 /** Kills processes whose command line mentions the run's raw-data folder (k6 runs of that run). */
@@ -39,7 +42,15 @@ function killRunProcesses(runId: string): number {
   return killed;
 }
 
-export async function sweep(db: Db): Promise<SweepReport> {
+export async function sweep(db: Db, cluster?: ClusterProvider): Promise<SweepReport> {
+  const local = await sweepLocal(db);
+  if (!cluster) return local;
+  const report = await cluster.sweep();
+  const interrupted = await interruptSweptRuns(db, report);
+  return { ...local, cluster: { destroyed: report.destroyed, failed: report.failed, interrupted } };
+}
+
+async function sweepLocal(db: Db): Promise<SweepReport> {
   const lost = deadLock();
   if (!lost) return { targetStopped: false, processesKilled: 0 };
   const processesKilled = killRunProcesses(lost.runId);

@@ -17,7 +17,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Cell, CellChoice, Distribution, Environment, PipelineStage, ResultDocument, TargetManifest, Workload } from "@sfbench/core";
+import { RESULT_SCHEMA_VERSION, type Cell, type CellChoice, type Distribution, type Environment, type PipelineStage, type ResultDocument, type TargetManifest, type Workload } from "@sfbench/core";
 import { MACHINE_TYPES } from "@sfbench/infra-pulumi/machine";
 import type { RunStackConfigInput } from "@sfbench/infra-pulumi/config";
 import {
@@ -292,7 +292,7 @@ export async function runOnCluster(deps: ClusterDeps, run: ClusterRun): Promise<
     deps.owners.release(run.runId);
   }
   const doc: ResultDocument = {
-    schemaVersion: 1,
+    schemaVersion: RESULT_SCHEMA_VERSION,
     runId: run.runId,
     status: error ? (deps.signal?.aborted ? "interrupted" : "failed") : "completed",
     ...(error ? { error } : {}),
