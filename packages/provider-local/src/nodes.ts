@@ -6,10 +6,12 @@
  * Every operation works from the state file, so it also works on a target
  * started by another process.
  */
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { nodeSupport } from "@sfbench/core";
 import { findTarget, TargetError, type BundledTarget } from "./catalog.ts";
 import { spawnBalancer, writeBackends } from "./run.ts";
-import { startTargetPostgres } from "./storage.ts";
+import { startTargetPostgres, targetPostgresDir } from "./storage.ts";
 import {
   baseEnv,
   freePort,
@@ -84,6 +86,39 @@ export async function killNode(name: string, index: number, signal: NodeJS.Signa
   return { index, pid: node.pid, signal, at, goneAt: gone ? Date.now() : undefined };
 }
 
+export interface KilledTarget {
+  nodes: KilledNode[];
+  /** the target's own PostgreSQL's postmaster, killed with its backends */
+  postgres?: { pid: number; goneAt: number | undefined };
+  /** epoch ms right before the first signal */
+  at: number;
+}
+
+/**
+ * A crash of the whole system: `signal` (default SIGKILL) to every node and to
+ * the target's own PostgreSQL (its postmaster's process group: the server and
+ * its backends), which the cost sampler counts as the target's too. Restart
+ * with restartTarget: PostgreSQL recovers from its WAL on the kept data, then
+ * the nodes start again. The shared services are not the target's and stay up.
+ */
+export async function killTarget(name: string, signal: NodeJS.Signals = "SIGKILL"): Promise<KilledTarget> {
+  const state = stateOf(name);
+  const nodes = nodesOf(state).filter((n) => isAlive(n.pid));
+  if (!nodes.length && !(state.postgres && isAlive(state.postgres.pid))) throw new TargetError(`target ${name} has no running process to kill`);
+  writeState({ ...state, killed: nodesOf(state).map((n) => n.index) });
+  const at = Date.now();
+  for (const n of nodes) killGroup(n.pid, signal);
+  // PostgreSQL's children make themselves group leaders (setsid): the postmaster and each of them, together
+  const pgProcesses = state.postgres && isAlive(state.postgres.pid) ? [state.postgres.pid, ...descendants(state.postgres.pid)] : [];
+  for (const pid of pgProcesses) killGroup(pid, signal);
+  const killed = await Promise.all(
+    nodes.map(async (n): Promise<KilledNode> => ({ index: n.index, pid: n.pid, signal, at, goneAt: (await waitGone(n.pid, 10_000)) ? Date.now() : undefined })),
+  );
+  const pgGone = (await Promise.all(pgProcesses.map((pid) => waitGone(pid, 10_000)))).every(Boolean);
+  const postgres = state.postgres ? { pid: state.postgres.pid, goneAt: pgGone ? Date.now() : undefined } : undefined;
+  return { nodes: killed, ...(postgres ? { postgres } : {}), at };
+}
+
 async function startAgain(state: RunningTarget, target: BundledTarget, node: RunningNode, opts: NodeOpOptions): Promise<RunningNode> {
   const support = nodeSupport(target.manifest);
   const base = baseEnv(target, { trace: state.trace ?? false, ...(state.postgres ? { postgres: state.postgres } : {}) });
@@ -120,8 +155,54 @@ export async function restartNode(name: string, index: number, opts: NodeOpOptio
   return started;
 }
 
+/** Every live descendant of `root`, from /proc. */
+function descendants(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out: number[] = [];
+  const stack = [...(children.get(root) ?? [])];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    out.push(pid);
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return out;
+}
+
+/**
+ * A killed postmaster's lock file names a pid that may still exist as a
+ * zombie until something reaps it; PostgreSQL then refuses to start ("lock
+ * file already exists"). Once that pid is dead it is removed, as after any crash.
+ */
+async function clearStaleLock(name: string): Promise<void> {
+  const file = join(targetPostgresDir(name), "data", "postmaster.pid");
+  if (!existsSync(file)) return;
+  const pid = Number(readFileSync(file, "utf8").split("\n")[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || isAlive(pid)) return;
+  const deadline = Date.now() + 2_000;
+  const exists = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  while (exists() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  if (exists()) rmSync(file, { force: true });
+}
+
 /** The target's own PostgreSQL died too: start it again on its kept data (a new port: the nodes get the new DATABASE_URL). */
 async function restartPostgres(state: RunningTarget, target: BundledTarget, opts: NodeOpOptions): Promise<void> {
+  await clearStaleLock(state.name);
   const postgres = await startTargetPostgres(state.name, target.manifest, { keepData: true, onProgress: opts.onProgress });
   writeState({ ...stateOf(state.name), postgres });
 }

@@ -25,13 +25,13 @@ const manifest = (extra: object = {}): TargetManifest => {
 
 describe("planning the fault", () => {
   it("kills a single-process target whole and restarts it", () => {
-    expect(planFault(manifest(), 1)).toEqual({ node: 0, nodes: 1, restart: true });
+    expect(planFault(manifest(), 1)).toEqual({ node: 0, nodes: 1, whole: true, restart: true });
   });
 
   it("kills the last node of several and leaves it down unless asked, so the failover is measured", () => {
     const m = manifest({ nodes: { max: 4, routing: "self" } });
-    expect(planFault(m, 3)).toEqual({ node: 2, nodes: 3, restart: false });
-    expect(planFault(m, 3, { restartNode: true })).toEqual({ node: 2, nodes: 3, restart: true });
+    expect(planFault(m, 3)).toEqual({ node: 2, nodes: 3, whole: false, restart: false });
+    expect(planFault(m, 3, { restartNode: true })).toEqual({ node: 2, nodes: 3, whole: false, restart: true });
   });
 
   it("refuses more nodes than the target supports, naming the field", () => {
@@ -45,7 +45,7 @@ describe("injecting the fault", () => {
     const origin = Date.now() - 30_000;
     const atMs = Date.now() + 150;
     const kill = await injectFault({
-      plan: { node: 0, nodes: 1, restart: true },
+      plan: { node: 0, nodes: 1, whole: true, restart: true },
       atMs,
       originMs: origin,
       kill: async (i, s) => {
@@ -64,11 +64,11 @@ describe("injecting the fault", () => {
   });
 
   it("reports a failed restart instead of throwing, and does not restart a node the plan leaves down", async () => {
-    const failed = await injectFault({ plan: { node: 0, nodes: 1, restart: true }, atMs: 0, originMs: 0, kill: async () => ({ at: 5000 }), restart: async () => Promise.reject(new Error("target not healthy within 60 s")) });
+    const failed = await injectFault({ plan: { node: 0, nodes: 1, whole: true, restart: true }, atMs: 0, originMs: 0, kill: async () => ({ at: 5000 }), restart: async () => Promise.reject(new Error("target not healthy within 60 s")) });
     expect(failed).toMatchObject({ atS: 5, restarted: true, restartHealthyAfterS: null, restartError: "target not healthy within 60 s" });
     expect(FaultKill.parse(failed)).toEqual(failed);
     let restarted = false;
-    const down = await injectFault({ plan: { node: 1, nodes: 2, restart: false }, atMs: 0, originMs: 0, kill: async () => ({ at: 1000 }), restart: async () => (restarted = true) });
+    const down = await injectFault({ plan: { node: 1, nodes: 2, whole: false, restart: false }, atMs: 0, originMs: 0, kill: async () => ({ at: 1000 }), restart: async () => (restarted = true) });
     expect(down).toEqual({ node: 1, nodes: 2, signal: "SIGKILL", atS: 1, restarted: false, restartHealthyAfterS: null });
     expect(restarted).toBe(false);
   });

@@ -9,37 +9,22 @@
  * `"nodes": {"max": 8, "elastic": true}` with a version bump); this test runs
  * a copy of the folder whose target.json has that declaration.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { paths } from "@sfbench/services";
-import { addNode, findTarget, killNode, runningTarget, startTarget, stopTarget, targetPids } from "@sfbench/provider-local";
+import { addNode, killNode, runningTarget, startTarget, stopTarget, targetPids } from "@sfbench/provider-local";
+import type { SeriesPoint } from "@sfbench/core";
 import { afterAll, describe, expect, it } from "vitest";
 import { audit } from "../src/audit/audit.ts";
 import type { CheckoutRecord } from "../src/audit/records.ts";
 import { productId, productPrice } from "../src/distributions.ts";
 import { analyzeFault, type FailedRequest } from "../src/resilience/fault.ts";
 import { seedState } from "../src/resilience/recovery.ts";
-import type { SeriesPoint } from "@sfbench/core";
+import { copyTarget } from "./target-copy.ts";
 
 const NAME = "np-nodes";
-// inside the checkout (under .sfbench), so that the copy resolves tsx and its packages from the workspace's node_modules
-mkdirSync(join(paths.home, "tmp"), { recursive: true });
-const root = mkdtempSync(join(paths.home, "tmp", "np-nodes-"));
+const copy = copyTarget("node-postgres", NAME, { nodes: { max: 4, elastic: true } });
 afterAll(async () => {
   await stopTarget(NAME);
-  rmSync(root, { recursive: true, force: true });
+  copy.remove();
 });
-
-/** A copy of packages/targets/node-postgres that declares nodes: target.json rewritten, everything else linked. */
-function nodesCopy(): string {
-  const source = findTarget("node-postgres").dir;
-  const dir = join(root, NAME);
-  mkdirSync(dir);
-  for (const entry of readdirSync(source)) if (entry !== "target.json") symlinkSync(join(source, entry), join(dir, entry));
-  const manifest = JSON.parse(readFileSync(join(source, "target.json"), "utf8")) as Record<string, unknown>;
-  writeFileSync(join(dir, "target.json"), JSON.stringify({ ...manifest, name: NAME, nodes: { max: 4, elastic: true } }));
-  return root;
-}
 
 async function call(url: string, method: string, body?: unknown): Promise<{ status: number; body: unknown }> {
   try {
@@ -59,7 +44,7 @@ async function call(url: string, method: string, body?: unknown): Promise<{ stat
 
 describe("node-postgres as several nodes", () => {
   it("loses a node to kill -9 and gains one under checkout load, and the audit finds nothing wrong", { timeout: 300_000 }, async () => {
-    const t = await startTarget(NAME, { targetsRoot: nodesCopy(), nodes: 2, port: 19550 });
+    const t = await startTarget(NAME, { targetsRoot: copy.root, nodes: 2, port: 19550 });
     expect(t.balancer?.port).toBe(19550);
     const state = await seedState(t.url, { products: 50, users: 0, prefix: `np-nodes-${Date.now()}`, seed: 3 });
 

@@ -2,38 +2,38 @@
  * Recovery after kill -9, with real processes: the fragile fixture (SPEC 2
  * in memory, durability "in-memory") and node-postgres (its own durable
  * PostgreSQL) each get products, users and checkouts, are killed with
- * kill -9 and restarted with their data. The recovery measurement and the
+ * kill -9 (every process of the target, node-postgres' PostgreSQL included)
+ * and restarted with their data. The recovery measurement and the
  * consistency audit must show that fragile lost what it had and that
  * node-postgres lost nothing.
  */
 import { fileURLToPath } from "node:url";
-import { killNode, restartTarget, startTarget, stopTarget, TargetBusyError, type StartedTarget } from "@sfbench/provider-local";
-import { afterEach, describe, expect, it } from "vitest";
+import { killTarget, restartTarget, startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { audit } from "../src/audit/audit.ts";
 import type { CheckoutRecord } from "../src/audit/records.ts";
 import { productId, productPrice } from "../src/distributions.ts";
 import { measureRecovery, readBack, seedState, type SeededState } from "../src/resilience/recovery.ts";
+import { copyTarget } from "./target-copy.ts";
 
 const providerFixtures = fileURLToPath(new URL("../../provider-local/test/fixtures", import.meta.url));
+// both targets' own folders under names of this test's, so that nobody else's run of them shares their state and data
+const nodePostgres = copyTarget("node-postgres", "np-recovery");
+const fragile = copyTarget("fragile", "fragile-recovery", {}, providerFixtures);
 const started: string[] = [];
 
 afterEach(async () => {
   for (const name of started.splice(0)) await stopTarget(name);
 });
+afterAll(() => {
+  nodePostgres.remove();
+  fragile.remove();
+});
 
-/** Starts a target on a port of this test's range; another run of the same bundled target elsewhere is waited for, never stopped. */
-async function start(name: string, port: number, targetsRoot?: string): Promise<StartedTarget> {
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    try {
-      const t = await startTarget(name, { port, ...(targetsRoot ? { targetsRoot } : {}) });
-      started.push(name);
-      return t;
-    } catch (e) {
-      if (!(e instanceof TargetBusyError) || Date.now() > deadline) throw e;
-      await new Promise((r) => setTimeout(r, 2000));
-    }
-  }
+async function start(name: string, port: number, targetsRoot: string): Promise<StartedTarget> {
+  const t = await startTarget(name, { port, targetsRoot });
+  started.push(name);
+  return t;
 }
 
 async function post(url: string, body?: unknown): Promise<{ status: number; body: unknown }> {
@@ -79,7 +79,8 @@ async function crashAndAudit(t: StartedTarget, name: string) {
     baseUrl: t.url,
     health: "/health",
     state,
-    kill: () => killNode(name, 0),
+    // the whole system crashes: its nodes and its own PostgreSQL (node-postgres recovers from its WAL)
+    kill: () => killTarget(name),
     restart: () => restartTarget(name),
     healthTimeoutMs: 90_000,
     checkoutTimeoutMs: 5_000,
@@ -100,11 +101,11 @@ async function crashAndAudit(t: StartedTarget, name: string) {
 
 describe("recovery after kill -9 and a restart with the same data", () => {
   it("the fragile in-memory target comes back healthy but empty: everything loaded is missing and the audit finds the lost updates", { timeout: 240_000 }, async () => {
-    const t = await start("fragile", 19540, providerFixtures);
-    const { point, result } = await crashAndAudit(t, "fragile");
+    const t = await start(fragile.name, 19540, fragile.root);
+    const { point, result } = await crashAndAudit(t, fragile.name);
     expect(point.healthAfterS).toBeGreaterThan(0);
     expect(point.firstCheckoutAfterS).toBeNull();
-    expect(point.failure).toMatch(/no checkout succeeded within 5 s of health: adding the loaded product rec-fragile-\d+-0 to a cart answered 404/);
+    expect(point.failure).toMatch(/no checkout succeeded within 5 s of health: adding the loaded product rec-fragile-recovery-\d+-0 to a cart answered 404/);
     expect(point).toMatchObject({ products: 300, users: 100, checked: 300, missing: 300, changed: 0 });
     expect(result.anomalies["stock-drift"]).toBe(11);
     expect(result.anomalies["credit-drift"]).toBe(10);
@@ -113,8 +114,8 @@ describe("recovery after kill -9 and a restart with the same data", () => {
   });
 
   it("node-postgres comes back with everything: the loaded sample reads back unchanged, a checkout succeeds, and the audit finds nothing", { timeout: 300_000 }, async () => {
-    const t = await start("node-postgres", 19541);
-    const { point, result } = await crashAndAudit(t, "node-postgres");
+    const t = await start(nodePostgres.name, 19541, nodePostgres.root);
+    const { point, result } = await crashAndAudit(t, nodePostgres.name);
     expect(point.healthAfterS).toBeGreaterThan(0);
     expect(point.firstCheckoutAfterS).toBeGreaterThanOrEqual(point.healthAfterS!);
     expect(point.failure).toBeUndefined();

@@ -12,20 +12,24 @@ export interface FaultPlan {
   /** the node to kill */
   node: number;
   nodes: number;
+  /** the whole system crashes: every process of the target and its own storage (provider-local killTarget), not one node (killNode) */
+  whole: boolean;
   /** start the killed node again right after the kill: always for a single node (the target is down otherwise) */
   restart: boolean;
 }
 
 /**
- * Whom the fault experiment kills: a single-process target whole (then
- * restarted with its data); of a multi-node target the last node (node 0 of a
+ * Whom the fault experiment kills: a single-process target whole, with its
+ * own PostgreSQL (its storage is counted as the target's, and a system whose
+ * storage is in-process, like Restate, loses that too), then restarted with
+ * its data; of a multi-node target the last node (node 0 of a
  * self-routed target is its entry), left down unless `restartNode` is asked
  * for, so that the measurement shows the failover of the nodes that remain.
  */
 export function planFault(manifest: TargetManifest, nodes: number, opts: { restartNode?: boolean } = {}): FaultPlan {
   const max = nodeSupport(manifest).max;
   if (!Number.isInteger(nodes) || nodes < 1 || nodes > max) throw new Error(`nodes: ${nodes} is not a node count ${manifest.name} supports (allowed: 1 to ${max})`);
-  return nodes === 1 ? { node: 0, nodes: 1, restart: true } : { node: nodes - 1, nodes, restart: opts.restartNode ?? false };
+  return nodes === 1 ? { node: 0, nodes: 1, whole: true, restart: true } : { node: nodes - 1, nodes, whole: false, restart: opts.restartNode ?? false };
 }
 
 export interface InjectFaultInput {
@@ -35,7 +39,7 @@ export interface InjectFaultInput {
   /** the series' t = 0 in epoch ms (seriesOriginMs), to report the kill on the series' clock */
   originMs: number;
   signal?: "SIGKILL" | "SIGTERM";
-  /** kills node `index`; resolves with the epoch ms right before the signal was sent (killNode's `at`) */
+  /** kills node `index` (plan.whole: the whole target, killTarget); resolves with the epoch ms right before the signal was sent (`at`) */
   kill: (index: number, signal: "SIGKILL" | "SIGTERM") => Promise<{ at: number }>;
   /** starts node `index` again with its data; resolves once its health answers 200 */
   restart: (index: number) => Promise<unknown>;

@@ -153,7 +153,7 @@ export interface RecoveryInput {
   /** the health route (manifest.health) */
   health: string;
   state: SeededState;
-  /** e.g. () => killNode(name, 0) from @sfbench/provider-local; resolves once the process is gone */
+  /** e.g. () => killTarget(name) from @sfbench/provider-local (every process, its own PostgreSQL included); resolves once they are gone */
   kill: () => Promise<unknown>;
   /** e.g. () => restartTarget(name); started right after kill resolves, while health is polled */
   restart: () => Promise<unknown>;
@@ -216,6 +216,8 @@ export async function measureRecovery(input: RecoveryInput): Promise<RecoveryPoi
   }
   await restarting;
   const empty = { checked: 0, missing: 0, changed: 0 };
+  // a restart that failed while something answered health (another server took the freed port) is a failed restart
+  if (restartError !== undefined) healthAfterS = null;
   if (healthAfterS === null) {
     const why = restartError ?? `${input.health} did not answer 200 within ${input.healthTimeoutMs / 1000} s of the kill (last: ${lastHealth})`;
     return { products: input.state.products, users: input.state.users.length, healthAfterS, firstCheckoutAfterS: null, ...empty, failure: `restart: ${why}` };
