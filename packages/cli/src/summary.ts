@@ -25,7 +25,33 @@ export function summaryTable(doc: ResultDocument): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (i === head.length - 1 ? 5 : r[i]!.length))));
   const line = (r: string[]) => r.map((v, i) => (i === 0 || i === r.length - 1 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join("  ");
   const title = `${doc.target.name} ${doc.target.version}, profile ${doc.profile}, ${doc.status}${doc.error ? ` during ${doc.error.stage}: ${doc.error.message}` : ""}`;
-  return [title, ...(doc.cells.length ? [line(head), ...rows.map(line)] : []), ...breakdownLines(doc), ...microLines(doc)].join("\n") + "\n";
+  return [title, ...(doc.cells.length ? [line(head), ...rows.map(line)] : []), ...breakdownLines(doc), ...resilienceLines(doc), ...microLines(doc)].join("\n") + "\n";
+}
+
+/** The resilience experiments (issue 13): per cell the fault or scale-up phase, per run recovery vs state size, and what is not supported. */
+export function resilienceLines(doc: ResultDocument): string[] {
+  const lines: string[] = [];
+  const sec = (v: number | null) => (v === null ? "never" : `${v.toFixed(1)} s`);
+  for (const c of doc.cells) {
+    const f = c.fault;
+    if (f) {
+      lines.push(
+        `fault ${c.workload}/${c.distribution}: kill -9 of node ${f.kill.node} of ${f.kill.nodes} at ${f.kill.atS.toFixed(1)} s${f.kill.restarted ? `, healthy again after ${sec(f.kill.restartHealthyAfterS)}` : ""}; errors for ${f.errorWindow ? `${f.errorWindow.durationS.toFixed(1)} s` : "0 s"}, throughput back within ${Math.round(f.tolerance * 100)}% after ${sec(f.recoveredAfterS)}; ${f.lost} lost, ${f.failed} failed, ${f.dropped} dropped; p99 ${f.baselineP99Ms?.toFixed(1) ?? "-"} -> ${f.peakP99Ms?.toFixed(1) ?? "-"} ms; audit: ${c.anomalies ? `${c.anomalies.total} anomalies` : "none"}`,
+      );
+    }
+    const u = c.scaleUp;
+    if (u) {
+      lines.push(
+        `scale-up ${c.workload}/${c.distribution}: ${u.nodesBefore} -> ${u.nodesAfter} nodes at ${u.addedAtS.toFixed(1)} s (healthy after ${sec(u.nodeHealthyAfterS)}); ${u.baselineRate.toFixed(0)}/s -> ${u.settledRate.toFixed(0)}/s (${(u.gain * 100).toFixed(0)}%), shown after ${sec(u.capacityShownAfterS)}; p99 ${u.baselineP99Ms?.toFixed(1) ?? "-"} -> ${u.peakP99Ms?.toFixed(1) ?? "-"} ms, ${u.errors} errors`,
+      );
+    }
+  }
+  const r = doc.resilience;
+  for (const p of r?.recovery?.points ?? []) {
+    lines.push(`recovery with ${p.products} products, ${p.users} users: health after ${sec(p.healthAfterS)}, first checkout after ${sec(p.firstCheckoutAfterS)}; ${p.missing} of ${p.checked} read back missing, ${p.changed} changed${p.failure ? ` (${p.failure})` : ""}`);
+  }
+  for (const u of r?.unsupported ?? []) lines.push(`${u.experiment}: not supported (${u.reason})`);
+  return lines;
 }
 
 /** The microbenchmarks (docs/spec.md 8): overhead per route and rate, the max rate of empty, messaging. */

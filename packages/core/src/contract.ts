@@ -100,6 +100,9 @@ export const PHASE_STAGE = {
   ramp: "load",
   stable: "load",
   micro: "load",
+  fault: "load",
+  "scale-up": "load",
+  recovery: "load",
   audit: "audit",
 } as const satisfies Record<string, PipelineStage>;
 export type ProgressPhase = keyof typeof PHASE_STAGE;

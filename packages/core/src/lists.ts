@@ -18,8 +18,11 @@ export const PROFILES = ["quick", "standard", "thesis"] as const;
  * An experiment is a sequence of phases run for every cell (workload x
  * distribution); @sfbench/workloads EXPERIMENT_PHASES says which.
  * throughput: the max-throughput ramp, then stable load at 80% of the knee.
+ * fault: the ramp, then load at 50% of the knee with one kill -9 in it.
+ * scale-up: the ramp on one node, then load at 120% of it with a node added.
+ * recovery: no cells; kill and restart after loading N entities, per state size.
  */
-export const EXPERIMENTS = ["throughput"] as const;
+export const EXPERIMENTS = ["throughput", "fault", "scale-up", "recovery"] as const;
 export const ENVIRONMENT_KINDS = ["local", "kubernetes"] as const;
 /** docs/spec.md section 8: the invocation-overhead routes, GET|POST /micro/<route> */
 export const MICRO_ROUTES = ["empty", "math", "sleep", "io"] as const;

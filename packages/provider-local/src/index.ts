@@ -4,3 +4,4 @@ export * from "./build.ts";
 export * from "./storage.ts";
 export * from "./nodes.ts";
 export { startBalancer, type Balancer } from "./balancer.ts";
+export * from "./control.ts";

@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { cellsOf, DISTRIBUTION_CHOICES, EXPERIMENTS, manifestDigest, microOf, parametersOfChoice, PROFILES, WORKLOAD_CHOICES, type Profile, type ProgressEvent, type ResultDocument } from "@sfbench/core";
 import { formatFailure, runConformance } from "@sfbench/conformance";
-import { costPids, findTarget, isAlive, startTarget, stopTarget, storageFingerprint, type StartedTarget } from "@sfbench/provider-local";
+import { findTarget, localTargetControl, startTarget, stopTarget, storageFingerprint, type LocalTargetControl, type StartedTarget } from "@sfbench/provider-local";
 import { k6Path, kafkaBrokers, paths, status, up } from "@sfbench/services";
 import { aliveCheck, failedRunDocument, runBenchmark, writeResult } from "@sfbench/workloads";
 import { intFlag, oneOf, parseFlags, UsageError, urlFlag } from "../args.ts";
@@ -43,6 +43,7 @@ export async function run(argv: string[]): Promise<number> {
 
   const k6 = await k6Path({ onProgress: (m) => note(`k6: ${m}`) });
   let started: StartedTarget | undefined;
+  let control: LocalTargetControl | undefined;
   let target: ResultDocument["target"];
   let baseUrl: string;
   let pids: () => number[] = () => [];
@@ -55,7 +56,10 @@ export async function run(argv: string[]): Promise<number> {
     const { manifest } = findTarget(values.target);
     target = { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: manifestDigest(manifest) };
     const tracing = manifest.tracing && !values["no-trace"] && (await kafkaUp());
-    started = await startTarget(values.target, { onProgress: note, trace: tracing });
+    // scale-up adds a node to a target that runs as nodes: it starts as node 0 of 1
+    const asNodes = experiment === "scale-up" && manifest.nodes?.elastic === true;
+    started = await startTarget(values.target, { onProgress: note, trace: tracing, ...(asNodes ? { nodes: 1 } : {}) });
+    control = localTargetControl(started, { onProgress: note });
     baseUrl = started.url;
     note(`${values.target} is up at ${baseUrl}${tracing ? " (tracing: span lines to its log, shipped through Kafka)" : ""}`);
     if (tracing) trace = { logFile: started.log, brokers: kafkaBrokers() };
@@ -63,7 +67,9 @@ export async function run(argv: string[]): Promise<number> {
     const shared = manifest.services.filter((s) => s !== "postgres");
     const services = shared.length ? await status(shared) : [];
     const t = started;
-    pids = () => costPids(t);
+    // the processes and their liveness follow the state file: the resilience experiments kill and restart nodes
+    const c = control;
+    pids = () => c.pids();
     storage = storageFingerprint(t);
     microDeclared = manifest.micro === true;
     systemVersion = [`${manifest.system} ${manifest.version}`, ...(t.postgres ? [`PostgreSQL ${t.postgres.settings.version}`] : []), ...services.map((s) => s.detail.split(" on ")[0])].join("; ");
@@ -72,7 +78,7 @@ export async function run(argv: string[]): Promise<number> {
     microDeclared = microOf(chosen) && (await answers(`${baseUrl}/micro/empty`));
     target = { name: new URL(baseUrl).host.replace(/[^a-z0-9-]/gi, "-").toLowerCase(), version: "0.0.0", system: `target at ${baseUrl}`, manifestDigest: `sha256:${"0".repeat(64)}` };
   }
-  const checkAlive = aliveCheck(() => (started ? (started.exited() ?? (isAlive(started.pid) ? undefined : "an unknown code")) : undefined));
+  const checkAlive = aliveCheck(() => control?.exited());
 
   try {
     // 1. Verify before measuring.
@@ -97,6 +103,7 @@ export async function run(argv: string[]): Promise<number> {
       profile,
       cells,
       experiment,
+      ...(control ? { control } : {}),
       ...(microOf(chosen) ? { micro: { declared: microDeclared } } : {}),
       seed,
       repoRoot: paths.root,

@@ -23,9 +23,18 @@ function concatSeries(aggs: K6Aggregate[]): SeriesPoint[] {
 export async function runCell(ctx: RunContext, choice: CellChoice, experiment: Experiment = "throughput", phases: readonly Phase[] = EXPERIMENT_PHASES[experiment]): Promise<Cell> {
   checkPhases(phases);
   const { workload, distribution } = choice;
-  const cell: CellPlan = { workload, distribution, name: cellName(choice), file: (part) => `${workload}-${distribution}-${part}` };
   const state: CellState = {};
   const results: PhaseResult[] = [];
+  const cell: CellPlan = {
+    workload,
+    distribution,
+    name: cellName(choice),
+    file: (part) => `${workload}-${distribution}-${part}`,
+    seriesEnd: () => {
+      const series = concatSeries(results.flatMap((r) => r.series ?? []));
+      return series.length ? series[series.length - 1]!.t + 1 : 0;
+    },
+  };
   for (const phase of phases) {
     const r = await phase.run(ctx, cell, state);
     const extra = Object.keys(r.state ?? {}).filter((k) => !(phase.adds as readonly string[]).includes(k));

@@ -5,12 +5,18 @@
 import type { Experiment } from "@sfbench/core";
 import type { CellState, Phase } from "./phase.ts";
 import { audit } from "./phases/audit.ts";
+import { fault } from "./phases/fault.ts";
 import { ramp } from "./phases/ramp.ts";
+import { scaleUp } from "./phases/scale-up.ts";
 import { snapshot } from "./phases/snapshot.ts";
 import { stable } from "./phases/stable.ts";
 
 export const EXPERIMENT_PHASES: Record<Experiment, readonly Phase[]> = {
   throughput: [snapshot, ramp, stable, audit],
+  fault: [snapshot, ramp, fault, audit],
+  "scale-up": [snapshot, ramp, scaleUp, audit],
+  // no cells: the run measures recovery time per state size (run.ts, resilience/recovery.ts)
+  recovery: [],
 };
 
 /** Throws when a phase needs state that no earlier phase of the list adds (a mistake in the list, found before any load). */

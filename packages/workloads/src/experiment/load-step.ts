@@ -31,7 +31,7 @@ export interface LoadStep {
   /** the stage a failure is reported in (the run document's error.stage) */
   stage: string;
   /** the progress event's phase and detail */
-  phase: "ramp" | "stable";
+  phase: "ramp" | "stable" | "fault" | "scale-up";
   detail: string;
   /** sample the target's processes too (the cost figures) */
   sampleTarget: boolean;
@@ -72,5 +72,5 @@ export async function runLoadStep(ctx: RunContext, cell: CellPlan, s: LoadStep):
   }
   const genCores = ctx.split?.generatorCores;
   const generatorCpuShare = genCores ? usage.groups.generator!.cpuSeconds / (usage.wallSeconds * genCores) : undefined;
-  return { agg, step, checkouts: records.checkouts, stockAdded, generatorCpuShare, usage: s.sampleTarget ? usage : undefined };
+  return { agg, csv: out.csv, step, checkouts: records.checkouts, stockAdded, generatorCpuShare, usage: s.sampleTarget ? usage : undefined };
 }

@@ -10,7 +10,7 @@
  * add its result part to @sfbench/core's Cell schema and its chart to the
  * run page, and list it in experiments.ts. Nothing else changes.
  */
-import type { Cell, CellChoice, ProgressEvent } from "@sfbench/core";
+import type { Cell, CellChoice, ProgressEvent, TargetManifest } from "@sfbench/core";
 import type { K6Aggregate, StepAggregate } from "../analysis/aggregate.ts";
 import type { CheckoutRecord } from "../audit/records.ts";
 import type { CpuSplit } from "../cost/affinity.ts";
@@ -39,6 +39,24 @@ export function aliveCheck(exited: () => string | undefined): (stage: string) =>
   };
 }
 
+/**
+ * What the resilience phases may do to the target (a target sfbench started;
+ * @sfbench/provider-local localTargetControl). Absent for a target given by URL.
+ */
+export interface TargetControl {
+  manifest: TargetManifest;
+  /** nodes running now */
+  nodes(): number;
+  maxNodes: number;
+  elastic: boolean;
+  /** kill node `index`; resolves with the epoch ms right before the signal */
+  kill(index: number, signal: "SIGKILL" | "SIGTERM"): Promise<{ at: number }>;
+  /** node `index` again with its data (the whole target for a single process); resolves when healthy */
+  restart(index: number): Promise<void>;
+  /** one more node; resolves when it is healthy and gets requests */
+  addNode(): Promise<void>;
+}
+
 /** The whole run's context, shared by every cell. */
 export interface RunContext {
   baseUrl: string;
@@ -63,6 +81,8 @@ export interface RunContext {
   trace?: TraceSession;
   /** aborted when the run is interrupted: k6 is killed and checkAlive throws */
   signal?: AbortSignal;
+  /** kill, restart and add nodes (the resilience experiments); absent for a target given by URL */
+  target?: TargetControl;
 }
 
 /** The cell a phase works on. */
@@ -71,11 +91,15 @@ export interface CellPlan extends CellChoice {
   name: string;
   /** file stem of a raw output of this cell: `checkout-uniform-<part>` */
   file: (part: string) => string;
+  /** the t at which the next series a phase returns starts in the cell's series (phases that mark instants use it) */
+  seriesEnd: () => number;
 }
 
 /** One k6 run at one arrival rate, analysed: what the load phases hand on. */
 export interface LoadOutcome {
   agg: K6Aggregate;
+  /** the raw k6 output it was analysed from */
+  csv: string;
   step: StepAggregate;
   checkouts: CheckoutRecord[];
   stockAdded: Map<string, number>;

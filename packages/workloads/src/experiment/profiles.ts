@@ -34,6 +34,12 @@ export interface ProfileSettings {
   quietMs: number;
   /** the microbenchmarks (docs/spec.md 8), when the run measures them */
   micro: MicroPlan;
+  /** the fault experiment: load at `share` of the sustainable rate for durationS, kill -9 at killAtS */
+  fault: { share: number; durationS: number; killAtS: number };
+  /** the scale-up experiment: load at `share` of one node's sustainable rate for durationS, one node added at addAtS */
+  scaleUp: { share: number; durationS: number; addAtS: number };
+  /** the recovery experiment: entities loaded before each kill (products; users are a tenth) */
+  recovery: { stateSizes: number[] };
 }
 
 export const PROFILE_SETTINGS: Record<Profile, ProfileSettings> = {
@@ -48,6 +54,9 @@ export const PROFILE_SETTINGS: Record<Profile, ProfileSettings> = {
     coPurchaseSample: 30,
     auditSample: 200,
     quietMs: 1000,
+    fault: { share: 0.5, durationS: 20, killAtS: 8 },
+    scaleUp: { share: 1.2, durationS: 24, addAtS: 8 },
+    recovery: { stateSizes: [1000, 5000] },
     micro: {
       overheadRates: [5, 20],
       overheadStepS: 3,
@@ -69,6 +78,9 @@ export const PROFILE_SETTINGS: Record<Profile, ProfileSettings> = {
     coPurchaseSample: 200,
     auditSample: 5000,
     quietMs: 2000,
+    fault: { share: 0.5, durationS: 60, killAtS: 20 },
+    scaleUp: { share: 1.2, durationS: 60, addAtS: 20 },
+    recovery: { stateSizes: [10_000, 100_000] },
     micro: {
       overheadRates: [10, 50, 100],
       overheadStepS: 10,
@@ -101,6 +113,9 @@ export const PROFILE_SETTINGS: Record<Profile, ProfileSettings> = {
     coPurchaseSample: 500,
     auditSample: 20000,
     quietMs: 5000,
+    fault: { share: 0.5, durationS: 300, killAtS: 120 },
+    scaleUp: { share: 1.2, durationS: 300, addAtS: 120 },
+    recovery: { stateSizes: [10_000, 100_000, 1_000_000] },
     micro: {
       overheadRates: [10, 100, 1000],
       overheadStepS: 60,

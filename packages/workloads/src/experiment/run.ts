@@ -9,13 +9,16 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { parseResult, RESULT_SCHEMA_VERSION, type Cell, type CellChoice, type Environment, type Experiment, type MicroResult, type Profile, type ProgressEvent, type ResultDocument, type Workload } from "@sfbench/core";
+import { parseResult, RESULT_SCHEMA_VERSION, type Cell, type CellChoice, type Environment, experimentSupport, type Experiment, type MicroResult, type Profile, type ResilienceResults, type ProgressEvent, type ResultDocument, type Workload } from "@sfbench/core";
 import { readAuditRecords } from "../audit/records.ts";
 import { TraceSession, type TraceOptions } from "../trace/session.ts";
 import { pinTrees, planSplit } from "../cost/affinity.ts";
 import { runMicro } from "../micro/run-micro.ts";
+import { runRecovery } from "../resilience/recovery-run.ts";
 import { runCell } from "./cell.ts";
-import { StageError, type RunContext } from "./phase.ts";
+import { StageError, type RunContext, type TargetControl } from "./phase.ts";
+
+const notSupported = (s: { supported: true } | { supported: false; reason: string }) => (s.supported ? undefined : s.reason);
 import { localEnvironment } from "./environment.ts";
 import { runK6 } from "./k6-runner.ts";
 import { PROFILE_SETTINGS } from "./profiles.ts";
@@ -34,6 +37,8 @@ export interface BenchmarkOptions {
    * not supported). Absent: no microbenchmarks.
    */
   micro?: { declared: boolean };
+  /** kill, restart and add nodes: the fault, scale-up and recovery experiments need it (a target sfbench started) */
+  control?: TargetControl;
   seed: number;
   repoRoot: string;
   /** result documents go to <resultsDir>/<target>/ */
@@ -112,6 +117,7 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
       opts.checkAlive(stage);
     },
     signal: opts.signal,
+    ...(opts.control ? { target: opts.control } : {}),
     onProgress: progress,
     allCheckouts: [],
     prices: new Map(),
@@ -119,6 +125,11 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
   };
   const cells: Cell[] = [];
   let micro: MicroResult | undefined;
+  let resilience: ResilienceResults | undefined;
+  const experiment = opts.experiment ?? "throughput";
+  // the experiments that act on the target's processes, when this target cannot do them: said, not skipped silently
+  const unsupported = experiment === "throughput" ? undefined : !opts.control ? "sfbench did not start this target (given by URL), so it cannot kill, restart or add its processes" : notSupported(experimentSupport(opts.control.manifest)[experiment]);
+  const cellsToRun = unsupported || experiment === "recovery" ? [] : opts.cells;
   let error: ResultDocument["error"];
   const pinned = split && opts.targetPids().length > 0;
   try {
@@ -129,13 +140,17 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
     }
     if (opts.trace) ctx.trace = await openTrace(runId, opts.trace, progress);
     const env = { BASE_URL: ctx.baseUrl, SEED: String(ctx.seed), PRODUCTS: String(settings.products), PRODUCT_PREFIX: ctx.productPrefix };
-    // the microbenchmarks need no catalogue
-    if (opts.cells.length) {
+    if (unsupported && experiment !== "throughput") {
+      resilience = { unsupported: [{ experiment, reason: unsupported }] };
+      progress({ cell: "-", phase: "seed", detail: `the ${experiment} experiment is not supported: ${unsupported}`, note: true });
+    }
+    // the microbenchmarks and the recovery experiment need no catalogue
+    if (cellsToRun.length) {
       progress({ cell: "-", phase: "seed", detail: `${settings.products} products` });
       await setupScript(ctx, "seed", env, "seed");
     }
     let populated = false;
-    for (const { workload, distribution } of orderCells(opts.cells)) {
+    for (const { workload, distribution } of orderCells(cellsToRun)) {
       // populate's checkouts are not audited, so it runs after every audited cell
       if (workload === "analytics" && !populated) {
         progress({ cell: "analytics", phase: "populate", detail: `${settings.populate} checkouts build the co-purchase graph` });
@@ -144,7 +159,9 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
       }
       cells.push(await runCell(ctx, { workload, distribution }, opts.experiment));
     }
-    if (opts.micro) micro = await runMicro(ctx, settings.micro, opts.micro.declared);
+    if (experiment === "recovery" && !unsupported) resilience = { recovery: await runRecovery(ctx, opts.control!, settings.recovery.stateSizes), unsupported: [] };
+    // the microbenchmarks belong to the throughput experiment (a fault or recovery run measures the target's processes, not its invocations)
+    if (opts.micro && experiment === "throughput") micro = await runMicro(ctx, settings.micro, opts.micro.declared);
   } catch (e) {
     const err = e as Error;
     const stage = e instanceof StageError ? e.stage : "run";
@@ -176,6 +193,7 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
     profile: opts.profile,
     cells,
     ...(micro ? { micro } : {}),
+    ...(resilience ? { resilience } : {}),
     rawData: { dir: rawDir, files: ctx.rawFiles.map((f) => f.slice(rawDir.length + 1)) },
   };
   return { doc, file: writeResult(opts.resultsDir, doc) };

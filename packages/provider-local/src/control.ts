@@ -1,0 +1,74 @@
+/**
+ * The hands a run's experiments have on a target this process started
+ * (issue 13): kill a node, start it again, add one, and, since those change
+ * the processes, the liveness check and the cost pids follow the state file
+ * instead of the first process. The fault, recovery and scale-up phases of
+ * @sfbench/workloads take this as their RunContext `target`.
+ */
+import { nodeSupport, type TargetManifest } from "@sfbench/core";
+import { findTarget } from "./catalog.ts";
+import { addNode, killNode, restartNode, restartTarget, targetPids } from "./nodes.ts";
+import type { StartedTarget } from "./run.ts";
+import { isAlive, nodesOf, readState } from "./target-process.ts";
+
+export interface LocalTargetControl {
+  name: string;
+  manifest: TargetManifest;
+  /** nodes running now (killed ones included until they are restarted) */
+  nodes(): number;
+  /** the most nodes the target can run (target.json nodes.max, 1 without nodes) */
+  maxNodes: number;
+  /** whether a node can join while it runs (nodes.elastic) */
+  elastic: boolean;
+  /** kill -9 (or SIGTERM) node `index`; resolves with the epoch ms right before the signal */
+  kill(index: number, signal: "SIGKILL" | "SIGTERM"): Promise<{ at: number }>;
+  /** node `index` again on its port and data (the whole target for a single process); resolves when healthy */
+  restart(index: number): Promise<void>;
+  /** one more node (elastic targets); resolves when it is healthy and the balancer sends it requests */
+  addNode(): Promise<void>;
+  /** how the target died, when a node that was not killed on purpose is gone; undefined while it is fine */
+  exited(): string | undefined;
+  /** pids whose CPU and memory are the target's cost: every live node and its own PostgreSQL */
+  pids(): number[];
+}
+
+export function localTargetControl(started: StartedTarget, opts: { onProgress?: (m: string) => void } = {}): LocalTargetControl {
+  const { name } = started;
+  const manifest = findTarget(name, started.targetsRoot).manifest;
+  const support = nodeSupport(manifest);
+  // until a node is killed on purpose, the first process says best how it ended (its exit code)
+  let touched = false;
+  return {
+    name,
+    manifest,
+    maxNodes: support.max,
+    elastic: support.elastic,
+    nodes: () => nodesOf(readState(name) ?? started).length,
+    async kill(index, signal) {
+      touched = true;
+      const k = await killNode(name, index, signal);
+      return { at: k.at };
+    },
+    async restart(index) {
+      const state = readState(name) ?? started;
+      if (nodesOf(state).length === 1) await restartTarget(name, opts);
+      else await restartNode(name, index, opts);
+    },
+    async addNode() {
+      touched = true;
+      await addNode(name, opts);
+    },
+    exited() {
+      if (!touched) return started.exited() ?? (isAlive(started.pid) ? undefined : "an unknown code");
+      const state = readState(name);
+      if (!state) return "its state file is gone (stopped)";
+      const killed = new Set(state.killed ?? []);
+      const gone = nodesOf(state).filter((n) => !killed.has(n.index) && !isAlive(n.pid));
+      return gone.length ? `node ${gone.map((n) => `${n.index} (pid ${n.pid})`).join(", ")} gone` : undefined;
+    },
+    pids() {
+      const p = targetPids(name);
+      return [...p.nodes.filter((n) => n.alive).map((n) => n.pid), ...(p.postgres ? [p.postgres] : [])];
+    },
+  };
+}
