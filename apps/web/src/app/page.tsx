@@ -2,15 +2,19 @@
 import Link from "next/link";
 import { LeaderboardFilters } from "../components/leaderboard-filters.tsx";
 import { LeaderboardTable } from "../components/leaderboard-table.tsx";
+import { MicroBoard } from "../components/micro-board.tsx";
 import { getDb } from "../server/db.ts";
 import { getLeaderboard } from "../server/queries/leaderboard.ts";
-import { readLeaderboardParams } from "../shared/leaderboard-params.ts";
+import { microRuns } from "../server/queries/micro.ts";
+import { readLeaderboardParams, type LeaderboardFilter, type LeaderboardView } from "../shared/leaderboard-params.ts";
 
 export const dynamic = "force-dynamic";
 
 export default async function LeaderboardPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const filter = readLeaderboardParams(await searchParams);
-  const board = await getLeaderboard(await getDb(), filter);
+  const db = await getDb();
+  const board = await getLeaderboard(db, filter);
+  const micro = filter.view === "micro" ? await microRuns(db, { kind: filter.kind === "all" ? undefined : filter.kind, nodes: filter.nodes }) : null;
   return (
     <>
       <h1>Leaderboard</h1>
@@ -21,8 +25,22 @@ export default async function LeaderboardPage({ searchParams }: { searchParams: 
         Quick-profile runs and other coarse knees are smoke tests: on their run pages, never ranked. Failed runs and invalid cells never show numbers.
         <span className="badge verified">verified</span>: every cell valid and the target.json known.
       </p>
+      <nav className="subnav" data-testid="leaderboard-views">
+        {filter.view === "rates" ? <strong>Sustainable rates</strong> : <Link href={viewHref(filter, "rates")}>Sustainable rates</Link>}
+        {filter.view === "micro" ? <strong>Microbenchmarks</strong> : <Link href={viewHref(filter, "micro")}>Microbenchmarks</Link>}
+      </nav>
       <LeaderboardFilters board={board} />
-      <LeaderboardTable board={board} />
+      {micro ? <MicroBoard rows={micro} /> : <LeaderboardTable board={board} />}
     </>
   );
+}
+
+/** The same environment filter in the other view (workload, distribution and sort belong to the rates view). */
+function viewHref(filter: LeaderboardFilter, view: LeaderboardView): string {
+  const params = new URLSearchParams();
+  if (view !== "rates") params.set("view", view);
+  if (filter.kind !== "all") params.set("kind", filter.kind);
+  if (filter.nodes !== undefined) params.set("nodes", String(filter.nodes));
+  const qs = params.toString();
+  return qs ? `/?${qs}` : "/";
 }

@@ -36,6 +36,7 @@ export function LeaderboardFilters({ board }: { board: Leaderboard }) {
           {nodeCounts.map((n) => <option key={n} value={n}>{n}</option>)}
         </select>
       </label>
+      {filter.view !== "rates" ? <input type="hidden" name="view" value={filter.view} /> : null}
       <input type="hidden" name="sort" value={filter.sort} />
       {filter.dir ? <input type="hidden" name="dir" value={filter.dir} /> : null}
       <button type="submit">Apply</button>

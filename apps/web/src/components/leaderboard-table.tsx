@@ -10,7 +10,7 @@ import { VerifiedBadge } from "./verified-badge.tsx";
 function href(filter: LeaderboardFilter, patch: Partial<Record<keyof LeaderboardFilter, string | number | undefined>>): string {
   const merged: Record<string, string | number | undefined> = { ...filter, ...patch };
   const params = new URLSearchParams();
-  const defaults: Record<string, string | number> = { workload: "all", distribution: "all", kind: "all", sort: "checkout.uniform", page: 1 };
+  const defaults: Record<string, string | number> = { view: "rates", workload: "all", distribution: "all", kind: "all", sort: "checkout.uniform", page: 1 };
   for (const [k, v] of Object.entries(merged)) if (v !== undefined && v !== "" && defaults[k] !== v) params.set(k, String(v));
   const qs = params.toString();
   return qs ? `/?${qs}` : "/";

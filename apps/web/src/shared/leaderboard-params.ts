@@ -16,7 +16,12 @@ export type SortKey = (typeof SORT_KEYS)[number];
 /** lower is better for these; they sort ascending first */
 export const ASCENDING_FIRST: readonly SortKey[] = ["system", "p50", "p99", "errorRate", "anomalies", "loc"];
 
+/** what the leaderboard shows: sustainable rates per cell (default), or the microbenchmarks' headline figures (docs/spec.md 8) */
+export const LEADERBOARD_VIEWS = ["rates", "micro"] as const;
+export type LeaderboardView = (typeof LEADERBOARD_VIEWS)[number];
+
 export const LeaderboardFilter = z.object({
+  view: z.enum(LEADERBOARD_VIEWS).default("rates"),
   workload: z.enum(["all", ...WORKLOADS]).default("all"),
   distribution: z.enum(["all", ...DISTRIBUTIONS]).default("all"),
   kind: z.enum(["all", ...ENVIRONMENT_KINDS]).default("all"),

@@ -2,9 +2,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { redirect } from "next/navigation";
-import { buildCompareData, CompareCharts } from "../../charts/index.ts";
+import { buildCompareData, buildMicroCompareData, CompareCharts, MicroCompareCharts } from "../../charts/index.ts";
 import { getDb } from "../../server/db.ts";
 import { getCompare, parseEnvironment } from "../../server/queries/compare.ts";
+import { microCompareInput } from "../../server/queries/micro.ts";
 import { fmtEnvironment } from "../../shared/format.ts";
 import { compareHref, readCompareSlugs } from "../../shared/compare-params.ts";
 
@@ -34,8 +35,13 @@ export default async function ComparePage({ searchParams }: { searchParams: Prom
 }
 
 async function CompareBody({ slugs, envText }: { slugs: string[]; envText: string | undefined }) {
-  const compare = await getCompare(await getDb(), slugs, parseEnvironment(envText));
+  const db = await getDb();
+  const wanted = parseEnvironment(envText);
+  const compare = await getCompare(db, slugs, wanted);
   const data = buildCompareData(compare.input);
+  // micro runs may have no ranked cell (sfbench run --workload micro): without a chosen environment, the one asked for or local, 1 node
+  const microEnv = compare.environment ?? wanted ?? { kind: "local" as const, nodes: 1 };
+  const micro = await microCompareInput(db, compare.systems, microEnv);
   return (
     <>
       {compare.unknown.length ? <p className="form-error">No system named {compare.unknown.map((s) => `"${s}"`).join(", ")}.</p> : null}
@@ -63,6 +69,17 @@ async function CompareBody({ slugs, envText }: { slugs: string[]; envText: strin
       <div data-testid="compare-charts">
         <CompareCharts data={data} />
       </div>
+      <h2>Microbenchmarks</h2>
+      <p className="muted">
+        {fmtEnvironment(microEnv.kind, microEnv.nodes)}; each system&apos;s latest completed run with microbenchmarks:{" "}
+        {micro.map((m, i) => (
+          <span key={m.slug}>
+            {i > 0 ? " · " : ""}
+            {m.name} {m.runId ? <Link href={`/runs/${m.runId}`}>run {m.runId.slice(0, 8)}</Link> : "none"}
+          </span>
+        ))}
+      </p>
+      <MicroCompareCharts data={buildMicroCompareData(micro)} />
     </>
   );
 }

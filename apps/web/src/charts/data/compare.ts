@@ -155,7 +155,12 @@ function costData(refs: readonly CellRef[], plotted: ReadonlyArray<{ ref: Series
   return { rows, notes, available: rows.length > 0 };
 }
 
-function scalabilityData(plotted: ReadonlyArray<{ ref: SeriesRef; sys: InputSystem }>): ScalabilityData {
+function scalabilityData(input: ReadonlyArray<{ ref: SeriesRef; sys: InputSystem }>): ScalabilityData {
+  // the run-level scalability experiment (schema 2) adds its node counts to the runs at each node count
+  const plotted = input.map((p) => ({
+    ref: p.ref,
+    sys: { ...p.sys, scalability: [...(p.sys.scalability ?? []), ...(p.sys.doc.resilience?.scalability?.points ?? []).map((x) => ({ nodes: x.nodes, sustainableRate: x.sustainableRate }))] },
+  }));
   const nodes = new Set<number>();
   for (const p of plotted) for (const s of p.sys.scalability ?? []) nodes.add(s.nodes);
   const ordered = [...nodes].sort((a, b) => a - b);

@@ -118,12 +118,16 @@ function bigSummary(b: Extract<MicroResult, { supported: true }>["big"][number])
  * configuration (a line per system), Big messages/s against entities. A failed run is never plotted
  * (the caller leaves it out); a system without micro numbers gets a note with the reason.
  */
-export function buildMicroCompareData(input: ReadonlyArray<{ slug: string; name: string; doc: Pick<ResultDocument, "micro" | "status" | "runId"> }>): MicroCompareData {
+export function buildMicroCompareData(input: ReadonlyArray<{ slug: string; name: string; doc: Pick<ResultDocument, "micro" | "status" | "runId"> | null }>): MicroCompareData {
   const systems: SeriesRef[] = [];
   const notes: CellNote[] = [];
   const measured: Array<{ ref: SeriesRef; micro: Extract<MicroResult, { supported: true }> }> = [];
   input.forEach((sys, i) => {
     const ref: SeriesRef = { key: `s${i}`, slug: sys.slug, name: sys.name, color: systemColor(i) };
+    if (!sys.doc) {
+      notes.push({ key: ref.key, name: ref.name, reason: "no completed run with microbenchmarks in this environment" });
+      return;
+    }
     if (sys.doc.status !== "completed") {
       notes.push({ key: ref.key, name: ref.name, reason: `run ${sys.doc.runId} did not complete; only completed runs are plotted` });
       return;

@@ -1,8 +1,10 @@
 /** A run: status (live while queued or running), environment, results and charts, downloads. Failed runs show their error, never numbers. */
+import type { ResultDocument } from "@sfbench/core";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { buildRunData, RunCharts } from "../../../charts/index.ts";
+import { buildRunData, MicroCharts, microRunData, ResilienceCharts, resilienceRunData, RunCharts } from "../../../charts/index.ts";
+import { systemColor } from "../../../charts/data/palette.ts";
 import { RunProgress } from "../../../client/run-progress.tsx";
 import { RunInterrupted, RunStatus } from "../../../components/run-status.tsx";
 import { RunResults } from "../../../components/run-results.tsx";
@@ -68,7 +70,31 @@ export default async function RunPage({ params }: Props) {
           <div data-testid="run-charts">
             <RunCharts data={buildRunData(run.document)} />
           </div>
+          <RunExperiments doc={run.document} />
         </>
+      ) : null}
+    </>
+  );
+}
+
+/** The microbenchmarks and resilience results of a completed run (schema 2); a version-1 document has neither and shows nothing here. */
+function RunExperiments({ doc }: { doc: ResultDocument }) {
+  const micro = microRunData(doc);
+  const resilience = resilienceRunData(doc);
+  const system = { key: "s0", slug: doc.target.system, name: doc.target.name, color: systemColor(0) };
+  return (
+    <>
+      {micro ? (
+        <section data-testid="run-micro">
+          <h2>Microbenchmarks</h2>
+          <MicroCharts data={micro} />
+        </section>
+      ) : null}
+      {resilience ? (
+        <section data-testid="run-resilience">
+          <h2>Resilience</h2>
+          <ResilienceCharts data={resilience} system={system} />
+        </section>
       ) : null}
     </>
   );

@@ -6,8 +6,10 @@ import { RatingForm } from "../../../client/rating-form.tsx";
 import { SystemEditForm } from "../../../client/system-edit-form.tsx";
 import { ClusterOnly, clusterOnlyReason } from "../../../components/cluster-only.tsx";
 import { RunStatus } from "../../../components/run-status.tsx";
+import { SystemExperimentsSections } from "../../../components/system-experiments.tsx";
 import { getDb } from "../../../server/db.ts";
 import { getSystem, HISTORY_LIMIT } from "../../../server/queries/system.ts";
+import { getSystemExperiments } from "../../../server/queries/system-experiments.ts";
 import { countingRule } from "../../../server/ratings/counted.ts";
 import { getViewer } from "../../../server/viewer.ts";
 import { fmtDate, fmtEnvironment } from "../../../shared/format.ts";
@@ -24,8 +26,10 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 export default async function SystemPage({ params }: Props) {
   const slug = decodeURIComponent((await params).slug);
   const viewer = await getViewer();
-  const system = await getSystem(await getDb(), slug, viewer?.id);
+  const db = await getDb();
+  const system = await getSystem(db, slug, viewer?.id);
   if (!system) notFound();
+  const experiments = await getSystemExperiments(db, system.id, system.versions[0]?.manifest ?? null);
   const clusterOnly = clusterOnlyReason(system.runs);
   return (
     <>
@@ -77,6 +81,8 @@ export default async function SystemPage({ params }: Props) {
         </tbody>
       </table>
       {system.runCount > HISTORY_LIMIT ? <p className="muted">The newest {HISTORY_LIMIT} of {system.runCount} runs.</p> : null}
+
+      <SystemExperimentsSections data={experiments} />
 
       <h2>Versions</h2>
       {system.versions.map((v) => (
