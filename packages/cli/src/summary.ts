@@ -50,6 +50,12 @@ export function resilienceLines(doc: ResultDocument): string[] {
   for (const p of r?.recovery?.points ?? []) {
     lines.push(`recovery with ${p.products} products, ${p.users} users: health after ${sec(p.healthAfterS)}, first checkout after ${sec(p.firstCheckoutAfterS)}; ${p.missing} of ${p.checked} read back missing, ${p.changed} changed${p.failure ? ` (${p.failure})` : ""}`);
   }
+  const s = r?.scalability;
+  if (s) {
+    lines.push(`scalability (${s.environment}, ${s.routing === "balancer" ? "sfbench's balancer" : "the target's own routing"}): nodes, peak/s, sustainable/s, speedup, efficiency`);
+    for (const p of s.points) lines.push(`  ${String(p.nodes).padStart(3)}  ${p.maxThroughput.toFixed(1).padStart(8)}  ${(p.sustainableRate?.toFixed(0) ?? "none").padStart(6)}  ${p.speedup.toFixed(2).padStart(5)}x  ${(p.efficiency * 100).toFixed(0).padStart(4)}%`);
+    if (s.environment === "local") lines.push("  (local: the nodes share this machine's cores, so the speedup says how the system uses them, not how it scales across machines)");
+  }
   for (const u of r?.unsupported ?? []) lines.push(`${u.experiment}: not supported (${u.reason})`);
   return lines;
 }

@@ -7,7 +7,7 @@
  */
 import { nodeSupport, type TargetManifest } from "@sfbench/core";
 import { findTarget } from "./catalog.ts";
-import { addNode, killNode, restartNode, restartTarget, targetPids } from "./nodes.ts";
+import { addNode, killNode, killTarget, restartNode, restartTarget, targetPids } from "./nodes.ts";
 import type { StartedTarget } from "./run.ts";
 import { isAlive, nodesOf, readState } from "./target-process.ts";
 
@@ -20,7 +20,7 @@ export interface LocalTargetControl {
   maxNodes: number;
   /** whether a node can join while it runs (nodes.elastic) */
   elastic: boolean;
-  /** kill -9 (or SIGTERM) node `index`; resolves with the epoch ms right before the signal */
+  /** kill -9 (or SIGTERM) node `index` (a single-process target: the whole target with its own PostgreSQL); resolves with the epoch ms right before the signal */
   kill(index: number, signal: "SIGKILL" | "SIGTERM"): Promise<{ at: number }>;
   /** node `index` again on its port and data (the whole target for a single process); resolves when healthy */
   restart(index: number): Promise<void>;
@@ -46,6 +46,8 @@ export function localTargetControl(started: StartedTarget, opts: { onProgress?: 
     nodes: () => nodesOf(readState(name) ?? started).length,
     async kill(index, signal) {
       touched = true;
+      // a single-process target dies whole, storage included: its own PostgreSQL is part of it (and of its cost)
+      if (nodesOf(readState(name) ?? started).length === 1) return { at: (await killTarget(name, signal)).at };
       const k = await killNode(name, index, signal);
       return { at: k.at };
     },

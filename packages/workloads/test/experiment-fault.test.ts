@@ -65,7 +65,7 @@ async function faultRun(t: StartedTarget, experiment: "fault" | "recovery" = "fa
 
 describe("the fault experiment", () => {
   it("kills the fragile in-memory target mid-load, starts it again, and the audit finds what it lost", { timeout: 300_000 }, async () => {
-    const doc = await faultRun(await start("fragile", 19560, providerFixtures));
+    const doc = await faultRun(await start("fragile", 19660, providerFixtures));
     expect(doc.status, doc.error?.message).toBe("completed");
     const cell = doc.cells[0]!;
     const f = cell.fault!;
@@ -80,7 +80,7 @@ describe("the fault experiment", () => {
   });
 
   it("kills node-postgres mid-load: it comes back with everything (no anomaly), and the phase says how long it took", { timeout: 300_000 }, async () => {
-    const doc = await faultRun(await start("node-postgres", 19561));
+    const doc = await faultRun(await start("node-postgres", 19661));
     expect(doc.status, doc.error?.message).toBe("completed");
     const cell = doc.cells[0]!;
     const f = cell.fault!;
@@ -91,7 +91,7 @@ describe("the fault experiment", () => {
   });
 
   it("records a target it cannot kill (given by URL, no control) as not supported, with no cells", { timeout: 120_000 }, async () => {
-    const doc = await faultRun(await start("fragile", 19562, providerFixtures), "fault", false);
+    const doc = await faultRun(await start("fragile", 19662, providerFixtures), "fault", false);
     expect(doc.status).toBe("completed");
     expect(doc.cells).toEqual([]);
     expect(doc.resilience?.unsupported).toEqual([{ experiment: "fault", reason: expect.stringContaining("cannot kill, restart or add its processes") }]);

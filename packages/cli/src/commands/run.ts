@@ -4,11 +4,11 @@
  * live progress and a summary table; one result document per run.
  */
 import { join } from "node:path";
-import { cellsOf, DISTRIBUTION_CHOICES, EXPERIMENTS, manifestDigest, microOf, parametersOfChoice, PROFILES, WORKLOAD_CHOICES, type Profile, type ProgressEvent, type ResultDocument } from "@sfbench/core";
+import { cellsOf, DISTRIBUTION_CHOICES, EXPERIMENTS, manifestDigest, microOf, nodeSupport, parametersOfChoice, PROFILES, WORKLOAD_CHOICES, type Profile, type ProgressEvent, type ResultDocument } from "@sfbench/core";
 import { formatFailure, runConformance } from "@sfbench/conformance";
-import { findTarget, localTargetControl, startTarget, stopTarget, storageFingerprint, type LocalTargetControl, type StartedTarget } from "@sfbench/provider-local";
+import { findTarget, localTargetControl, nodeLogs, startTarget, stopTarget, storageFingerprint, type LocalTargetControl, type StartedTarget } from "@sfbench/provider-local";
 import { k6Path, kafkaBrokers, paths, status, up } from "@sfbench/services";
-import { aliveCheck, failedRunDocument, runBenchmark, writeResult } from "@sfbench/workloads";
+import { aliveCheck, failedRunDocument, measuredNodeCount, runBenchmark, writeResult, type MeasuredNodeCount } from "@sfbench/workloads";
 import { intFlag, oneOf, parseFlags, UsageError, urlFlag } from "../args.ts";
 import { note } from "../progress.ts";
 import { LiveLine } from "../live.ts";
@@ -25,6 +25,7 @@ export const runFlags = {
   results: { type: "string", value: "DIR", help: "where result documents go, default results/" },
   json: { type: "boolean", help: "print the result document instead of the summary" },
   "no-trace": { type: "boolean", help: "do not trace a target that supports it (no latency breakdown)" },
+  nodes: { type: "string", value: "N[,N...]", help: "run the target as N processes (target.json nodes); several counts: the scalability experiment" },
 } as const;
 
 export async function run(argv: string[]): Promise<number> {
@@ -42,90 +43,129 @@ export async function run(argv: string[]): Promise<number> {
   const cells = cellsOf(chosen);
 
   const k6 = await k6Path({ onProgress: (m) => note(`k6: ${m}`) });
-  let started: StartedTarget | undefined;
-  let control: LocalTargetControl | undefined;
-  let target: ResultDocument["target"];
-  let baseUrl: string;
-  let pids: () => number[] = () => [];
-  let systemVersion: string | undefined;
-  let storage: ReturnType<typeof storageFingerprint>;
-  let trace: { logFile: string; brokers: string[] } | undefined;
-  // the micro routes: what the manifest declares; a target given by URL is asked
-  let microDeclared = false;
-  if (values.target) {
-    const { manifest } = findTarget(values.target);
-    target = { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: manifestDigest(manifest) };
-    const tracing = manifest.tracing && !values["no-trace"] && (await kafkaUp());
-    // scale-up adds a node to a target that runs as nodes: it starts as node 0 of 1
-    const asNodes = experiment === "scale-up" && manifest.nodes?.elastic === true;
-    started = await startTarget(values.target, { onProgress: note, trace: tracing, ...(asNodes ? { nodes: 1 } : {}) });
-    control = localTargetControl(started, { onProgress: note });
-    baseUrl = started.url;
-    note(`${values.target} is up at ${baseUrl}${tracing ? " (tracing: span lines to its log, shipped through Kafka)" : ""}`);
-    if (tracing) trace = { logFile: started.log, brokers: kafkaBrokers() };
-    // cost: the target and its own PostgreSQL; the shared servers (Redis, Kafka) also serve others and are not counted
-    const shared = manifest.services.filter((s) => s !== "postgres");
-    const services = shared.length ? await status(shared) : [];
-    const t = started;
-    // the processes and their liveness follow the state file: the resilience experiments kill and restart nodes
-    const c = control;
-    pids = () => c.pids();
-    storage = storageFingerprint(t);
-    microDeclared = manifest.micro === true;
-    systemVersion = [`${manifest.system} ${manifest.version}`, ...(t.postgres ? [`PostgreSQL ${t.postgres.settings.version}`] : []), ...services.map((s) => s.detail.split(" on ")[0])].join("; ");
-  } else {
-    baseUrl = url!;
-    microDeclared = microOf(chosen) && (await answers(`${baseUrl}/micro/empty`));
-    target = { name: new URL(baseUrl).host.replace(/[^a-z0-9-]/gi, "-").toLowerCase(), version: "0.0.0", system: `target at ${baseUrl}`, manifestDigest: `sha256:${"0".repeat(64)}` };
-  }
-  const checkAlive = aliveCheck(() => control?.exited());
+  const nodeCounts = nodesFlag(cmd, values.nodes, values.target);
 
-  try {
-    // 1. Verify before measuring.
-    note(`verifying ${baseUrl} (conformance suite)`);
-    const report = await runConformance(baseUrl, { micro: microDeclared });
-    if (report.failed > 0) {
-      for (const r of report.checks.filter((c) => !c.passed)) process.stderr.write(formatFailure(r) + "\n");
-      const message = `${report.failed} of ${report.checks.length} conformance checks failed: ${report.checks.filter((c) => !c.passed).map((c) => c.id).slice(0, 10).join(", ")}`;
-      const file = writeResult(resultsDir, failedRunDocument({ target, profile, startedAt: new Date(report.startedAt), stage: "verify", message, k6, repoRoot: paths.root, rawDir: join(paths.home, "runs") }));
-      note(`verify failed: no numbers for a non-conformant target; failed run written to ${file}`);
-      return 1;
+  /** One run: start the target (with `nodes` processes when given), verify, measure, stop. */
+  const once = async (nodes: number | undefined, scalability?: { measured: MeasuredNodeCount[]; routing: "balancer" | "self" }): Promise<{ code: number; doc?: ResultDocument }> => {
+    let started: StartedTarget | undefined;
+    let control: LocalTargetControl | undefined;
+    let target: ResultDocument["target"];
+    let baseUrl: string;
+    let pids: () => number[] = () => [];
+    let systemVersion: string | undefined;
+    let storage: ReturnType<typeof storageFingerprint>;
+    let trace: { logFile: string; logFiles?: () => string[]; brokers: string[] } | undefined;
+    // the micro routes: what the manifest declares; a target given by URL is asked
+    let microDeclared = false;
+    if (values.target) {
+      const { manifest } = findTarget(values.target);
+      target = { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: manifestDigest(manifest) };
+      const tracing = manifest.tracing && !values["no-trace"] && (await kafkaUp());
+      // scale-up adds a node to a target that runs as nodes: it starts as node 0 of 1
+      const asNodes = experiment === "scale-up" && manifest.nodes?.elastic === true;
+      const startNodes = nodes ?? (asNodes ? 1 : undefined);
+      started = await startTarget(values.target, { onProgress: note, trace: tracing, ...(startNodes !== undefined ? { nodes: startNodes } : {}) });
+      control = localTargetControl(started, { onProgress: note });
+      baseUrl = started.url;
+      note(`${values.target} is up at ${baseUrl}${tracing ? " (tracing: span lines to its log, shipped through Kafka)" : ""}`);
+      // a multi-node target writes span lines to one log per node
+      const name = values.target;
+      if (tracing) trace = { logFile: started.log, logFiles: () => nodeLogs(name), brokers: kafkaBrokers() };
+      // cost: the target and its own PostgreSQL; the shared servers (Redis, Kafka) also serve others and are not counted
+      const shared = manifest.services.filter((s) => s !== "postgres");
+      const services = shared.length ? await status(shared) : [];
+      const t = started;
+      // the processes and their liveness follow the state file: the resilience experiments kill and restart nodes
+      const c = control;
+      pids = () => c.pids();
+      storage = storageFingerprint(t);
+      microDeclared = manifest.micro === true;
+      systemVersion = [`${manifest.system} ${manifest.version}`, ...(t.postgres ? [`PostgreSQL ${t.postgres.settings.version}`] : []), ...services.map((s) => s.detail.split(" on ")[0])].join("; ");
+    } else {
+      baseUrl = url!;
+      microDeclared = microOf(chosen) && (await answers(`${baseUrl}/micro/empty`));
+      target = { name: new URL(baseUrl).host.replace(/[^a-z0-9-]/gi, "-").toLowerCase(), version: "0.0.0", system: `target at ${baseUrl}`, manifestDigest: `sha256:${"0".repeat(64)}` };
     }
-    note(`verify: ${report.passed} checks passed`);
-    await up(["k6"]);
+    const checkAlive = aliveCheck(() => control?.exited());
 
-    // 2. The experiments.
-    const live = new LiveLine();
-    const outcome = await runBenchmark({
-      target,
-      baseUrl,
-      k6,
-      profile,
-      cells,
-      experiment,
-      ...(control ? { control } : {}),
-      ...(microOf(chosen) ? { micro: { declared: microDeclared } } : {}),
-      seed,
-      repoRoot: paths.root,
-      resultsDir,
-      rawRoot: join(paths.home, "runs"),
-      targetPids: pids,
-      checkAlive,
-      systemVersion,
-      storage,
-      trace,
-      onProgress: (e: ProgressEvent) => live.update(e),
-    });
-    live.done();
-    process.stdout.write(values.json ? JSON.stringify(outcome.doc, null, 2) + "\n" : summaryTable(outcome.doc) + `\nresult: ${outcome.file}\nraw data: ${outcome.doc.rawData.dir}\n`);
-    if (outcome.doc.status === "failed") {
-      note(`run failed during ${outcome.doc.error!.stage}: ${outcome.doc.error!.message}`);
-      return 1;
+    try {
+      // 1. Verify before measuring.
+      note(`verifying ${baseUrl} (conformance suite)`);
+      const report = await runConformance(baseUrl, { micro: microDeclared });
+      if (report.failed > 0) {
+        for (const r of report.checks.filter((c) => !c.passed)) process.stderr.write(formatFailure(r) + "\n");
+        const message = `${report.failed} of ${report.checks.length} conformance checks failed: ${report.checks.filter((c) => !c.passed).map((c) => c.id).slice(0, 10).join(", ")}`;
+        const file = writeResult(resultsDir, failedRunDocument({ target, profile, startedAt: new Date(report.startedAt), stage: "verify", message, k6, repoRoot: paths.root, rawDir: join(paths.home, "runs") }));
+        note(`verify failed: no numbers for a non-conformant target; failed run written to ${file}`);
+        return { code: 1 };
+      }
+      note(`verify: ${report.passed} checks passed`);
+      await up(["k6"]);
+
+      // 2. The experiments.
+      const live = new LiveLine();
+      const outcome = await runBenchmark({
+        target,
+        baseUrl,
+        k6,
+        profile,
+        cells,
+        experiment,
+        ...(control ? { control } : {}),
+        ...(microOf(chosen) ? { micro: { declared: microDeclared } } : {}),
+        seed,
+        repoRoot: paths.root,
+        resultsDir,
+        rawRoot: join(paths.home, "runs"),
+        targetPids: pids,
+        checkAlive,
+        systemVersion,
+        storage,
+        trace,
+        ...(nodes !== undefined ? { nodes } : {}),
+        ...(scalability ? { scalability } : {}),
+        onProgress: (e: ProgressEvent) => live.update(e),
+      });
+      live.done();
+      process.stdout.write(values.json ? JSON.stringify(outcome.doc, null, 2) + "\n" : summaryTable(outcome.doc) + `\nresult: ${outcome.file}\nraw data: ${outcome.doc.rawData.dir}\n`);
+      if (outcome.doc.status === "failed") {
+        note(`run failed during ${outcome.doc.error!.stage}: ${outcome.doc.error!.message}`);
+        return { code: 1, doc: outcome.doc };
+      }
+      return { code: 0, doc: outcome.doc };
+    } finally {
+      if (started) await stopTarget(values.target!);
     }
-    return 0;
-  } finally {
-    if (started) await stopTarget(values.target!);
+  };
+
+  if (nodeCounts.length <= 1) return (await once(nodeCounts[0])).code;
+  // the scalability experiment: the same cells once per node count, one document each; the last one holds the chart's points
+  const routing = nodeSupport(findTarget(values.target!).manifest).routing;
+  const measured: MeasuredNodeCount[] = [];
+  for (const [i, n] of nodeCounts.entries()) {
+    note(`scalability: ${n} node${n === 1 ? "" : "s"} (${i + 1} of ${nodeCounts.length})`);
+    const r = await once(n, i === nodeCounts.length - 1 ? { measured, routing } : undefined);
+    const point = r.doc ? measuredNodeCount(n, r.doc.cells) : undefined;
+    if (r.code !== 0 || !point) {
+      note(`scalability stopped at ${n} nodes: the run did not complete`);
+      return r.code || 1;
+    }
+    measured.push(point);
   }
+  return 0;
+}
+
+/** --nodes N or N,N,...: node counts the target supports (target.json nodes.max), ascending, each once. */
+function nodesFlag(cmd: string, raw: string | undefined, target: string | undefined): number[] {
+  if (raw === undefined) return [];
+  if (!target) throw new UsageError(`${cmd}: --nodes needs --target NAME (sfbench starts the nodes; a target given by --url runs as it is)`);
+  const max = nodeSupport(findTarget(target).manifest).max;
+  const counts = raw.split(",").map((x) => x.trim());
+  const bad = counts.filter((c) => !/^\d+$/.test(c) || Number(c) < 1 || Number(c) > max);
+  if (bad.length) throw new UsageError(`${cmd}: --nodes: ${bad.join(", ")} is not a node count ${target} supports (allowed: 1 to ${max}${max === 1 ? ", its target.json declares no nodes" : ""}), e.g. --nodes 1,2,4`);
+  const n = [...new Set(counts.map(Number))].sort((a, b) => a - b);
+  if (n.length !== counts.length) throw new UsageError(`${cmd}: --nodes: each node count once, got ${raw}`);
+  return n;
 }
 
 /** Whether a GET answers 200 within 5 s (a target given by URL that implements the micro routes). */

@@ -33,11 +33,13 @@ export function localEnvironment(opts: {
   cpuSplit?: { generator: string; target: string };
   /** the target's storage settings as its servers report them (e.g. a dedicated PostgreSQL's fsync) */
   storage?: Environment["storage"];
+  /** processes the target ran as (a multi-node target started with a node count) */
+  nodes?: number;
 }): Environment {
   const sha = run("git", ["rev-parse", "HEAD"], opts.repoRoot);
   return {
     kind: "local",
-    nodes: 1,
+    nodes: opts.nodes ?? 1,
     cpuModel: cpus()[0]?.model.trim() || "unknown",
     cores: availableParallelism(),
     memoryBytes: totalmem(),

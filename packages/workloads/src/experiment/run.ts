@@ -9,14 +9,28 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { parseResult, RESULT_SCHEMA_VERSION, type Cell, type CellChoice, type Environment, experimentSupport, type Experiment, type MicroResult, type Profile, type ResilienceResults, type ProgressEvent, type ResultDocument, type Workload } from "@sfbench/core";
+import { parseResult, RESULT_SCHEMA_VERSION, type Cell, type CellChoice, type Environment, experimentSupport, type Experiment, type MicroResult, type Profile, type ResilienceResults, type ScalabilityResult, type ProgressEvent, type ResultDocument, type Workload } from "@sfbench/core";
 import { readAuditRecords } from "../audit/records.ts";
 import { TraceSession, type TraceOptions } from "../trace/session.ts";
 import { pinTrees, planSplit } from "../cost/affinity.ts";
 import { runMicro } from "../micro/run-micro.ts";
 import { runRecovery } from "../resilience/recovery-run.ts";
+import { scalabilityPoints, type MeasuredNodeCount } from "../resilience/scalability.ts";
 import { runCell } from "./cell.ts";
 import { StageError, type RunContext, type TargetControl } from "./phase.ts";
+
+/** This run's max throughput as the scalability experiment counts it: its first cell's peak and sustainable rate. */
+export function measuredNodeCount(nodes: number, cells: readonly Cell[]): MeasuredNodeCount | undefined {
+  const m = cells[0]?.maxThroughput;
+  return m ? { nodes, maxThroughput: m.maxMovingAvg10s, sustainableRate: m.sustainableRate } : undefined;
+}
+
+function scalabilityPart(opts: BenchmarkOptions, cells: readonly Cell[], resilience: ResilienceResults | undefined): { resilience?: ResilienceResults } {
+  const own = opts.scalability ? measuredNodeCount(opts.nodes ?? 1, cells) : undefined;
+  if (!opts.scalability || !own) return resilience ? { resilience } : {};
+  const scalability: ScalabilityResult = { environment: "local", routing: opts.scalability.routing, points: scalabilityPoints([...opts.scalability.measured, own]) };
+  return { resilience: { ...(resilience ?? { unsupported: [] }), scalability } };
+}
 
 const notSupported = (s: { supported: true } | { supported: false; reason: string }) => (s.supported ? undefined : s.reason);
 import { localEnvironment } from "./environment.ts";
@@ -39,6 +53,14 @@ export interface BenchmarkOptions {
   micro?: { declared: boolean };
   /** kill, restart and add nodes: the fault, scale-up and recovery experiments need it (a target sfbench started) */
   control?: TargetControl;
+  /** processes the target runs as (recorded as environment.nodes; the scalability experiment runs once per count) */
+  nodes?: number;
+  /**
+   * The scalability experiment's node counts measured before this run (same
+   * target, same cells): this run adds its own count and its document gets
+   * resilience.scalability over all of them.
+   */
+  scalability?: { measured: MeasuredNodeCount[]; routing: ScalabilityResult["routing"] };
   seed: number;
   repoRoot: string;
   /** result documents go to <resultsDir>/<target>/ */
@@ -187,13 +209,14 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
       systemVersion: opts.systemVersion,
       cpuSplit: pinned ? { generator: split.generator, target: split.target } : undefined,
       storage: opts.storage,
+      nodes: opts.nodes,
     }),
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
     profile: opts.profile,
     cells,
     ...(micro ? { micro } : {}),
-    ...(resilience ? { resilience } : {}),
+    ...(scalabilityPart(opts, cells, resilience)),
     rawData: { dir: rawDir, files: ctx.rawFiles.map((f) => f.slice(rawDir.length + 1)) },
   };
   return { doc, file: writeResult(opts.resultsDir, doc) };
