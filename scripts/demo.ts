@@ -46,7 +46,8 @@ async function follow(runs: Map<string, string>): Promise<void> {
       const p = (await getJson<{ result: { data: Progress } }>(`${server}/api/trpc/runs.progress?input=${encodeURIComponent(JSON.stringify({ id }))}`)).result.data;
       const line =
         p.status === "running"
-          ? `running: ${p.live ? `${p.live.phase} ${p.live.detail}` : (p.stage ?? "starting")} (${p.progress}%)`
+          ? // one line per step of the load; the seed's request count would print a line a second
+            `running: ${p.live ? (p.live.phase === "seed" || p.live.phase === "populate" ? p.live.phase : `${p.live.phase} ${p.live.detail}`) : (p.stage ?? "starting")} (${p.progress}%)`
           : p.status === "failed" || p.status === "interrupted"
             ? `${p.status} during ${p.errorStage}: ${p.errorMessage}`
             : p.status;
