@@ -40,6 +40,27 @@ export function nodeSupport(manifest: TargetManifest): NodeSupport {
   };
 }
 
+/**
+ * What the resilience experiments may do to a running target: the local
+ * provider's localTargetControl (@sfbench/provider-local) implements it, the
+ * phases of @sfbench/workloads use it.
+ */
+export interface TargetControl {
+  manifest: TargetManifest;
+  /** nodes running now (killed ones included until they are restarted) */
+  nodes(): number;
+  /** the most nodes the target can run (target.json nodes.max, 1 without nodes) */
+  maxNodes: number;
+  /** whether a node can join while it runs (nodes.elastic) */
+  elastic: boolean;
+  /** kill node `index` (a single-process target: the whole target with its own storage); resolves with the epoch ms right before the signal */
+  kill(index: number, signal: "SIGKILL" | "SIGTERM"): Promise<{ at: number }>;
+  /** node `index` again with its data (the whole target for a single process); resolves when healthy */
+  restart(index: number): Promise<void>;
+  /** one more node; resolves when it is healthy and gets requests */
+  addNode(): Promise<void>;
+}
+
 export const RESILIENCE_EXPERIMENTS = ["fault", "recovery", "scale-up", "scalability"] as const;
 export const ResilienceExperiment = z.enum(RESILIENCE_EXPERIMENTS);
 export type ResilienceExperiment = z.infer<typeof ResilienceExperiment>;

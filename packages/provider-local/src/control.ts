@@ -5,27 +5,14 @@
  * instead of the first process. The fault, recovery and scale-up phases of
  * @sfbench/workloads take this as their RunContext `target`.
  */
-import { nodeSupport, type TargetManifest } from "@sfbench/core";
+import { nodeSupport, type TargetControl } from "@sfbench/core";
 import { findTarget } from "./catalog.ts";
 import { addNode, killNode, killTarget, restartNode, restartTarget, targetPids } from "./nodes.ts";
 import type { StartedTarget } from "./run.ts";
 import { isAlive, nodesOf, readState } from "./target-process.ts";
 
-export interface LocalTargetControl {
+export interface LocalTargetControl extends TargetControl {
   name: string;
-  manifest: TargetManifest;
-  /** nodes running now (killed ones included until they are restarted) */
-  nodes(): number;
-  /** the most nodes the target can run (target.json nodes.max, 1 without nodes) */
-  maxNodes: number;
-  /** whether a node can join while it runs (nodes.elastic) */
-  elastic: boolean;
-  /** kill -9 (or SIGTERM) node `index` (a single-process target: the whole target with its own PostgreSQL); resolves with the epoch ms right before the signal */
-  kill(index: number, signal: "SIGKILL" | "SIGTERM"): Promise<{ at: number }>;
-  /** node `index` again on its port and data (the whole target for a single process); resolves when healthy */
-  restart(index: number): Promise<void>;
-  /** one more node (elastic targets); resolves when it is healthy and the balancer sends it requests */
-  addNode(): Promise<void>;
   /** how the target died, when a node that was not killed on purpose is gone; undefined while it is fine */
   exited(): string | undefined;
   /** pids whose CPU and memory are the target's cost: every live node and its own PostgreSQL */

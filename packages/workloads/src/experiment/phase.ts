@@ -10,7 +10,7 @@
  * add its result part to @sfbench/core's Cell schema and its chart to the
  * run page, and list it in experiments.ts. Nothing else changes.
  */
-import type { Cell, CellChoice, ProgressEvent, TargetManifest } from "@sfbench/core";
+import type { Cell, CellChoice, ProgressEvent, TargetControl } from "@sfbench/core";
 import type { K6Aggregate, StepAggregate } from "../analysis/aggregate.ts";
 import type { CheckoutRecord } from "../audit/records.ts";
 import type { CpuSplit } from "../cost/affinity.ts";
@@ -39,23 +39,7 @@ export function aliveCheck(exited: () => string | undefined): (stage: string) =>
   };
 }
 
-/**
- * What the resilience phases may do to the target (a target sfbench started;
- * @sfbench/provider-local localTargetControl). Absent for a target given by URL.
- */
-export interface TargetControl {
-  manifest: TargetManifest;
-  /** nodes running now */
-  nodes(): number;
-  maxNodes: number;
-  elastic: boolean;
-  /** kill node `index`; resolves with the epoch ms right before the signal */
-  kill(index: number, signal: "SIGKILL" | "SIGTERM"): Promise<{ at: number }>;
-  /** node `index` again with its data (the whole target for a single process); resolves when healthy */
-  restart(index: number): Promise<void>;
-  /** one more node; resolves when it is healthy and gets requests */
-  addNode(): Promise<void>;
-}
+export type { TargetControl } from "@sfbench/core";
 
 /** The whole run's context, shared by every cell. */
 export interface RunContext {
