@@ -85,3 +85,34 @@ describe("the consistency audit", () => {
     expect(result.anomalies["stock-drift"]).toBe(0);
   });
 });
+
+describe("reads the target cannot answer", () => {
+  it("are counted as unreadable, not as drift: a 500 on a read proves no lost update", async () => {
+    const { createServer } = await import("node:http");
+    target = await startMemoryTarget({ fault: "none" });
+    const ids = Array.from({ length: 8 }, (_, i) => idOf(i));
+    for (const [i, id] of ids.entries()) await call(target.url, "PATCH", `/products/${id}`, { price: PRICE(i), stock: 1000 });
+    const before = await snapshotStock(target.url, ids);
+    const records = await workload(target.url, 10);
+    // a proxy in front of the target that fails every read of a user, as workerd did when SQLite ran out of memory
+    const upstream = target.url;
+    const proxy = createServer(async (req, res) => {
+      if (req.url?.startsWith("/users/")) {
+        res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: "internal", message: "SQLITE_NOMEM" }));
+        return;
+      }
+      const r = await fetch(upstream + req.url, { method: req.method });
+      res.writeHead(r.status, { "content-type": "application/json" }).end(await r.text());
+    });
+    await new Promise<void>((ok) => proxy.listen(0, "127.0.0.1", ok));
+    try {
+      const url = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+      const result = await audit({ baseUrl: url, records, idOf, priceOf, stockBefore: before, quietMs: 50 });
+      expect(result.anomalies["credit-drift"]).toBe(0);
+      expect(result.anomalies.unreadable).toBe(10);
+      expect(result.examples[0]).toMatch(/^unreadable: user .*: 500 .*SQLITE_NOMEM/);
+    } finally {
+      proxy.close();
+    }
+  });
+});

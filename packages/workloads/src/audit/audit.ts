@@ -15,6 +15,8 @@ export const ANOMALY_KINDS = [
   "wrong-total",
   "rejected-with-side-effects",
   "co-purchase-wrong",
+  // the target did not answer a read of its own state (5xx, no answer): nothing can be verified for that entity, which is a failure of its own
+  "unreadable",
 ] as const;
 export type AnomalyKind = (typeof ANOMALY_KINDS)[number];
 
@@ -96,8 +98,11 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
   const ambiguous = records.filter((r) => r.status !== 200 && r.status !== 409);
   const toRead = new Set([...ambiguous, ...spread(records.filter((r) => r.status === 200 || r.status === 409), input.sampleRecords ?? 5000)]);
   for (const r of records) if (r.status === 200) completed.add(r);
+  const unreadable = (what: string, res: { status: number; body: unknown }) => flag("unreadable", `${what}: ${res.status} ${JSON.stringify(res.body).slice(0, 120)}`);
   await pool([...toRead], concurrency, async (r) => {
     const cart = await getJson(baseUrl, `/shopping-carts/${r.cart}`);
+    // a cart that cannot be read says nothing about the checkout: counted as unreadable, not as a missing order
+    if (cart.status !== 200 && cart.status !== 404) return unreadable(`cart ${r.cart}`, cart);
     const checkedOut = cart.status === 200 && (cart.body as { checkedOut?: unknown }).checkedOut === true;
     const expectedTotal = totalOf(r);
     if (r.status === 200) {
@@ -105,7 +110,8 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
       if (r.total !== undefined && r.total !== expectedTotal) flag("wrong-total", `cart ${r.cart}: total ${r.total}, expected ${expectedTotal}`);
       if (r.orderId) {
         const order = await getJson(baseUrl, `/orders/${r.orderId}`);
-        if (order.status !== 200 || (order.body as { status?: unknown }).status !== "completed") {
+        if (order.status !== 200 && order.status !== 404) unreadable(`order ${r.orderId}`, order);
+        else if (order.status !== 200 || (order.body as { status?: unknown }).status !== "completed") {
           flag("ok-without-completed-order", `order ${r.orderId} of a 200 checkout: ${order.status} ${JSON.stringify(order.body).slice(0, 120)}`);
         }
       }
@@ -113,6 +119,8 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
       if (checkedOut) flag("rejected-with-side-effects", `checkout of cart ${r.cart} answered 409 but the cart is checked out`);
     } else if (checkedOut) completed.add(r);
     const user = await getJson(baseUrl, `/users/${r.user}`);
+    // 404: the user is gone (lost state, counted as drift below); anything else but 200: not readable
+    if (user.status !== 200 && user.status !== 404) return unreadable(`user ${r.user}`, user);
     const credits = num(user.body, "credits");
     const want = r.credits - (completed.has(r) ? expectedTotal : 0);
     if (credits < 0) flag("negative-credits", `user ${r.user} has ${credits} credits`);
@@ -124,7 +132,9 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
   // 2. Stock: before minus what completed orders retracted, for every product in scope.
   const taken = retracted(completedOrders(records, (r) => completed.has(r), idOf));
   await pool([...input.stockBefore.keys()], concurrency, async (p) => {
-    const stock = num((await getJson(baseUrl, `/products/${p}`)).body, "stock");
+    const product = await getJson(baseUrl, `/products/${p}`);
+    if (product.status !== 200 && product.status !== 404) return unreadable(`product ${p}`, product);
+    const stock = num(product.body, "stock");
     const want = input.stockBefore.get(p)! + (input.stockAdded?.get(p) ?? 0) - (taken.get(p) ?? 0);
     if (stock < 0) flag("negative-stock", `product ${p} has stock ${stock}`);
     if (stock !== want) flag("stock-drift", `product ${p}: stock ${stock}, expected ${want}`);
@@ -139,7 +149,9 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
   await new Promise((r) => setTimeout(r, input.quietMs ?? 1000));
   await pool(sample, concurrency, async (p) => {
     const want = expectedTop(counts.get(p), 5).sort();
-    const got = (await getJson(baseUrl, `/products/${p}/freq-items?top=5&depth=1`)).body;
+    const res = await getJson(baseUrl, `/products/${p}/freq-items?top=5&depth=1`);
+    if (res.status !== 200 && res.status !== 404) return unreadable(`freq-items of ${p}`, res);
+    const got = res.body;
     const gotIds = Array.isArray(got) ? (got as string[]).slice().sort() : got;
     if (JSON.stringify(gotIds) !== JSON.stringify(want)) {
       flag("co-purchase-wrong", `freq-items of ${p}: ${JSON.stringify(gotIds).slice(0, 120)}, expected ${JSON.stringify(want).slice(0, 120)}`);
