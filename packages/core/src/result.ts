@@ -112,7 +112,7 @@ export type KneeStop = (typeof KNEE_STOPS)[number];
 export const KNEE_STOP_TEXT: Record<KneeStop, string> = {
   "resolution-reached": "the knee was bracketed to the target resolution",
   "fine-steps-exhausted": "the profile's bisection steps ran out before the target resolution",
-  "rate-granularity": "no whole rate is left between the last sustainable and the first unsustainable step",
+  "rate-granularity": "no offerable rate (tenths below 100/s, whole rates above) is left between the last sustainable and the first unsustainable step",
   "max-rate-reached": "the target kept up with the profile's highest rate: the sustainable rate is a lower bound",
   "max-steps-reached": "the profile's coarse steps ran out before a step was unsustainable: the sustainable rate is a lower bound",
   "min-rate-unsustainable": "even the lowest rate was not sustainable",

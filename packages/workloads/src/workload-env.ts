@@ -113,9 +113,10 @@ class Reader {
       const step = item as { rate?: unknown; duration?: unknown } | null;
       const rate = step?.rate;
       const duration = step?.duration;
-      const okRate = typeof rate === "number" && Number.isInteger(rate) && rate >= 1 && rate <= 1_000_000;
+      // tenths allowed: a target whose knee is at 7/s needs 7.5/s to be measured to 10%
+      const okRate = typeof rate === "number" && Number.isInteger(Math.round(rate * 10)) && Math.abs(rate * 10 - Math.round(rate * 10)) < 1e-9 && rate >= 0.1 && rate <= 1_000_000;
       const okDuration = typeof duration === "number" && Number.isInteger(duration) && duration >= 1 && duration <= 86_400;
-      if (!okRate) this.problems.push(`${name}[${i}].rate must be an integer in [1, 1000000] (iterations per second)`);
+      if (!okRate) this.problems.push(`${name}[${i}].rate must be a number in [0.1, 1000000] with at most one decimal (iterations per second)`);
       if (!okDuration) this.problems.push(`${name}[${i}].duration must be an integer in [1, 86400] (seconds)`);
       if (okRate && okDuration) steps.push({ rate, duration });
     });
@@ -353,7 +354,8 @@ export function microEnv(env: Env): MicroConfig {
 export interface ArrivalScenario {
   executor: "constant-arrival-rate";
   rate: number;
-  timeUnit: "1s";
+  /** "10s" for a rate in tenths (rate x 10 per 10 s): k6 takes whole rates per time unit */
+  timeUnit: "1s" | "10s";
   duration: string;
   startTime: string;
   preAllocatedVUs: number;
@@ -384,8 +386,7 @@ export function arrivalScenarios(config: Pick<ArrivalConfig, "steps" | "iteratio
     const { pre, max } = stepVus(step, config);
     scenarios[`step_${i}`] = {
       executor: "constant-arrival-rate",
-      rate: step.rate,
-      timeUnit: "1s",
+      ...(Number.isInteger(step.rate) ? { rate: step.rate, timeUnit: "1s" as const } : { rate: Math.round(step.rate * 10), timeUnit: "10s" as const }),
       duration: `${step.duration}s`,
       startTime: `${start}s`,
       preAllocatedVUs: pre,

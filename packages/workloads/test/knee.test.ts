@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { findKnee, kneeResolution, type KneePlan } from "../src/experiment/knee.ts";
+import { findKnee, kneeResolution, roundRate, type KneePlan } from "../src/experiment/knee.ts";
 import { PROFILE_SETTINGS } from "../src/experiment/profiles.ts";
 
 const plan: KneePlan = { startRate: 10, maxRate: 10_000, factor: 2, maxCoarseSteps: 10, fineSteps: 5, resolution: 0.1 };
@@ -17,10 +17,10 @@ describe("knee search", () => {
   it("doubles until a step fails, then bisects (geometrically) until the knee is known to 10%", async () => {
     const t = target(100);
     const r = await findKnee(plan, t.run);
-    // 80 good, 160 bad -> 113 bad -> 95 good -> 104 bad: (104 - 95) / 95 = 9.5%
-    expect(t.offered).toEqual([10, 20, 40, 80, 160, 113, 95, 104]);
-    expect(r).toMatchObject({ sustainableRate: 95, firstUnsustainableRate: 104, stoppedBecause: "resolution-reached" });
-    expect(r.resolution).toBeCloseTo(9 / 95, 6);
+    // 80 good, 160 bad -> 113 bad -> 95.1 good (tenths below 100/s) -> 104 bad: (104 - 95.1) / 95.1 = 9.4%
+    expect(t.offered).toEqual([10, 20, 40, 80, 160, 113, 95.1, 104]);
+    expect(r).toMatchObject({ sustainableRate: 95.1, firstUnsustainableRate: 104, stoppedBecause: "resolution-reached" });
+    expect(r.resolution).toBeCloseTo(8.9 / 95.1, 6);
     expect(r.resolution).toBeLessThanOrEqual(0.1);
   });
 
@@ -37,15 +37,28 @@ describe("knee search", () => {
     }
   });
 
-  it("steps down when even the first step is not sustainable, then bisects", async () => {
+  it("steps down when even the first step is not sustainable, then bisects in tenths of a rate below 100/s", async () => {
     const t = target(4);
     const r = await findKnee({ ...plan, minRate: 1 }, t.run);
     expect(t.offered.slice(0, 3)).toEqual([10, 5, 3]);
-    expect(r.sustainableRate).toBe(4);
-    expect(r.firstUnsustainableRate).toBe(5);
-    // no whole rate lies between 4 and 5: the bracket cannot get finer than 25%
+    // 3 good, 5 bad -> 3.9 good -> 4.4 bad -> 4.1 bad: (4.1 - 3.9) / 3.9 = 5.1%, where whole rates would have stopped at 4..5 (25%)
+    expect(t.offered).toEqual([10, 5, 3, 3.9, 4.4, 4.1]);
+    expect(r).toMatchObject({ sustainableRate: 3.9, firstUnsustainableRate: 4.1, stoppedBecause: "resolution-reached" });
+    expect(r.resolution).toBeCloseTo(0.2 / 3.9, 6);
+  });
+
+  it("rounds rates to tenths below 100/s and to whole rates above", () => {
+    expect(roundRate(7.071)).toBe(7.1);
+    expect(roundRate(99.94)).toBe(99.9);
+    expect(roundRate(141.42)).toBe(141);
+  });
+
+  it("stops on rate granularity when no tenth is left between the bracket's ends", async () => {
+    const t = target(7.05);
+    const r = await findKnee({ ...plan, startRate: 7, fineSteps: 10, resolution: 0.01 }, t.run);
+    expect(r.sustainableRate).toBe(7);
+    expect(r.firstUnsustainableRate).toBe(7.1);
     expect(r.stoppedBecause).toBe("rate-granularity");
-    expect(r.resolution).toBe(0.25);
   });
 
   it("says when even the lowest rate is not sustainable", async () => {

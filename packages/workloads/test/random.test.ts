@@ -239,6 +239,13 @@ describe("the workload environment", () => {
     expect(scenarios.step_1).toMatchObject({ rate: 20, duration: "3s", startTime: "5s" });
   });
 
+  it("offers a rate in tenths as ten times the rate per 10 s, and refuses finer rates naming the step", () => {
+    const scenarios = arrivalScenarios(checkoutEnv({ ...base, STEPS: JSON.stringify([{ rate: 7.5, duration: 6 }]) }));
+    expect(scenarios.step_0).toMatchObject({ rate: 75, timeUnit: "10s", duration: "6s" });
+    expect(() => checkoutEnv({ ...base, STEPS: JSON.stringify([{ rate: 7.25, duration: 6 }]) })).toThrow(/STEPS\[0\]\.rate must be a number in \[0\.1, 1000000\] with at most one decimal/);
+    expect(() => checkoutEnv({ ...base, STEPS: JSON.stringify([{ rate: 0.05, duration: 6 }]) })).toThrow(/STEPS\[0\]\.rate must be a number in \[0\.1, 1000000\]/);
+  });
+
   it("sizes VU pools from rate x expected iteration time, unless overridden", () => {
     expect(stepVus({ rate: 1000, duration: 1 }, { iterationMs: 100 })).toEqual({ pre: 200, max: 1000 });
     expect(stepVus({ rate: 1, duration: 1 }, { iterationMs: 100 })).toEqual({ pre: 2, max: 10 });

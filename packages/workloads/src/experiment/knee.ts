@@ -47,6 +47,14 @@ export interface KneeResult<V extends KneeStep> {
 }
 
 /** The relative gap between the last sustainable and the first unsustainable rate; null when the knee is not bracketed. */
+/**
+ * A rate the load can offer: tenths below 100/s (k6 offers rate x 10 per 10 s),
+ * whole rates above, so that a low knee (7/s) can still be bracketed to 10%.
+ */
+export function roundRate(rate: number): number {
+  return rate < 100 ? Math.round(rate * 10) / 10 : Math.round(rate);
+}
+
 export function kneeResolution(good: number | null, bad: number | null): number | null {
   if (good === null || bad === null || !(good > 0) || !(bad > good)) return null;
   return (bad - good) / good;
@@ -97,7 +105,7 @@ export async function findKnee<V extends KneeStep>(plan: KneePlan, runStep: (rat
         stoppedBecause = "resolution-reached";
         break;
       }
-      const mid = Math.round(Math.sqrt(good * bad));
+      const mid = roundRate(Math.sqrt(good * bad));
       if (mid <= good || mid >= bad) {
         stoppedBecause = "rate-granularity";
         break;

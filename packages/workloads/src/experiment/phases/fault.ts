@@ -13,6 +13,7 @@ import { stableResult } from "../../analysis/result-parts.ts";
 import { analyzeFault, type FaultAnalysis } from "../../resilience/fault.ts";
 import { injectFault, planFault } from "../../resilience/inject.ts";
 import { failuresFromK6Csv, onSeriesClock, seriesOriginMs } from "../../resilience/k6-failures.ts";
+import { roundRate } from "../knee.ts";
 import { MEASURED, runLoadStep } from "../load-step.ts";
 import { progress, StageError, type LoadOutcome, type Phase } from "../phase.ts";
 
@@ -35,7 +36,7 @@ export const fault: Phase = {
     const f = ctx.settings.fault;
     const ramp = state.ramp!;
     const basis = ramp.sustainableRate ?? ramp.peak;
-    const rate = Math.max(1, Math.round(basis * f.share));
+    const rate = Math.max(0.1, roundRate(basis * f.share));
     const plan = planFault(t.manifest, t.nodes());
     const offset = cell.seriesEnd();
     const detail = `load at ${rate}/s, kill -9 of node ${plan.node} of ${plan.nodes} at ${f.killAtS} s`;

@@ -7,6 +7,7 @@
 import { stableResult } from "../../analysis/result-parts.ts";
 import { seriesOriginMs, onSeriesClock } from "../../resilience/k6-failures.ts";
 import { analyzeScaleUp } from "../../resilience/scale-up.ts";
+import { roundRate } from "../knee.ts";
 import { runLoadStep } from "../load-step.ts";
 import { progress, StageError, type Phase } from "../phase.ts";
 
@@ -20,7 +21,7 @@ export const scaleUp: Phase = {
     const s = ctx.settings.scaleUp;
     const ramp = state.ramp!;
     const basis = ramp.sustainableRate ?? ramp.peak;
-    const rate = Math.max(1, Math.round(basis * s.share));
+    const rate = Math.max(0.1, roundRate(basis * s.share));
     const nodesBefore = t.nodes();
     const offset = cell.seriesEnd();
     const detail = `load at ${rate}/s on ${nodesBefore} node${nodesBefore === 1 ? "" : "s"}, one more at ${s.addAtS} s`;

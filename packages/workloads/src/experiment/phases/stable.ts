@@ -8,6 +8,7 @@ import type { Cell, StableLoad } from "@sfbench/core";
 import { generatorSaturated, SUSTAINABLE } from "../../analysis/metrics.ts";
 import { setupOpsResult, stableResult } from "../../analysis/result-parts.ts";
 import { openTraceWindow, stableBreakdown } from "../breakdown.ts";
+import { roundRate } from "../knee.ts";
 import { runLoadStep } from "../load-step.ts";
 import type { LoadOutcome, Phase, RunContext } from "../phase.ts";
 
@@ -43,7 +44,7 @@ export const stable: Phase = {
     const s = ctx.settings;
     const ramp = state.ramp!;
     const basis = ramp.sustainableRate ?? ramp.peak;
-    const rate = Math.max(1, Math.round(basis * s.stableShare));
+    const rate = Math.max(0.1, roundRate(basis * s.stableShare));
     // spans are shipped only in this window: the breakdown describes the stable phase
     const traceWindow = await openTraceWindow(ctx, cell);
     let outcome: LoadOutcome;
