@@ -89,6 +89,9 @@ describe("microbenchmarks and resilience results, in Chromium", () => {
     await page.goto(`${server.url}/?view=micro`, { waitUntil: "networkidle" });
     const rows = page.locator("[data-testid=micro-leaderboard] tbody tr");
     expect(await rows.count()).toBe(3);
+    expect(await page.textContent("form.filters")).toContain("3 rows");
+    expect(await page.locator("form.filters select[name=workload]").count()).toBe(0);
+    expect(await page.getAttribute("form.filters input[name=view]", "value")).toBe("micro");
     expect(await page.textContent("[data-testid=micro-leaderboard] tr[data-system=gamma]")).toContain("micro: not supported");
     expect(await page.textContent("[data-testid=micro-leaderboard] tr[data-system=beta]")).toContain("1,000 entities");
     expect(await page.getAttribute("[data-testid=micro-leaderboard] tr[data-system=beta] a[href^='/runs/']", "href")).toBe(`/runs/${beta.runId}`);

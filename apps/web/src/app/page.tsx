@@ -29,7 +29,7 @@ export default async function LeaderboardPage({ searchParams }: { searchParams: 
         {filter.view === "rates" ? <strong>Sustainable rates</strong> : <Link href={viewHref(filter, "rates")}>Sustainable rates</Link>}
         {filter.view === "micro" ? <strong>Microbenchmarks</strong> : <Link href={viewHref(filter, "micro")}>Microbenchmarks</Link>}
       </nav>
-      <LeaderboardFilters board={board} />
+      <LeaderboardFilters board={board} microRows={micro?.length} />
       {micro ? <MicroBoard rows={micro} /> : <LeaderboardTable board={board} />}
     </>
   );

@@ -3,25 +3,31 @@ import type { Leaderboard } from "../server/queries/leaderboard.ts";
 import { DISTRIBUTIONS, ENVIRONMENT_KINDS, WORKLOADS } from "@sfbench/core/contract";
 import { fmtEnvironment } from "../shared/format.ts";
 
-export function LeaderboardFilters({ board }: { board: Leaderboard }) {
+/** In the micro view (`microRows`: its row count) only the environment filters apply. */
+export function LeaderboardFilters({ board, microRows }: { board: Leaderboard; microRows?: number }) {
   const { filter } = board;
+  const micro = microRows !== undefined;
   const nodeCounts = [...new Set(board.environments.filter((e) => filter.kind === "all" || e.kind === filter.kind).map((e) => e.nodes))].sort((a, b) => a - b);
   return (
     <form className="filters" method="get" action="/" aria-label="Filters">
-      <label>
-        Workload
-        <select name="workload" defaultValue={filter.workload}>
-          <option value="all">checkout + analytics</option>
-          {WORKLOADS.map((w) => <option key={w} value={w}>{w}</option>)}
-        </select>
-      </label>
-      <label>
-        Distribution
-        <select name="distribution" defaultValue={filter.distribution}>
-          <option value="all">uniform + zipf</option>
-          {DISTRIBUTIONS.map((d) => <option key={d} value={d}>{d}</option>)}
-        </select>
-      </label>
+      {micro ? null : (
+        <>
+          <label>
+            Workload
+            <select name="workload" defaultValue={filter.workload}>
+              <option value="all">checkout + analytics</option>
+              {WORKLOADS.map((w) => <option key={w} value={w}>{w}</option>)}
+            </select>
+          </label>
+          <label>
+            Distribution
+            <select name="distribution" defaultValue={filter.distribution}>
+              <option value="all">uniform + zipf</option>
+              {DISTRIBUTIONS.map((d) => <option key={d} value={d}>{d}</option>)}
+            </select>
+          </label>
+        </>
+      )}
       <label>
         Environment
         <select name="kind" defaultValue={filter.kind}>
@@ -41,7 +47,7 @@ export function LeaderboardFilters({ board }: { board: Leaderboard }) {
       {filter.dir ? <input type="hidden" name="dir" value={filter.dir} /> : null}
       <button type="submit">Apply</button>
       <span className="muted">
-        {board.total} row{board.total === 1 ? "" : "s"}
+        {micro ? microRows : board.total} row{(micro ? microRows : board.total) === 1 ? "" : "s"}
         {board.environments.length ? ` · environments: ${board.environments.map((e) => fmtEnvironment(e.kind, e.nodes)).join("; ")}` : ""}
       </span>
     </form>
