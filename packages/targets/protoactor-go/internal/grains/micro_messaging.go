@@ -1,11 +1,13 @@
 package grains
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/remote"
 )
 
 // ChecksumModulus is SPEC 8's divide checksum modulus, 2^31 - 1.
@@ -165,11 +167,16 @@ func (g *microGrain) bigSend(ctx actor.Context, c *MicroCall, start time.Time) {
 	BigTargets(c.Seed, c.Index, c.Entities, c.Count, func(j int) { targets = append(targets, j) })
 	msg := encode(&MicroCall{Op: "bigMsg", Round: c.Round})
 	next, inFlight := 0, 0
+	// a message that hit a dead letter (the receiver's activation was passivating
+	// or moved) was certainly not counted: it is sent again to a fresh activation,
+	// as Runtime.request does, up to maxAttempts times
+	deadLetters := map[int]int{}
 	var failure *MicroReply
 	var pump func()
 	pump = func() {
 		for failure == nil && inFlight < bigWindow && next < len(targets) {
-			id := fmt.Sprintf("big-%d", targets[next])
+			j := targets[next]
+			id := fmt.Sprintf("big-%d", j)
 			next++
 			pid := g.rt.pid(KindMicro, id)
 			if pid == nil {
@@ -179,6 +186,12 @@ func (g *microGrain) bigSend(ctx actor.Context, c *MicroCall, start time.Time) {
 			inFlight++
 			ctx.ReenterAfter(ctx.RequestFuture(pid, msg, time.Duration(c.Budget)), func(_ any, err error) {
 				inFlight--
+				if (errors.Is(err, actor.ErrDeadLetter) || errors.Is(err, remote.ErrDeadLetter)) && deadLetters[j] < maxAttempts {
+					deadLetters[j]++
+					g.rt.Cluster.PidCache.Remove(id, KindMicro)
+					targets = append(targets, j)
+					err = nil
+				}
 				if err != nil && failure == nil {
 					failure = MicroErrorReply(fmt.Errorf("%s bigMsg: %w", id, err))
 				}
