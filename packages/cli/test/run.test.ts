@@ -142,7 +142,7 @@ describe("sfbench run refusals", () => {
 
   it.each([
     [["run", "--target", "node-postgres", "--profile", "fast"], /--profile must be one of quick, standard, thesis, got "fast"/],
-    [["run", "--target", "node-postgres", "--workload", "browse"], /--workload must be one of checkout, analytics, contention, all, got "browse"/],
+    [["run", "--target", "node-postgres", "--workload", "browse"], /--workload must be one of checkout, analytics, contention, micro, all, got "browse"/],
     [["run", "--target", "node-postgres", "--distribution", "pareto"], /--distribution must be one of uniform, zipf, both, got "pareto"/],
     [["run", "--target", "node-postgres", "--seed", "1.5"], /--seed must be an integer from 0 to 2147483647, got "1.5"/],
     [["run"], /give exactly one of --url URL or --target NAME/],

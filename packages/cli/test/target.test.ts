@@ -13,7 +13,7 @@ describe("sfbench with the bundled node-postgres target", () => {
     expect(report.failed).toBe(0);
     expect(report.passed).toBe(report.checks.length);
     const list = await sfbench(["target", "list"]);
-    expect(list.stdout).toMatch(/node-postgres\s+Node\.js \+ PostgreSQL\s+0\.1\.0\s+stopped/);
+    expect(list.stdout).toMatch(/node-postgres\s+Node\.js \+ PostgreSQL\s+\d+\.\d+\.\d+\s+stopped/);
   });
 
   it("target up prints the URL, serves the API, refuses a second start, and target down stops it", async () => {
