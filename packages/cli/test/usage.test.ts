@@ -6,7 +6,7 @@ import { sfbench } from "./helpers.ts";
 
 describe("sfbench usage errors", () => {
   it.each([
-    [["verify", "--bogus"], /^error: sfbench verify: unknown flag --bogus; allowed: --url, --target, --json, --only$/],
+    [["verify", "--bogus"], /^error: sfbench verify: unknown flag --bogus; allowed: --url, --target, --json, --only, --micro$/],
     [["verify"], /give exactly one of --url URL or --target NAME/],
     [["verify", "--url", "ftp://x"], /--url must be an http\(s\) URL/],
     [["verify", "--url", "not a url"], /--url must be an http\(s\) URL like/],
