@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { descendants, readStat } from "../src/cost/proc.ts";
 import { ProcessSampler } from "../src/cost/sampler.ts";
@@ -44,6 +45,32 @@ describe("process sampling from /proc", () => {
     expect(result.groups.busy!.cpuSeconds).toBeLessThan(2.2);
     expect(result.groups.busy!.peakRssBytes).toBeGreaterThan(64 << 20);
     expect(result.groups.idle!.cpuSeconds).toBeLessThan(0.05);
+  });
+
+  it("counts the CPU of short-lived children that no sample saw, through their parent's reaped time", async () => {
+    // ten children of 0.1 CPU-seconds each, one after another, under a shell that outlives them;
+    // one sample every 10 s: only the first and the last sample run
+    const burn = `const used = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; }; while (used() < 0.1) {}`;
+    const root = spawn("sh", ["-c", `for i in 1 2 3 4 5 6 7 8 9 10; do node -e '${burn}'; done; sleep 30`], { stdio: "ignore" });
+    await sleep(100);
+    const sampler = new ProcessSampler({ tree: () => [root.pid!] }, 10_000);
+    sampler.start();
+    // until the loop is over: the shell's last child is `sleep`
+    const cmdline = (pid: number) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      } catch {
+        return "";
+      }
+    };
+    const sleeping = () => descendants([root.pid!]).some((p) => cmdline(p.pid).startsWith("sleep"));
+    for (let i = 0; i < 600 && !sleeping(); i++) await sleep(50);
+    const result = sampler.stop();
+    root.kill();
+    expect(result.samples).toBe(2);
+    // at least the 1.0 s the loops burned (the first child may have started before the sampler); node's start-up adds some
+    expect(result.groups.tree!.cpuSeconds).toBeGreaterThan(0.85);
+    expect(result.groups.tree!.cpuSeconds).toBeLessThan(3);
   });
 
   it("plans a generator/target core split on a multi-core machine", () => {

@@ -24,6 +24,12 @@ export interface ProcStat {
   ppid: number;
   /** utime + stime, seconds */
   cpuSeconds: number;
+  /**
+   * cutime + cstime, seconds: the CPU time of the children this process has
+   * reaped (each with its own reaped children). A child's time moves here when
+   * its parent waits for it, so a tree's total survives its short-lived members.
+   */
+  childCpuSeconds: number;
   rssBytes: number;
   /** starttime, clock ticks since boot: tells a reused pid apart */
   start: number;
@@ -41,33 +47,57 @@ export function readStat(pid: number): ProcStat | undefined {
   const rest = text.slice(text.lastIndexOf(")") + 2).split(" ");
   // rest[0] is field 3 (state); field n is rest[n - 3]
   const f = (n: number) => Number(rest[n - 3]);
-  return { pid, ppid: f(4), cpuSeconds: (f(14) + f(15)) / clockTicks(), rssBytes: f(24) * PAGE, start: f(22) };
+  const hz = clockTicks();
+  return { pid, ppid: f(4), cpuSeconds: (f(14) + f(15)) / hz, childCpuSeconds: (f(16) + f(17)) / hz, rssBytes: f(24) * PAGE, start: f(22) };
+}
+
+/** The pids /proc lists now (processes, not threads). */
+export function livePids(): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    const c = name.charCodeAt(0);
+    if (c >= 48 && c <= 57) out.push(Number(name));
+  }
+  return out;
 }
 
 /** Every live pid and its parent. */
 export function processTable(): Map<number, ProcStat> {
   const table = new Map<number, ProcStat>();
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    const s = readStat(Number(name));
+  for (const pid of livePids()) {
+    const s = readStat(pid);
     if (s) table.set(s.pid, s);
   }
   return table;
 }
 
-/** The roots and all their live descendants. */
-export function descendants(roots: number[], table = processTable()): ProcStat[] {
+/** Parent -> children, from anything that has a pid and a ppid. */
+export function childrenOf(procs: Iterable<{ pid: number; ppid: number }>): Map<number, number[]> {
   const children = new Map<number, number[]>();
-  for (const s of table.values()) children.set(s.ppid, [...(children.get(s.ppid) ?? []), s.pid]);
-  const out: ProcStat[] = [];
-  const stack = roots.filter((r) => table.has(r));
+  for (const s of procs) {
+    const list = children.get(s.ppid);
+    if (list) list.push(s.pid);
+    else children.set(s.ppid, [s.pid]);
+  }
+  return children;
+}
+
+/** The pids of the roots (those that exist) and of all their descendants, roots first. */
+export function treePids(roots: readonly number[], exists: (pid: number) => boolean, children: Map<number, number[]>): number[] {
+  const out: number[] = [];
+  const stack = roots.filter(exists);
   const seen = new Set<number>();
   while (stack.length) {
     const pid = stack.pop()!;
     if (seen.has(pid)) continue;
     seen.add(pid);
-    out.push(table.get(pid)!);
-    stack.push(...(children.get(pid) ?? []));
+    out.push(pid);
+    for (const c of children.get(pid) ?? []) stack.push(c);
   }
   return out;
+}
+
+/** The roots and all their live descendants. */
+export function descendants(roots: number[], table = processTable()): ProcStat[] {
+  return treePids(roots, (pid) => table.has(pid), childrenOf(table.values())).map((pid) => table.get(pid)!);
 }
