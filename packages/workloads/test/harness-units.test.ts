@@ -93,4 +93,15 @@ describe("bench:overhead's ratios", () => {
     expect(median([3, 1, 2])).toBe(2);
     expect(median([4, 1, 2, 3])).toBe(2.5);
   });
+
+  it("gives the p99 ratios the same way, skipping phases that have no p99", async () => {
+    const { roundRatios } = await import("../bench/lib/ratios.ts");
+    const phases = [
+      { round: 0, mode: "off", p50: 1, p99: 5 },
+      { round: 0, mode: "full", p50: 1, p99: 6 },
+      { round: 1, mode: "off", p50: 1, p99: 4 },
+      { round: 1, mode: "full", p50: 1 },
+    ];
+    expect(roundRatios(phases, ["full"], "off", "p99").full).toBeCloseTo(1.2, 9);
+  });
 });

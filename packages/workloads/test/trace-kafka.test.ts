@@ -168,24 +168,29 @@ describe("shipper and collector on a real Kafka topic", () => {
     expect(got.spans).toEqual(traces.flat());
   });
 
-  it("a session's windows read back only their own spans; close deletes the topic", async () => {
+  it("a session's windows, shipped after the phase or live, read back only their own spans; close deletes the topic", async () => {
     const file = join(mkdtempSync(join(tmpdir(), "sfbench-spans-")), "target.log");
     writeFileSync(file, "");
     const session = await TraceSession.open(randomUUID(), { logFile: file, brokers });
     topics.push(session.topic);
     expect(session.topic).toMatch(/^sfbench\.spans\.[0-9a-f-]{36}$/);
 
+    // the default window ships after the phase: nothing reaches Kafka while it is open
     const first = await session.window();
     const a = Array.from({ length: 25 }, () => span("first"));
     appendFileSync(file, a.map(line).join(""));
+    await sleep(400);
+    expect(await topicEnd(brokers, session.topic)).toBe(0);
     expect((await first.finish()).spans).toEqual(a);
 
     appendFileSync(file, line(span("between windows: not shipped")));
-    const second = await session.window();
+    // a live window ships while it is open
+    const second = await session.window({ live: true });
     expect(second.from).toBe(25);
     const b = Array.from({ length: 10 }, () => span("second"));
     await sleep(250);
     appendFileSync(file, b.map(line).join(""));
+    await expect.poll(() => topicEnd(brokers, session.topic), { timeout: 5_000, interval: 100 }).toBeGreaterThan(25);
     const result = await second.finish();
     expect(result.spans).toEqual(b);
     expect(result.shipped.spans).toBe(10);

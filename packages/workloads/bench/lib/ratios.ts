@@ -7,6 +7,7 @@ export interface PhaseP50 {
   round: number;
   mode: string;
   p50: number;
+  p99?: number;
 }
 
 export function median(xs: readonly number[]): number {
@@ -15,14 +16,16 @@ export function median(xs: readonly number[]): number {
   return s.length === 0 ? NaN : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** mode -> median over rounds of p50(mode) / p50(baseline) in that round; NaN when no round has both. */
-export function roundRatios(phases: readonly PhaseP50[], modes: readonly string[], baseline = "off"): Record<string, number> {
+/** mode -> median over rounds of p50(mode) / p50(baseline) in that round (or of p99); NaN when no round has both. */
+export function roundRatios(phases: readonly PhaseP50[], modes: readonly string[], baseline = "off", field: "p50" | "p99" = "p50"): Record<string, number> {
   const out: Record<string, number> = {};
   for (const mode of modes) {
     const rs: number[] = [];
     for (const p of phases.filter((x) => x.mode === mode)) {
       const base = phases.find((x) => x.round === p.round && x.mode === baseline);
-      if (base && base.p50 > 0) rs.push(p.p50 / base.p50);
+      const a = p[field];
+      const b = base?.[field];
+      if (a !== undefined && b !== undefined && b > 0) rs.push(a / b);
     }
     out[mode] = median(rs);
   }

@@ -1,13 +1,14 @@
 /**
- * The stable phase's latency breakdown: spans are shipped through Kafka only
- * while the stable phase runs, then grouped per measured request.
+ * The stable phase's latency breakdown: the spans the target wrote during the
+ * stable phase are shipped through Kafka once it is over (so that shipping
+ * does not compete with the measurement), then grouped per measured request.
  */
 import type { Cell, StableLoad } from "@sfbench/core";
 import { buildBreakdown, type ClientLatency, type MeasuredRequest } from "../trace/breakdown.ts";
 import type { TraceWindow } from "../trace/session.ts";
 import { progress, type CellPlan, type LoadOutcome, type RunContext } from "./phase.ts";
 
-/** Starts shipping spans for the stable phase; undefined (and a progress note) when tracing is off or Kafka fails. */
+/** Marks where the stable phase's spans start; undefined (and a progress note) when tracing is off or Kafka fails. */
 export async function openTraceWindow(ctx: RunContext, cell: CellPlan): Promise<TraceWindow | undefined> {
   if (!ctx.trace) return undefined;
   try {

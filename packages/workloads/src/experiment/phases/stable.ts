@@ -45,7 +45,7 @@ export const stable: Phase = {
     const ramp = state.ramp!;
     const basis = ramp.sustainableRate ?? ramp.peak;
     const rate = Math.max(0.1, roundRate(basis * s.stableShare));
-    // spans are shipped only in this window: the breakdown describes the stable phase
+    // the spans written in this window, shipped once it is over: the breakdown describes the stable phase
     const traceWindow = await openTraceWindow(ctx, cell);
     let outcome: LoadOutcome;
     let stats: StableLoad;
