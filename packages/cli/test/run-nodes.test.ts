@@ -6,7 +6,7 @@
  * behind sfbench's balancer. Bad node counts exit 2 naming the flag.
  */
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseResult, type ResultDocument } from "@sfbench/core";
@@ -30,6 +30,12 @@ describe("sfbench run with nodes", () => {
     const docs = results(dir, "node-postgres");
     expect(docs.map((d) => d.environment.nodes)).toEqual([1, 2]);
     expect(docs.every((d) => d.status === "completed")).toBe(true);
+    // both runs of the one process split the same cores: the first run's pinning of itself does not shrink the second's
+    if (cpus().length >= 2) {
+      expect(docs[0]!.environment.cpuSplit).toBeDefined();
+      expect(docs[1]!.environment.cpuSplit).toEqual(docs[0]!.environment.cpuSplit);
+      expect(docs[1]!.environment.cores).toBe(docs[0]!.environment.cores);
+    }
     const s = docs[1]!.resilience!.scalability!;
     expect(s).toMatchObject({ environment: "local", routing: "balancer" });
     expect(s.points.map((p) => p.nodes)).toEqual([1, 2]);

@@ -59,6 +59,13 @@ export interface TargetControl {
   restart(index: number): Promise<void>;
   /** one more node; resolves when it is healthy and gets requests */
   addNode(): Promise<void>;
+  /**
+   * The CPUs that processes this control starts from now on (restarted or
+   * added nodes, a restarted PostgreSQL) run on: a run pins the target to its
+   * cores and itself to the generator's, and what it starts would otherwise
+   * inherit the generator's. undefined: wherever the caller may run.
+   */
+  placeOn?(cpus: string | undefined): void;
 }
 
 export const RESILIENCE_EXPERIMENTS = ["fault", "recovery", "scale-up", "scalability"] as const;

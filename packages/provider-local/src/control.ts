@@ -25,6 +25,8 @@ export function localTargetControl(started: StartedTarget, opts: { onProgress?: 
   const support = nodeSupport(manifest);
   // until a node is killed on purpose, the first process says best how it ended (its exit code)
   let touched = false;
+  let cpus: string | undefined;
+  const nodeOps = () => ({ ...opts, ...(cpus ? { cpus } : {}) });
   return {
     name,
     manifest,
@@ -40,12 +42,15 @@ export function localTargetControl(started: StartedTarget, opts: { onProgress?: 
     },
     async restart(index) {
       const state = readState(name) ?? started;
-      if (nodesOf(state).length === 1) await restartTarget(name, opts);
-      else await restartNode(name, index, opts);
+      if (nodesOf(state).length === 1) await restartTarget(name, nodeOps());
+      else await restartNode(name, index, nodeOps());
     },
     async addNode() {
       touched = true;
-      await addNode(name, opts);
+      await addNode(name, nodeOps());
+    },
+    placeOn(list) {
+      cpus = list;
     },
     exited() {
       if (!touched) return started.exited() ?? (isAlive(started.pid) ? undefined : "an unknown code");

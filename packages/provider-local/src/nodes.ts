@@ -30,6 +30,8 @@ import {
 
 export interface NodeOpOptions {
   onProgress?: (message: string) => void;
+  /** the CPUs what is started runs on (a run's target cores); default: the caller's */
+  cpus?: string;
 }
 
 export interface KilledNode {
@@ -122,7 +124,7 @@ export async function killTarget(name: string, signal: NodeJS.Signals = "SIGKILL
 async function startAgain(state: RunningTarget, target: BundledTarget, node: RunningNode, opts: NodeOpOptions): Promise<RunningNode> {
   const support = nodeSupport(target.manifest);
   const base = baseEnv(target, { trace: state.trace ?? false, ...(state.postgres ? { postgres: state.postgres } : {}) });
-  const s = spawnNode(target, base, planOf(state, node), { truncateLog: false, onProgress: opts.onProgress });
+  const s = spawnNode(target, base, planOf(state, node), { truncateLog: false, onProgress: opts.onProgress, cpus: opts.cpus });
   await waitHealthy(s.node.url + target.manifest.health, s.node.pid, s.exited, support.restartTimeoutSeconds * 1000, s.node.log);
   return s.node;
 }
@@ -203,7 +205,7 @@ async function clearStaleLock(name: string): Promise<void> {
 /** The target's own PostgreSQL died too: start it again on its kept data (a new port: the nodes get the new DATABASE_URL). */
 async function restartPostgres(state: RunningTarget, target: BundledTarget, opts: NodeOpOptions): Promise<void> {
   await clearStaleLock(state.name);
-  const postgres = await startTargetPostgres(state.name, target.manifest, { keepData: true, onProgress: opts.onProgress });
+  const postgres = await startTargetPostgres(state.name, target.manifest, { keepData: true, onProgress: opts.onProgress, cpus: opts.cpus });
   writeState({ ...stateOf(state.name), postgres });
 }
 
@@ -254,7 +256,7 @@ export async function addNode(name: string, opts: NodeOpOptions = {}): Promise<R
   const clusterPort = await freePort();
   const plan: NodePlan = { index, port: await freePort(), clusterPort, nodes: index + 1, peers: [...nodes.map((n) => n.clusterPort!), clusterPort] };
   const base = baseEnv(target, { trace: state.trace ?? false, ...(state.postgres ? { postgres: state.postgres } : {}) });
-  const s = spawnNode(target, base, plan, { truncateLog: true, onProgress: opts.onProgress });
+  const s = spawnNode(target, base, plan, { truncateLog: true, onProgress: opts.onProgress, cpus: opts.cpus });
   writeState({ ...stateOf(name), nodes: [...nodes, s.node] });
   try {
     await waitHealthy(s.node.url + target.manifest.health, s.node.pid, s.exited, target.manifest.local!.startupTimeoutSeconds * 1000, s.node.log);

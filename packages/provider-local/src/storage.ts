@@ -25,13 +25,14 @@ export interface TargetPostgres {
 export const targetPostgresDir = (name: string) => join(paths.home, "targets", name, "postgres");
 
 /** Starts the target's PostgreSQL (its data kept from an earlier start with keepData). */
-export async function startTargetPostgres(name: string, manifest: TargetManifest, opts: { keepData?: boolean; onProgress?: (message: string) => void } = {}): Promise<TargetPostgres> {
+export async function startTargetPostgres(name: string, manifest: TargetManifest, opts: { keepData?: boolean; cpus?: string; onProgress?: (message: string) => void } = {}): Promise<TargetPostgres> {
   const durable = manifest.guarantees.durability === "durable";
   const pgi = await startPostgresInstance({
     dir: targetPostgresDir(name),
     settings: durable ? DURABLE : SCRATCH,
     database: "target",
     keepData: opts.keepData,
+    ...(opts.cpus ? { cpus: opts.cpus } : {}),
     onProgress: (m) => opts.onProgress?.(`postgres (${durable ? "durable" : "scratch"}, ${name}'s own): ${m}`),
   });
   return { pid: pgi.pid, port: pgi.port, url: pgi.url, dir: pgi.dir, settings: pgi.settings };

@@ -195,7 +195,7 @@ export interface SpawnedNode {
  * appended to its log (a restart keeps the crash's last lines). Node i > 0 of
  * a target declaring nodes.command runs that command.
  */
-export function spawnNode(target: BundledTarget, base: Record<string, string>, plan: NodePlan, opts: { truncateLog: boolean; onProgress?: (m: string) => void }): SpawnedNode {
+export function spawnNode(target: BundledTarget, base: Record<string, string>, plan: NodePlan, opts: { truncateLog: boolean; onProgress?: (m: string) => void; cpus?: string }): SpawnedNode {
   const { name, dir, manifest } = target;
   const dataDir = nodeDataDir(name, plan.index);
   mkdirSync(dataDir, { recursive: true });
@@ -217,7 +217,8 @@ export function spawnNode(target: BundledTarget, base: Record<string, string>, p
   const log = nodeLog(name, plan.index);
   const fd = openSync(log, opts.truncateLog ? "w" : "a");
   opts.onProgress?.(`starting ${name}${plan.nodes !== undefined ? ` node ${plan.index}` : ""}: ${command.join(" ")}`);
-  const argv = expandArgs(command, env);
+  // taskset execs the command: the pid is the target's
+  const argv = [...(opts.cpus ? ["taskset", "-c", opts.cpus] : []), ...expandArgs(command, env)];
   const child = spawn(argv[0]!, argv.slice(1), { cwd: dir, env: { ...process.env, ...env }, detached: true, stdio: ["ignore", fd, fd] });
   closeSync(fd);
   let exited: string | undefined;

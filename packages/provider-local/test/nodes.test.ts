@@ -6,11 +6,16 @@
  * added while the target runs. A single-process target is killed and
  * restarted whole, with its data.
  */
+import { readFileSync } from "node:fs";
+import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { localTargetControl } from "../src/control.ts";
 import { addNode, killNode, killTarget, nodeLogs, restartNode, restartTarget, targetPids } from "../src/nodes.ts";
 import { isAlive, runningTarget, startTarget, stopTarget } from "../src/run.ts";
 import { costPids } from "../src/storage.ts";
+
+const allowedCpus = (pid: number) => /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1];
 
 const fixtures = fileURLToPath(new URL("./fixtures", import.meta.url));
 const opts = { targetsRoot: fixtures };
@@ -128,6 +133,35 @@ describe("a target with nodes behind sfbench's balancer", () => {
     await expect(startTarget("shared-counter", { ...opts, nodes: 4 })).rejects.toThrow("nodes: shared-counter supports at most 3 nodes (target.json nodes.max)");
     await expect(startTarget("shared-counter", { ...opts, nodes: 0 })).rejects.toThrow("nodes: 0 is not a node count (allowed: an integer from 1 to 3)");
     await expect(startTarget("healthy", { ...opts, nodes: 2 })).rejects.toThrow(/nodes: healthy is a single-process target \(its target\.json declares no nodes\), so it runs as 1 node only/);
+  });
+});
+
+describe("a run's control over a target's processes", () => {
+  it.skipIf(cpus().length < 2)("starts again and adds on the CPUs the run placed it on, not on the caller's: nodes and a restarted PostgreSQL", { timeout: 120_000 }, async () => {
+    const t = await startTarget("shared-counter", { ...opts, nodes: 2 });
+    const control = localTargetControl(t);
+    // a run pins itself to the generator's core: without placeOn, what it starts would run there too
+    control.placeOn!("1");
+    await control.kill(1, "SIGKILL");
+    await control.restart(1);
+    const restarted = targetPids("shared-counter").nodes.find((n) => n.index === 1)!;
+    expect(allowedCpus(restarted.pid)).toBe("1");
+    await control.addNode();
+    const added = targetPids("shared-counter").nodes.find((n) => n.index === 2)!;
+    expect(allowedCpus(added.pid)).toBe("1");
+
+    // the whole system crashes, its PostgreSQL with it: the restarted server and its backends run there too
+    await killTarget("shared-counter");
+    await restartTarget("shared-counter", { cpus: "1" });
+    const pg = runningTarget("shared-counter")!.postgres!.pid;
+    expect(allowedCpus(pg)).toBe("1");
+
+    // placed nowhere again: a restart runs wherever the caller may
+    control.placeOn!(undefined);
+    await control.kill(1, "SIGKILL");
+    await control.restart(1);
+    const free = targetPids("shared-counter").nodes.find((n) => n.index === 1)!;
+    expect(allowedCpus(free.pid)).toBe(allowedCpus(process.pid));
   });
 });
 

@@ -59,6 +59,8 @@ export interface InstanceOptions {
   database?: string;
   /** keep the data of an earlier start (a restart); default: start from an empty cluster */
   keepData?: boolean;
+  /** the CPUs the server runs on (taskset -c; its backends inherit them); default: the caller's */
+  cpus?: string;
   onProgress?: (message: string) => void;
 }
 
@@ -106,7 +108,9 @@ export async function startPostgresInstance(opts: InstanceOptions): Promise<Post
   opts.onProgress?.(`starting on ${HOST}:${port} (fsync ${onOff(opts.settings.fsync)}, synchronous_commit ${onOff(opts.settings.synchronous_commit)}, full_page_writes ${onOff(opts.settings.full_page_writes)})`);
   try {
     // pg_ctl puts the postmaster in a session of its own: signals to the caller's process group do not reach it
-    await run(bin("pg_ctl"), ["start", "-w", "-t", "90", "-D", dataDir, "-l", log, "-o", serverOptions], { ...user, cwd: dir, timeoutMs: 120_000 });
+    const start = [bin("pg_ctl"), "start", "-w", "-t", "90", "-D", dataDir, "-l", log, "-o", serverOptions];
+    const argv = opts.cpus ? ["taskset", "-c", opts.cpus, ...start] : start;
+    await run(argv[0]!, argv.slice(1), { ...user, cwd: dir, timeoutMs: 120_000 });
   } catch (error) {
     const message = error instanceof CommandError ? error.message : String(error);
     throw new Error(`the target's PostgreSQL did not start: ${message}\nlog ${log}:\n${await tail(log)}`);

@@ -26,3 +26,30 @@ describe("pinning the instrument's own process", () => {
     }
   });
 });
+
+describe("the cores a run splits", () => {
+  it("parses and writes Linux CPU lists", async () => {
+    const { formatCpuList, parseCpuList } = await import("../src/cost/affinity.ts");
+    expect(parseCpuList("0-3,8,10-11")).toEqual([0, 1, 2, 3, 8, 10, 11]);
+    expect(formatCpuList([3, 0, 1, 2, 8, 10, 11])).toBe("0-3,8,10-11");
+    expect(formatCpuList([1])).toBe("1");
+    expect(() => parseCpuList("a-b")).toThrow(/not a CPU list/);
+  });
+
+  it.skipIf(availableParallelism() < 2)("are the ones this process started with, also while a run has pinned it to the generator's core", async () => {
+    const { formatCpuList, planSplit, runCpus } = await import("../src/cost/affinity.ts");
+    const before = allowed(process.pid);
+    const split = planSplit();
+    expect(split).toBeDefined();
+    try {
+      // what a run does to its own process; the worker then runs the next job in the same process
+      expect(pinProcess(process.pid, split!.generator)).toBe(true);
+      expect(availableParallelism()).toBe(split!.generatorCores); // the process's own view shrinks...
+      expect(planSplit()).toEqual(split); // ...the split does not
+      expect(formatCpuList(runCpus())).toBe(before);
+    } finally {
+      pinProcess(process.pid, formatCpuList(runCpus()));
+    }
+    expect(allowed(process.pid)).toBe(before);
+  });
+});

@@ -1,8 +1,9 @@
 /** The environment fingerprint of a local run (SPEC 6). */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { availableParallelism, cpus, totalmem } from "node:os";
+import { cpus, totalmem } from "node:os";
 import type { Environment } from "@sfbench/core";
+import { runCpus } from "../cost/affinity.ts";
 
 const run = (cmd: string, args: string[], cwd?: string) => {
   try {
@@ -41,7 +42,8 @@ export function localEnvironment(opts: {
     kind: "local",
     nodes: opts.nodes ?? 1,
     cpuModel: cpus()[0]?.model.trim() || "unknown",
-    cores: availableParallelism(),
+    // the cores the run could use (this process pins itself during a run: its own affinity would say one)
+    cores: runCpus().length,
     memoryBytes: totalmem(),
     os: osName(),
     node: process.version,

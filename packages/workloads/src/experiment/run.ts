@@ -7,12 +7,11 @@
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { parseResult, RESULT_SCHEMA_VERSION, type Cell, type CellChoice, type Environment, experimentSupport, type Experiment, type MicroResult, type Profile, type ResilienceResults, type ScalabilityResult, type ProgressEvent, type ResultDocument, type Workload } from "@sfbench/core";
 import { readAuditRecords } from "../audit/records.ts";
 import { TraceSession, type TraceOptions } from "../trace/session.ts";
-import { pinTrees, planSplit } from "../cost/affinity.ts";
+import { formatCpuList, pinTrees, planSplit, runCpus } from "../cost/affinity.ts";
 import { runMicro } from "../micro/run-micro.ts";
 import { runRecovery } from "../resilience/recovery-run.ts";
 import { scalabilityPoints, type MeasuredNodeCount } from "../resilience/scalability.ts";
@@ -157,6 +156,8 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
   try {
     if (pinned) {
       pinTrees(opts.targetPids(), split.target);
+      // what the experiments start again or add (a restarted node, its PostgreSQL) starts on the target's cores too
+      opts.control?.placeOn?.(split.target);
       // the instrument's own work in this process (cost sampler, span shipper) stays off the target's cores
       pinProcess(process.pid, split.generator);
     }
@@ -192,8 +193,11 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
     error = { stage, message };
   } finally {
     if (pinned) {
-      pinTrees(opts.targetPids(), `0-${availableParallelism() - 1}`);
-      pinProcess(process.pid, `0-${availableParallelism() - 1}`);
+      // back to the cores this process started with (not its own affinity now: that is the generator's)
+      const all = formatCpuList(runCpus());
+      pinTrees(opts.targetPids(), all);
+      opts.control?.placeOn?.(undefined);
+      pinProcess(process.pid, all);
     }
     await ctx.trace?.close().catch((e: Error) => progress({ cell: "-", phase: "trace", note: true, detail: `could not delete ${ctx.trace!.topic}: ${e.message}` }));
   }
