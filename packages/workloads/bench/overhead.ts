@@ -19,10 +19,9 @@
  * Modes within a start run in alternating order too. The goal: full / off
  * below 1.05 (the instrument costs under 5% of p50).
  */
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { k6Path, kafkaBrokers, up } from "@sfbench/services";
 import { aggregateK6 } from "../src/analysis/aggregate.ts";
@@ -31,11 +30,10 @@ import { ProcessSampler } from "../src/cost/sampler.ts";
 import { runK6 } from "../src/experiment/k6-runner.ts";
 import { pinProcess } from "../src/experiment/run.ts";
 import { TraceSession } from "../src/trace/session.ts";
-import { HarnessError, interrupted, onInterrupt, runCommand } from "./lib/children.ts";
+import { HarnessError, interrupted, onInterrupt } from "./lib/children.ts";
+import { PrivateTarget } from "./lib/private-target.ts";
 import { median, roundRatios } from "./lib/ratios.ts";
 
-const REPO = fileURLToPath(new URL("../../../", import.meta.url));
-const CLI = join(REPO, "packages/cli/bin/sfbench.mjs");
 const TARGET = "node-postgres";
 const MODES = ["off", "sampled", "after-overload", "spans", "full", "full-live"] as const;
 type Mode = (typeof MODES)[number];
@@ -106,33 +104,6 @@ interface Phase {
   errorRate: number;
 }
 
-interface Started {
-  url: string;
-  pids: number[];
-  log: string;
-}
-
-/**
- * The target runs under a private SFBENCH_HOME: its state file, data and own
- * PostgreSQL are this benchmark's alone, so a node-postgres someone else runs
- * on the machine is neither disturbed nor stopped. Kafka and k6 are the shared ones.
- */
-const home = mkdtempSync(join(tmpdir(), "sfbench-overhead-home-"));
-// PostgreSQL runs as its own system user when sfbench runs as root: it must be able to enter the home
-chmodSync(home, 0o755);
-
-async function cli(args: string[]): Promise<string> {
-  const r = await runCommand(process.execPath, [CLI, ...args], { cwd: REPO, timeoutMs: 300_000, env: { ...process.env, SFBENCH_HOME: home } });
-  if (r.code !== 0) throw new HarnessError(`sfbench ${args.join(" ")} exited ${r.code}: ${r.stderr.trim().split("\n").slice(-3).join(" | ")}`);
-  return r.stdout;
-}
-
-async function startTarget(port: number, trace: boolean): Promise<Started> {
-  await cli(["target", "up", TARGET, "--port", String(port), ...(trace ? ["--trace"] : [])]);
-  const state = JSON.parse(readFileSync(join(home, "targets", `${TARGET}.json`), "utf8")) as { pid: number; url: string; log: string; postgres?: { pid: number } };
-  return { url: state.url, log: state.log, pids: [state.pid, ...(state.postgres ? [state.postgres.pid] : [])] };
-}
-
 async function main(): Promise<number> {
   let opts: Options;
   try {
@@ -151,13 +122,14 @@ async function main(): Promise<number> {
   const phases: Phase[] = [];
   const started = new Date();
   log(`node-postgres, checkout/uniform at ${opts.rate}/s, ${opts.rounds} rounds of ${opts.phaseS} s phases, ${opts.products} products; generator cores ${split?.generator ?? "shared"}, target cores ${split?.target ?? "shared"}`);
-  const stop = () => cli(["target", "down", TARGET]).then(() => undefined, () => undefined);
+  const target = new PrivateTarget(TARGET);
+  const stop = () => target.stop();
   const unregister = onInterrupt(stop);
   try {
     for (let round = 0; round < opts.rounds; round++) {
       const order: Array<"untraced" | "traced"> = round % 2 === 0 ? ["untraced", "traced"] : ["traced", "untraced"];
       for (const instance of order) {
-        const t = await startTarget(opts.port, instance === "traced");
+        const t = await target.start(opts.port, instance === "traced");
         try {
           if (split) pinTrees(t.pids, split.target);
           const prefix = `o${round}${instance[0]}${Date.now().toString(36)}`;
@@ -210,7 +182,7 @@ async function main(): Promise<number> {
   } finally {
     unregister();
     rmSync(raw, { recursive: true, force: true });
-    rmSync(home, { recursive: true, force: true });
+    await target.dispose();
   }
   process.stdout.write(report(phases, opts, started));
   if (opts.json) writeFileSync(opts.json, JSON.stringify({ options: opts, startedAt: started.toISOString(), phases }, null, 2) + "\n");

@@ -105,3 +105,33 @@ describe("bench:overhead's ratios", () => {
     expect(roundRatios(phases, ["full"], "off", "p99").full).toBeCloseTo(1.2, 9);
   });
 });
+
+describe("bench:profiles's figures and report", () => {
+  const cell = (p50: number, p99: number, offered: number) =>
+    ({
+      workload: "checkout",
+      distribution: "uniform",
+      parameters: { products: 5000, stableS: 30, stepS: 6 },
+      seed: 1,
+      valid: true,
+      series: [],
+      maxThroughput: { steps: [{ offeredRate: 50 }, { offeredRate: 100 }, { offeredRate: 200 }], sustainableRate: 141, knee: { resolution: 0.09 } },
+      stable: { offeredRate: offered, achievedRate: offered - 0.2, completedShare: 0.998, latency: { p50, p99 } },
+    }) as unknown as import("@sfbench/core").Cell;
+
+  it("takes the stable phase's latency and what ran before it from a run's cell", async () => {
+    const { figures } = await import("../bench/profiles.ts");
+    const r = figures(0, "standard", cell(2.5, 9, 100), { generator: "0", target: "1" });
+    expect(r).toMatchObject({ p50: 2.5, p99: 9, offered: 100, rampSteps: 3, rampMaxRate: 200, knee: 141, kneeResolution: 0.09, products: 5000, stableS: 30, valid: true, cpuSplit: { generator: "0", target: "1" } });
+    const noStable = { ...cell(1, 1, 1), stable: undefined, invalidReason: "the target died" } as unknown as import("@sfbench/core").Cell;
+    expect(() => figures(0, "quick", noStable)).toThrow(/quick: the run has no stable phase \(the target died\)/);
+  });
+
+  it("reports each configuration against quick in the same round, the median over rounds", async () => {
+    const { figures, report } = await import("../bench/profiles.ts");
+    const runs = [figures(0, "quick", cell(2, 8, 100)), figures(0, "standard", cell(3, 12, 100)), figures(1, "quick", cell(4, 8, 100)), figures(1, "standard", cell(6, 16, 100))];
+    const text = report(runs, { rate: 100, rounds: 2, stableS: 30, only: ["quick", "standard"] }, new Date("2026-11-24T00:00:00Z"));
+    expect(text).toMatch(/\| quick \| 1000 products, quick ramp, 3 s stable \| 3, 200\/s \| 141\/s \(9%\), 141\/s \(9%\) \| 100\/s \| 3\.00 \| 8\.0 \| 1\.00 \| 1\.00 \| 2\/2 \|/);
+    expect(text).toMatch(/\| standard \| .* \| 4\.50 \| 14\.0 \| 1\.50 \| 1\.75 \| 2\/2 \|/);
+  });
+});

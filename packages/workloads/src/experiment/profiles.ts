@@ -26,6 +26,12 @@ export interface ProfileSettings {
   stableS: number;
   /** share of the sustainable rate offered in the stable phase (SPEC 5: 80%) */
   stableShare: number;
+  /**
+   * Offer this rate in the stable phase instead of stableShare x the knee (no
+   * profile sets it: bench:profiles compares profiles at one rate with it; the
+   * cell's parameters then say stableBasis "fixed").
+   */
+  fixedStableRate?: number;
   /** products whose frequently-bought-together answer the audit compares */
   coPurchaseSample: number;
   /** checkouts whose user, cart and order the audit reads */

@@ -34,13 +34,15 @@ function scalabilityPart(opts: BenchmarkOptions, cells: readonly Cell[], resilie
 const notSupported = (s: { supported: true } | { supported: false; reason: string }) => (s.supported ? undefined : s.reason);
 import { localEnvironment } from "./environment.ts";
 import { runK6 } from "./k6-runner.ts";
-import { PROFILE_SETTINGS } from "./profiles.ts";
+import { PROFILE_SETTINGS, type ProfileSettings } from "./profiles.ts";
 
 export interface BenchmarkOptions {
   target: ResultDocument["target"];
   baseUrl: string;
   k6: string;
   profile: Profile;
+  /** changes to the profile's settings (benchmarks of the instrument: bench:profiles); they show in each cell's parameters */
+  settings?: Partial<ProfileSettings>;
   cells: CellChoice[];
   /** the phases run for every cell (default throughput: ramp, then stable load) */
   experiment?: Experiment;
@@ -118,7 +120,7 @@ export function writeResult(resultsDir: string, doc: ResultDocument): string {
 export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOutcome> {
   const runId = opts.runId ?? randomUUID();
   const startedAt = new Date();
-  const settings = PROFILE_SETTINGS[opts.profile];
+  const settings: ProfileSettings = { ...PROFILE_SETTINGS[opts.profile], ...opts.settings };
   const rawDir = join(opts.rawRoot, runId);
   mkdirSync(rawDir, { recursive: true });
   const progress = opts.onProgress ?? (() => {});

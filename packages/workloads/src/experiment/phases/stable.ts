@@ -44,7 +44,7 @@ export const stable: Phase = {
     const s = ctx.settings;
     const ramp = state.ramp!;
     const basis = ramp.sustainableRate ?? ramp.peak;
-    const rate = Math.max(0.1, roundRate(basis * s.stableShare));
+    const rate = s.fixedStableRate ?? Math.max(0.1, roundRate(basis * s.stableShare));
     // the spans written in this window, shipped once it is over: the breakdown describes the stable phase
     const traceWindow = await openTraceWindow(ctx, cell);
     let outcome: LoadOutcome;
@@ -75,7 +75,7 @@ export const stable: Phase = {
     return {
       state: { stable: { outcome, stats } },
       result: { stable: stats, setupOps: setupOpsResult(outcome.agg), ...(cost ? { cost } : {}), ...(breakdown ? { breakdown } : {}) },
-      parameters: { stableS: s.stableS, stableRate: rate, stableBasis: ramp.sustainableRate === null ? "max-moving-average" : "sustainable-rate" },
+      parameters: { stableS: s.stableS, stableRate: rate, stableBasis: s.fixedStableRate !== undefined ? "fixed" : ramp.sustainableRate === null ? "max-moving-average" : "sustainable-rate" },
       series: [outcome.agg],
       invalid,
     };
