@@ -12,9 +12,12 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** Span lines written so far (after the writer's end-of-turn flush). */
+/** Until what the writer holds is written: it writes every 50 ms. */
+const flushed = () => new Promise((resolve) => setTimeout(resolve, 120));
+
+/** Span lines written so far (after the writer's next flush). */
 async function spans(): Promise<Span[]> {
-  await new Promise((resolve) => setImmediate(resolve));
+  await flushed();
   return out
     .split("\n")
     .filter(Boolean)
@@ -32,6 +35,7 @@ describe("tracing (SPEC 3)", () => {
     const p2 = await s.product(3, 10);
     const u = await s.user(100);
     const c = await s.cart({ [p1]: 1, [p2]: 1 });
+    await flushed(); // the setup requests' spans, before the ones looked at
     out = "";
     const traceId = "0af7651916cd43dd8448eb211c80319c";
     const parent = "b7ad6b7169203331";
@@ -59,6 +63,7 @@ describe("tracing (SPEC 3)", () => {
 
   it("starts a new trace when the request has no traceparent, and spans freq-items visits", async () => {
     await t.call("PATCH", "/products/root", { price: 1 });
+    await flushed(); // the setup requests' spans, before the ones looked at
     out = "";
     expect((await t.call("GET", "/products/root/freq-items?top=2&depth=2")).status).toBe(200);
     const lines = await spans();
@@ -67,5 +72,35 @@ describe("tracing (SPEC 3)", () => {
     expect(lines.filter((x) => x.kind === "function")).toEqual([
       expect.objectContaining({ entity: "product", op: "top", key: "root", parentId: gateway!.spanId, traceId: gateway!.traceId }),
     ]);
+  });
+});
+
+describe("the span writer", () => {
+  const span = (n: number): Span => ({ sfbench: "span", traceId: "a".repeat(32), spanId: n.toString(16).padStart(16, "0"), parentId: null, kind: "function", entity: "product", op: "x", key: `p${n}`, start: n, end: n + 1 });
+
+  it("writes nothing while a request is in flight: one chunk per interval, every span a line", async () => {
+    const { SpanWriter } = await import("../src/app/trace.ts");
+    const chunks: string[] = [];
+    const w = new SpanWriter({ write: (c) => chunks.push(c) }, 30);
+    w.write(span(1));
+    w.write(span(2));
+    expect(chunks).toEqual([]);
+    await new Promise((r) => setTimeout(r, 80));
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0]!.split("\n").filter(Boolean).map((l) => parseSpanLine(l)?.key)).toEqual(["p1", "p2"]);
+    w.write(span(3));
+    w.flush(); // close() flushes what is left
+    expect(chunks).toHaveLength(2);
+    w.flush();
+    expect(chunks).toHaveLength(2);
+  });
+
+  it("writes at once when 4096 spans are waiting", async () => {
+    const { SpanWriter } = await import("../src/app/trace.ts");
+    const chunks: string[] = [];
+    const w = new SpanWriter({ write: (c) => chunks.push(c) }, 60_000);
+    for (let i = 0; i < 4096; i++) w.write(span(i));
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0]!.split("\n").filter(Boolean)).toHaveLength(4096);
   });
 });
