@@ -9,7 +9,7 @@
 import { writeFileSync } from "node:fs";
 import { k6Path } from "@sfbench/services";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
+import { listFlag, parseFlags } from "./lib/flags.ts";
 import { fidelity, type FidelityResult } from "./fidelity.ts";
 import { headroom, type HeadroomResult } from "./headroom.ts";
 import { interrupted } from "./lib/children.ts";
@@ -28,32 +28,13 @@ const USAGE = `usage: npm run bench:harness -- [--quick] [--only ${BENCHMARKS.jo
   --priority  run in a session of its own at nice ${PRIORITY_NICE} (root): other processes on a shared machine disturb less`;
 
 function parse(argv: string[]): { quick: boolean; only: Benchmark[]; json?: string; priority: boolean } {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      quick: { type: "boolean" },
-      only: { type: "string" },
-      json: { type: "string" },
-      priority: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
-    strict: true,
-  });
-  if (values.help) {
-    process.stdout.write(USAGE + "\n");
-    process.exit(0);
-  }
-  let only: Benchmark[] = [...BENCHMARKS];
-  if (values.only !== undefined) {
-    const names = values.only.split(",").map((s) => s.trim());
-    const bad = names.filter((n) => !(BENCHMARKS as readonly string[]).includes(n));
-    if (bad.length || names.length === 0) throw new UsageError(`--only: unknown benchmark ${bad.map((b) => JSON.stringify(b)).join(", ") || '""'}; allowed: ${BENCHMARKS.join(", ")}`);
-    only = BENCHMARKS.filter((b) => names.includes(b));
-  }
+  const values = parseFlags(argv, { quick: { type: "boolean" }, only: { type: "string" }, json: { type: "string" }, priority: { type: "boolean" } }, USAGE);
+  // in the harness's order, whatever the order given
+  const names = listFlag("only", values.only, BENCHMARKS);
+  const only = BENCHMARKS.filter((b) => names.includes(b));
   return { quick: values.quick ?? false, only, json: values.json, priority: values.priority ?? false };
 }
 
-class UsageError extends Error {}
 
 /** k6 v1.8.1: $K6, else @sfbench/services' k6Path(), which installs it when missing (never a developer's ~/go/bin). */
 async function k6Binary(): Promise<string> {

@@ -22,7 +22,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { k6Path, kafkaBrokers, up } from "@sfbench/services";
 import { aggregateK6 } from "../src/analysis/aggregate.ts";
 import { pinTrees, planSplit } from "../src/cost/affinity.ts";
@@ -31,6 +30,7 @@ import { runK6 } from "../src/experiment/k6-runner.ts";
 import { pinProcess } from "../src/experiment/run.ts";
 import { TraceSession } from "../src/trace/session.ts";
 import { HarnessError, interrupted, onInterrupt } from "./lib/children.ts";
+import { intFlag, parseFlags } from "./lib/flags.ts";
 import { PrivateTarget } from "./lib/private-target.ts";
 import { median, roundRatios } from "./lib/ratios.ts";
 
@@ -53,12 +53,10 @@ interface Options {
   json?: string;
 }
 
-class UsageError extends Error {}
-
 function parse(argv: string[]): Options {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
+  const values = parseFlags(
+    argv,
+    {
       quick: { type: "boolean" },
       rate: { type: "string" },
       port: { type: "string" },
@@ -66,27 +64,16 @@ function parse(argv: string[]): Options {
       "phase-s": { type: "string" },
       products: { type: "string" },
       json: { type: "string" },
-      help: { type: "boolean", short: "h" },
     },
-    strict: true,
-  });
-  if (values.help) {
-    process.stdout.write(USAGE + "\n");
-    process.exit(0);
-  }
-  const int = (name: string, raw: string | undefined, def: number, min: number, max: number) => {
-    if (raw === undefined) return def;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name}: expected an integer in ${min}..${max}, got ${JSON.stringify(raw)}`);
-    return n;
-  };
+    USAGE,
+  );
   const quick = values.quick ?? false;
   return {
-    rate: int("rate", values.rate, 60, 1, 5000),
-    port: int("port", values.port, 18300, 1024, 65535),
-    rounds: int("rounds", values.rounds, quick ? 2 : 4, 1, 20),
-    phaseS: int("phase-s", values["phase-s"], quick ? 8 : 20, 3, 600),
-    products: int("products", values.products, quick ? 1000 : 5000, 10, 100000),
+    rate: intFlag("rate", values.rate, 60, 1, 5000),
+    port: intFlag("port", values.port, 18300, 1024, 65535),
+    rounds: intFlag("rounds", values.rounds, quick ? 2 : 4, 1, 20),
+    phaseS: intFlag("phase-s", values["phase-s"], quick ? 8 : 20, 3, 600),
+    products: intFlag("products", values.products, quick ? 1000 : 5000, 10, 100000),
     json: values.json,
   };
 }

@@ -24,7 +24,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { manifestDigest, type Cell } from "@sfbench/core";
 import { findTarget } from "@sfbench/provider-local";
 import { k6Path, kafkaBrokers, up } from "@sfbench/services";
@@ -32,6 +31,7 @@ import { formatCpuList, pinTrees, runCpus } from "../src/cost/affinity.ts";
 import { PROFILE_SETTINGS, type ProfileSettings } from "../src/experiment/profiles.ts";
 import { pinProcess, runBenchmark } from "../src/experiment/run.ts";
 import { HarnessError, interrupted, onInterrupt } from "./lib/children.ts";
+import { intFlag, listFlag, parseFlags } from "./lib/flags.ts";
 import { PrivateTarget, REPO } from "./lib/private-target.ts";
 import { median, roundRatios } from "./lib/ratios.ts";
 
@@ -76,12 +76,10 @@ interface Options {
   json?: string;
 }
 
-class UsageError extends Error {}
-
 function parse(argv: string[]): Options {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
+  const values = parseFlags(
+    argv,
+    {
       quick: { type: "boolean" },
       rate: { type: "string" },
       rounds: { type: "string" },
@@ -89,30 +87,16 @@ function parse(argv: string[]): Options {
       only: { type: "string" },
       port: { type: "string" },
       json: { type: "string" },
-      help: { type: "boolean", short: "h" },
     },
-    strict: true,
-  });
-  if (values.help) {
-    process.stdout.write(USAGE + "\n");
-    process.exit(0);
-  }
-  const int = (name: string, raw: string | undefined, def: number, min: number, max: number) => {
-    if (raw === undefined) return def;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name}: expected an integer in ${min}..${max}, got ${JSON.stringify(raw)}`);
-    return n;
-  };
-  const only = values.only === undefined ? NAMES : values.only.split(",").map((s) => s.trim());
-  const unknown = only.filter((n) => !(NAMES as string[]).includes(n));
-  if (unknown.length || only.length === 0) throw new UsageError(`--only: ${unknown.length ? `unknown ${unknown.map((u) => JSON.stringify(u)).join(", ")}` : "empty"}; allowed: ${NAMES.join(", ")}`);
+    USAGE,
+  );
   const quick = values.quick ?? false;
   return {
-    rate: int("rate", values.rate, 100, 1, 5000),
-    rounds: int("rounds", values.rounds, quick ? 1 : 2, 1, 10),
-    stableS: int("stable-s", values["stable-s"], quick ? 10 : 30, 3, 600),
-    only: only as ConfigName[],
-    port: int("port", values.port, 18310, 1024, 65535),
+    rate: intFlag("rate", values.rate, 100, 1, 5000),
+    rounds: intFlag("rounds", values.rounds, quick ? 1 : 2, 1, 10),
+    stableS: intFlag("stable-s", values["stable-s"], quick ? 10 : 30, 3, 600),
+    only: listFlag("only", values.only, NAMES),
+    port: intFlag("port", values.port, 18310, 1024, 65535),
     json: values.json,
   };
 }
