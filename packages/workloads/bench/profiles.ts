@@ -24,7 +24,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { manifestDigest, type Cell } from "@sfbench/core";
+import { manifestDigest, type Cell, type Profile } from "@sfbench/core";
 import { findTarget } from "@sfbench/provider-local";
 import { k6Path, kafkaBrokers, up } from "@sfbench/services";
 import { formatCpuList, pinTrees, runCpus } from "../src/cost/affinity.ts";
@@ -39,7 +39,7 @@ const TARGET = "node-postgres";
 
 interface Config {
   what: string;
-  profile: "quick" | "standard";
+  profile: Exclude<Profile, "thesis">;
   settings: Partial<ProfileSettings>;
   /** generator and target share one core (no split) */
   oneCore?: boolean;
