@@ -41,7 +41,9 @@ describe("the launcher and workerd", () => {
     const [workerd] = workerdOf(t.started.pid);
     process.kill(workerd!, "SIGKILL");
     const deadline = Date.now() + 10_000;
-    while (isAlive(t.started.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    // until the exit is reported, not just until the pid is gone: the exit event comes a moment later
+    while (t.started.exited() === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(isAlive(t.started.pid)).toBe(false);
     expect(t.started.exited()).toBe("code 1");
     expect(t.log()).toMatch(/workerd \(pid \d+\) exited, stopping/);
     await t.stop();
