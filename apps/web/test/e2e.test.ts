@@ -183,6 +183,8 @@ describe("the portal in Chromium", () => {
     await page.waitForSelector("[data-testid=run-charts] .recharts-surface");
     expect(await page.locator("[data-testid=run-charts] .recharts-surface").count()).toBeGreaterThan(1);
     expect(await page.locator("[data-testid=run-results] tbody tr").count()).toBe(4);
+    // the setup next to the numbers: where the generator and the target ran, what the storage promised
+    expect(await page.textContent("[data-testid=run-setup]")).toBe("load generator on CPU 0-1, target on CPU 2-7 · PostgreSQL 17.10 (the target's own): fsync on, synchronous_commit on, full_page_writes on");
     await shot("10-run");
     const json = await page.request.get(`${server.url}/runs/${run.id}/result.json`);
     expect(json.status()).toBe(200);

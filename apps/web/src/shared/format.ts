@@ -46,3 +46,24 @@ export function fmtResolution(resolution: number | null | undefined): string {
   if (resolution === null || resolution === undefined) return DASH;
   return `+${(resolution * 100).toFixed(resolution < 0.1 ? 1 : 0)}%`;
 }
+
+/** The parts of a run's environment that decide what its numbers mean (a structural subset of core's Environment). */
+export interface SetupFacts {
+  kind: string;
+  cores: number;
+  cpuSplit?: { generator: string; target: string };
+  storage?: { postgres?: { instance: string; fsync: string; synchronous_commit: string; full_page_writes: string; version?: string } };
+}
+
+/**
+ * How a run was set up, next to its numbers: where the load generator and the
+ * target ran, and what "durable" meant for the target's storage.
+ */
+export function fmtSetup(env: SetupFacts): string[] {
+  const out: string[] = [];
+  if (env.cpuSplit) out.push(`load generator on CPU ${env.cpuSplit.generator}, target on CPU ${env.cpuSplit.target}`);
+  else if (env.kind === "local") out.push(env.cores > 1 ? "no CPU split: the load generator and the target shared the cores" : "one core: the load generator and the target shared it");
+  const pg = env.storage?.postgres;
+  if (pg) out.push(`PostgreSQL${pg.version ? ` ${pg.version}` : ""} (${pg.instance === "dedicated" ? "the target's own" : "shared"}): fsync ${pg.fsync}, synchronous_commit ${pg.synchronous_commit}, full_page_writes ${pg.full_page_writes}`);
+  return out;
+}

@@ -11,7 +11,7 @@ import { RunResults } from "../../../components/run-results.tsx";
 import { manifestImage, RunNeedsCluster } from "../../../components/needs-cluster.tsx";
 import { getDb } from "../../../server/db.ts";
 import { getRun } from "../../../server/queries/run.ts";
-import { fmtDate, fmtEnvironment } from "../../../shared/format.ts";
+import { fmtDate, fmtEnvironment, fmtSetup } from "../../../shared/format.ts";
 
 export const dynamic = "force-dynamic";
 
@@ -49,6 +49,11 @@ export default async function RunPage({ params }: Props) {
       <dl className="meta">
         <dt>Target</dt><dd>{run.system.slug} {run.targetVersion.version} <code className="muted">{run.targetVersion.manifestDigest.slice(0, 19)}…</code></dd>
         <dt>Environment</dt><dd>{fmtEnvironment(run.environmentKind, run.nodes)}{run.environment ? ` · ${run.environment.cpuModel}, ${run.environment.cores} cores, ${(run.environment.memoryBytes / 2 ** 30).toFixed(0)} GiB, ${run.environment.os}, k6 ${run.environment.k6Version}` : ""}</dd>
+        {run.environment && fmtSetup(run.environment).length ? (
+          <>
+            <dt>Setup</dt><dd data-testid="run-setup">{fmtSetup(run.environment).join(" · ")}</dd>
+          </>
+        ) : null}
         <dt>Profile</dt><dd>{run.profile}</dd>
         <dt>Created</dt><dd>{fmtDate(run.createdAt)}</dd>
         <dt>Started</dt><dd>{fmtDate(run.startedAt)}</dd>

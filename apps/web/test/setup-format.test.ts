@@ -1,0 +1,20 @@
+/** The run page's setup line: where generator and target ran, and what the target's storage promised. */
+import { describe, expect, it } from "vitest";
+import { fmtSetup } from "../src/shared/format.ts";
+
+describe("a run's setup, next to its numbers", () => {
+  it("names the CPU split and the target's own PostgreSQL settings", () => {
+    expect(
+      fmtSetup({ kind: "local", cores: 2, cpuSplit: { generator: "0", target: "1" }, storage: { postgres: { instance: "dedicated", fsync: "on", synchronous_commit: "on", full_page_writes: "on", version: "17.10" } } }),
+    ).toEqual(["load generator on CPU 0, target on CPU 1", "PostgreSQL 17.10 (the target's own): fsync on, synchronous_commit on, full_page_writes on"]);
+  });
+
+  it("says when a local run had no split, as runs of a worker after its first did before 2026-11-24", () => {
+    expect(fmtSetup({ kind: "local", cores: 2 })).toEqual(["no CPU split: the load generator and the target shared the cores"]);
+    expect(fmtSetup({ kind: "local", cores: 1 })).toEqual(["one core: the load generator and the target shared it"]);
+  });
+
+  it("says nothing of a split for a cluster run, whose runners have nodes of their own", () => {
+    expect(fmtSetup({ kind: "kubernetes", cores: 8 })).toEqual([]);
+  });
+});
