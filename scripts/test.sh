@@ -31,8 +31,15 @@ trap 'exit 130' INT TERM
 
 npx turbo run typecheck lint --continue
 checks=$?
-npx turbo run test --concurrency=1 --continue
-tests=$?
+log=$(mktemp /tmp/sfbench-test.XXXXXX.log)
+npx turbo run test --concurrency=1 --continue 2>&1 | tee "$log"
+tests=${PIPESTATUS[0]}
+if [ "$tests" -ne 0 ]; then
+  # the failures again at the end, where a truncated CI log still shows them
+  echo "sfbench test: the failed tests (full output above):" >&2
+  sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -E "(#test: +ERROR| FAIL | × |AssertionError|Error: | ❯ [^ ]+:[0-9]+:[0-9]+)" | head -60 >&2
+fi
+rm -f "$log"
 
 if [ "$checks" -ne 0 ] || [ "$tests" -ne 0 ]; then
   echo "sfbench test: FAILED (typecheck/lint exit $checks, tests exit $tests): see the tasks marked failed above" >&2
