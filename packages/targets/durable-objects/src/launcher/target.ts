@@ -9,7 +9,9 @@
  * stdout unchanged, one per line.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Readable } from "node:stream";
 import { Log, LogLevel, Miniflare } from "miniflare";
 import { bundleWorker } from "./bundle.ts";
@@ -52,6 +54,21 @@ export interface Target {
 
 export const storageDir = (dataDir: string) => join(dataDir, "durable-objects");
 
+/**
+ * The autogates workerd runs with (autogates.mjs): SQLite's process-wide heap
+ * cap raised from 512 MiB to 8 GiB, without which one workerd holds only
+ * about 3,000 live objects.
+ */
+export const AUTOGATES = ["increase-sqlite-hard-heap-limit"];
+
+/** Miniflare starts workerd-autogates.sh in workerd's place, which adds AUTOGATES to workerd's config. */
+function useAutogates(): void {
+  process.env.SFBENCH_WORKERD = (createRequire(createRequire(import.meta.url).resolve("miniflare"))("workerd") as { default: string }).default;
+  process.env.SFBENCH_NODE = process.execPath;
+  process.env.SFBENCH_WORKERD_AUTOGATES = AUTOGATES.join(",");
+  process.env.MINIFLARE_WORKERD_PATH = fileURLToPath(new URL("./workerd-autogates.sh", import.meta.url));
+}
+
 /** The children of a process (Linux: /proc/<pid>/task/<tid>/children). */
 function childrenOf(pid: number): number[] {
   try {
@@ -79,6 +96,7 @@ export async function startTarget(opts: TargetOptions): Promise<Target> {
   const stdout = opts.stdout ?? process.stdout;
   const stderr = opts.stderr ?? process.stderr;
   const before = new Set(childrenOf(process.pid));
+  useAutogates();
   const mf = new Miniflare({
     // Miniflare's own entry socket (its router worker, unused here) on a free loopback port;
     // requests reach the Worker directly on host:port, without the extra hop through that router
