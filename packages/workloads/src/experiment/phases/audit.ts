@@ -4,7 +4,7 @@
  * records k6 kept. Analytics sends no checkouts in its cell: nothing to audit.
  */
 import { audit as auditTarget } from "../../audit/audit.ts";
-import { progress, type Phase } from "../phase.ts";
+import { progress, StageError, type Phase } from "../phase.ts";
 
 export const audit: Phase = {
   name: "audit",
@@ -32,6 +32,14 @@ export const audit: Phase = {
       sampleRecords: s.auditSample,
       coPurchaseSample: s.coPurchaseSample,
       quietMs: s.quietMs,
+    }).catch(async (e: Error) => {
+      // a read that could not be sent at all: when the target died under the audit, that is the
+      // reason, not the read's "fetch failed" (its exit is seen a moment after its socket closed)
+      for (let i = 0; i < 30; i++) {
+        ctx.checkAlive("audit");
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new StageError("audit", `audit: ${e.message}`);
     });
     return { result: { anomalies: { kinds: result.anomalies, total: result.total, ...(result.examples.length ? { examples: result.examples } : {}), ambiguous: result.ambiguous } } };
   },
