@@ -10,7 +10,7 @@
  * autogates from its config (workerd.capnp: Config's field 4, a List(Text)),
  * a Cap'n Proto message that Miniflare writes to workerd's stdin and offers
  * no option for; `--all-autogates` would turn on every pending change at
- * once. So workerd-autogates.sh, started by Miniflare in workerd's place,
+ * once. So workerd.sh, started by Miniflare in workerd's place,
  * runs this file on that message and then becomes workerd.
  *
  * Plain JavaScript, not TypeScript: it runs with every (re)start of workerd,

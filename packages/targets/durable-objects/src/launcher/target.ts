@@ -47,6 +47,8 @@ export interface Target {
   url: URL;
   /** workerd's pid */
   runtimePid: number | undefined;
+  /** workerd's open-files limit (workerd.sh raises it) */
+  openFilesLimit: number | undefined;
   /** resolves with a reason when workerd exits without dispose() */
   lost: Promise<string>;
   dispose(): Promise<void>;
@@ -61,12 +63,12 @@ export const storageDir = (dataDir: string) => join(dataDir, "durable-objects");
  */
 export const AUTOGATES = ["increase-sqlite-hard-heap-limit"];
 
-/** Miniflare starts workerd-autogates.sh in workerd's place, which adds AUTOGATES to workerd's config. */
-function useAutogates(): void {
+/** Miniflare starts workerd.sh in workerd's place: it raises the open-files limit, adds AUTOGATES to workerd's config and execs workerd. */
+function useWorkerdWrapper(): void {
   process.env.SFBENCH_WORKERD = (createRequire(createRequire(import.meta.url).resolve("miniflare"))("workerd") as { default: string }).default;
   process.env.SFBENCH_NODE = process.execPath;
   process.env.SFBENCH_WORKERD_AUTOGATES = AUTOGATES.join(",");
-  process.env.MINIFLARE_WORKERD_PATH = fileURLToPath(new URL("./workerd-autogates.sh", import.meta.url));
+  process.env.MINIFLARE_WORKERD_PATH = fileURLToPath(new URL("./workerd.sh", import.meta.url));
 }
 
 /** The children of a process (Linux: /proc/<pid>/task/<tid>/children). */
@@ -77,6 +79,16 @@ function childrenOf(pid: number): number[] {
     );
   } catch {
     return [];
+  }
+}
+
+/** A process's soft limit of open files (/proc/<pid>/limits). */
+export function openFilesLimit(pid: number): number | undefined {
+  try {
+    const m = /^Max open files\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/limits`, "utf8"));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -96,7 +108,7 @@ export async function startTarget(opts: TargetOptions): Promise<Target> {
   const stdout = opts.stdout ?? process.stdout;
   const stderr = opts.stderr ?? process.stderr;
   const before = new Set(childrenOf(process.pid));
-  useAutogates();
+  useWorkerdWrapper();
   const mf = new Miniflare({
     // Miniflare's own entry socket (its router worker, unused here) on a free loopback port;
     // requests reach the Worker directly on host:port, without the extra hop through that router
@@ -136,6 +148,7 @@ export async function startTarget(opts: TargetOptions): Promise<Target> {
   return {
     url,
     runtimePid,
+    openFilesLimit: runtimePid === undefined ? undefined : openFilesLimit(runtimePid),
     lost,
     async dispose() {
       if (disposed) return;
