@@ -167,6 +167,7 @@ export function createRunPipeline(deps: PipelineDeps) {
           profile,
           cells,
           ...(microOf(params.data) ? { micro: { declared: manifest.micro === true } } : {}),
+          ...(manifest.audit?.readsPerSecond ? { auditReadsPerSecond: manifest.audit.readsPerSecond } : {}),
           seed: params.data.seed ?? 1,
           repoRoot: deps.repoRoot,
           resultsDir: deps.resultsDir,

@@ -77,6 +77,12 @@ export const TargetManifest = z.strictObject({
       timeoutSeconds: z.number().int().min(1).max(3600).optional(),
     })
     .optional(),
+  // the audit's reads are not measured: pacing them changes no published number (docs/targets.md)
+  audit: z
+    .strictObject({
+      readsPerSecond: z.number().int().min(10).max(100_000).optional(),
+    })
+    .optional(),
   loc: z.strictObject({
     app: z.array(Glob).min(1),
     gateway: z.array(Glob).default([]),
@@ -103,6 +109,7 @@ const HINTS: Record<string, string> = {
   micro: "true if the target implements the microbenchmark routes of SPEC 8 (/micro/empty, math, sleep, io, pingpong, divide, big); leave it out otherwise",
   nodes: `{"max": 4, "routing": "${NODE_ROUTING.join('"|"')}", "command": [...], "elastic": true}: the target runs as up to max processes that share its services; leave it out for a single-process target`,
   restart: '{"timeoutSeconds": 300}: time allowed until health answers 200 after a kill and a restart with the same data (default: local.startupTimeoutSeconds)',
+  audit: '{"readsPerSecond": 200}: the audit after each cell reads the target at most this fast (10-100000; absent: as fast as 16 concurrent reads go), for a target that a burst of reads of many entities would overwhelm',
   loc: '{"app": ["src/**/*.ts"], "gateway": ["src/http/**"]}: globs relative to target.json',
 };
 

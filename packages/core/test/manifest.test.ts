@@ -70,6 +70,15 @@ describe("target.json validation", () => {
     expect(line).toMatch(/^micro: .*boolean.*\(allowed: true if the target implements the microbenchmark routes of SPEC 8/);
   });
 
+  it("takes audit.readsPerSecond as an optional pace of 10-100000, without a default", () => {
+    const without = parseManifest(valid);
+    expect(without.ok && "audit" in without.manifest).toBe(false);
+    const paced = parseManifest({ ...valid, audit: { readsPerSecond: 200 } });
+    expect(paced.ok && paced.manifest.audit).toEqual({ readsPerSecond: 200 });
+    expect(errorsOf({ ...valid, audit: { readsPerSecond: 5 } })[0]).toMatch(/^audit\.readsPerSecond: .*10.*\(allowed: \{"readsPerSecond": 200\}/);
+    expect(errorsOf({ ...valid, audit: { rate: 200 } })[0]).toMatch(/^audit\.rate: unknown field/);
+  });
+
   it("digests equal manifests equally whatever the key order", () => {
     const a = parseManifest(valid);
     const b = parseManifest(Object.fromEntries(Object.entries(valid).reverse()));

@@ -57,6 +57,7 @@ export async function run(argv: string[]): Promise<number> {
     let trace: { logFile: string; logFiles?: () => string[]; brokers: string[] } | undefined;
     // the micro routes: what the manifest declares; a target given by URL is asked
     let microDeclared = false;
+    let auditReadsPerSecond: number | undefined;
     if (values.target) {
       const { manifest } = findTarget(values.target);
       target = { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: manifestDigest(manifest) };
@@ -80,6 +81,7 @@ export async function run(argv: string[]): Promise<number> {
       pids = () => c.pids();
       storage = storageFingerprint(t);
       microDeclared = manifest.micro === true;
+      auditReadsPerSecond = manifest.audit?.readsPerSecond;
       systemVersion = [`${manifest.system} ${manifest.version}`, ...(t.postgres ? [`PostgreSQL ${t.postgres.settings.version}`] : []), ...services.map((s) => s.detail.split(" on ")[0])].join("; ");
     } else {
       baseUrl = url!;
@@ -112,6 +114,7 @@ export async function run(argv: string[]): Promise<number> {
         cells,
         experiment,
         ...(control ? { control } : {}),
+        ...(auditReadsPerSecond ? { auditReadsPerSecond } : {}),
         ...(microOf(chosen) ? { micro: { declared: microDeclared } } : {}),
         seed,
         repoRoot: paths.root,

@@ -39,6 +39,8 @@ export interface AuditInput {
   /** time for off-path co-purchase updates to land before they are compared */
   quietMs?: number;
   concurrency?: number;
+  /** at most this many reads per second, over the whole audit (absent: as fast as `concurrency` reads go) */
+  readsPerSecond?: number;
 }
 
 export interface AuditResult {
@@ -60,7 +62,21 @@ async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>
   );
 }
 
-async function getJson(baseUrl: string, path: string): Promise<{ status: number; body: unknown }> {
+/** Waits so that the calls of the returned function start at most `perSecond` times a second (no limit: undefined). */
+export function pacer(perSecond: number | undefined): () => Promise<void> {
+  if (!perSecond) return () => Promise.resolve();
+  const interval = 1000 / perSecond;
+  let nextAt = 0;
+  return () => {
+    const now = performance.now();
+    nextAt = Math.max(nextAt + interval, now);
+    const wait = nextAt - now;
+    return wait > 0 ? new Promise((r) => setTimeout(r, wait)) : Promise.resolve();
+  };
+}
+
+async function read(baseUrl: string, path: string, pace: () => Promise<void>): Promise<{ status: number; body: unknown }> {
+  await pace();
   const res = await fetch(baseUrl + path, { signal: AbortSignal.timeout(10_000) });
   const text = await res.text();
   let body: unknown;
@@ -84,6 +100,8 @@ function spread<T>(items: T[], n: number): T[] {
 export async function audit(input: AuditInput): Promise<AuditResult> {
   const { baseUrl, records, idOf, priceOf } = input;
   const concurrency = input.concurrency ?? 16;
+  const pace = pacer(input.readsPerSecond);
+  const getJson = (path: string) => read(baseUrl, path, pace);
   const anomalies = Object.fromEntries(ANOMALY_KINDS.map((k) => [k, 0])) as Record<AnomalyKind, number>;
   const examples: string[] = [];
   const flag = (kind: AnomalyKind, example: string) => {
@@ -100,7 +118,7 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
   for (const r of records) if (r.status === 200) completed.add(r);
   const unreadable = (what: string, res: { status: number; body: unknown }) => flag("unreadable", `${what}: ${res.status} ${JSON.stringify(res.body).slice(0, 120)}`);
   await pool([...toRead], concurrency, async (r) => {
-    const cart = await getJson(baseUrl, `/shopping-carts/${r.cart}`);
+    const cart = await getJson(`/shopping-carts/${r.cart}`);
     // a cart that cannot be read says nothing about the checkout: counted as unreadable, not as a missing order
     if (cart.status !== 200 && cart.status !== 404) return unreadable(`cart ${r.cart}`, cart);
     const checkedOut = cart.status === 200 && (cart.body as { checkedOut?: unknown }).checkedOut === true;
@@ -109,7 +127,7 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
       if (!checkedOut) flag("ok-without-completed-order", `checkout of cart ${r.cart} answered 200 but the cart is not checked out`);
       if (r.total !== undefined && r.total !== expectedTotal) flag("wrong-total", `cart ${r.cart}: total ${r.total}, expected ${expectedTotal}`);
       if (r.orderId) {
-        const order = await getJson(baseUrl, `/orders/${r.orderId}`);
+        const order = await getJson(`/orders/${r.orderId}`);
         if (order.status !== 200 && order.status !== 404) unreadable(`order ${r.orderId}`, order);
         else if (order.status !== 200 || (order.body as { status?: unknown }).status !== "completed") {
           flag("ok-without-completed-order", `order ${r.orderId} of a 200 checkout: ${order.status} ${JSON.stringify(order.body).slice(0, 120)}`);
@@ -118,7 +136,7 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
     } else if (r.status === 409) {
       if (checkedOut) flag("rejected-with-side-effects", `checkout of cart ${r.cart} answered 409 but the cart is checked out`);
     } else if (checkedOut) completed.add(r);
-    const user = await getJson(baseUrl, `/users/${r.user}`);
+    const user = await getJson(`/users/${r.user}`);
     // 404: the user is gone (lost state, counted as drift below); anything else but 200: not readable
     if (user.status !== 200 && user.status !== 404) return unreadable(`user ${r.user}`, user);
     const credits = num(user.body, "credits");
@@ -132,7 +150,7 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
   // 2. Stock: before minus what completed orders retracted, for every product in scope.
   const taken = retracted(completedOrders(records, (r) => completed.has(r), idOf));
   await pool([...input.stockBefore.keys()], concurrency, async (p) => {
-    const product = await getJson(baseUrl, `/products/${p}`);
+    const product = await getJson(`/products/${p}`);
     if (product.status !== 200 && product.status !== 404) return unreadable(`product ${p}`, product);
     const stock = num(product.body, "stock");
     const want = input.stockBefore.get(p)! + (input.stockAdded?.get(p) ?? 0) - (taken.get(p) ?? 0);
@@ -149,7 +167,7 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
   await new Promise((r) => setTimeout(r, input.quietMs ?? 1000));
   await pool(sample, concurrency, async (p) => {
     const want = expectedTop(counts.get(p), 5).sort();
-    const res = await getJson(baseUrl, `/products/${p}/freq-items?top=5&depth=1`);
+    const res = await getJson(`/products/${p}/freq-items?top=5&depth=1`);
     if (res.status !== 200 && res.status !== 404) return unreadable(`freq-items of ${p}`, res);
     const got = res.body;
     const gotIds = Array.isArray(got) ? (got as string[]).slice().sort() : got;
@@ -162,11 +180,15 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
   return { anomalies, total, checked: { records: toRead.size, products: input.stockBefore.size, coPurchase: sample.length }, ambiguous: ambiguous.length, examples };
 }
 
-/** Reads the stock of products before a phase, for the audit. */
-export async function snapshotStock(baseUrl: string, productIds: string[], concurrency = 16): Promise<Map<string, number>> {
+/**
+ * Reads the stock of products before a phase, for the audit. Not paced like the audit: it runs right
+ * after the seed wrote the same products at least as fast.
+ */
+export async function snapshotStock(baseUrl: string, productIds: string[], opts: { concurrency?: number; readsPerSecond?: number } = {}): Promise<Map<string, number>> {
   const out = new Map<string, number>();
-  await pool(productIds, concurrency, async (p) => {
-    const res = await getJson(baseUrl, `/products/${p}`);
+  const pace = pacer(opts.readsPerSecond);
+  await pool(productIds, opts.concurrency ?? 16, async (p) => {
+    const res = await read(baseUrl, `/products/${p}`, pace);
     if (res.status === 404) out.set(p, 0); // created later by the workload: it starts from nothing
     const stock = num(res.body, "stock");
     if (Number.isFinite(stock)) out.set(p, stock);

@@ -67,6 +67,8 @@ export interface RunContext {
   signal?: AbortSignal;
   /** kill, restart and add nodes (the resilience experiments); absent for a target given by URL */
   target?: TargetControl;
+  /** the pace of the audit's reads that the target's manifest asks for (audit.readsPerSecond) */
+  auditReadsPerSecond?: number;
 }
 
 /** The cell a phase works on. */

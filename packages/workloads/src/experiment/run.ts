@@ -54,6 +54,8 @@ export interface BenchmarkOptions {
   micro?: { declared: boolean };
   /** kill, restart and add nodes: the fault, scale-up and recovery experiments need it (a target sfbench started) */
   control?: TargetControl;
+  /** the target manifest's audit.readsPerSecond: the audit reads no faster (recorded in each cell's parameters) */
+  auditReadsPerSecond?: number;
   /** processes the target runs as (recorded as environment.nodes; the scalability experiment runs once per count) */
   nodes?: number;
   /**
@@ -141,6 +143,7 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
     },
     signal: opts.signal,
     ...(opts.control ? { target: opts.control } : {}),
+    ...(opts.auditReadsPerSecond ? { auditReadsPerSecond: opts.auditReadsPerSecond } : {}),
     onProgress: progress,
     allCheckouts: [],
     prices: new Map(),

@@ -32,6 +32,7 @@ export const audit: Phase = {
       sampleRecords: s.auditSample,
       coPurchaseSample: s.coPurchaseSample,
       quietMs: s.quietMs,
+      readsPerSecond: ctx.auditReadsPerSecond,
     }).catch(async (e: Error) => {
       // a read that could not be sent at all: when the target died under the audit, that is the
       // reason, not the read's "fetch failed" (its exit is seen a moment after its socket closed)
@@ -41,6 +42,9 @@ export const audit: Phase = {
       }
       throw new StageError("audit", `audit: ${e.message}`);
     });
-    return { result: { anomalies: { kinds: result.anomalies, total: result.total, ...(result.examples.length ? { examples: result.examples } : {}), ambiguous: result.ambiguous } } };
+    return {
+      ...(ctx.auditReadsPerSecond ? { parameters: { auditReadsPerSecond: ctx.auditReadsPerSecond } } : {}),
+      result: { anomalies: { kinds: result.anomalies, total: result.total, ...(result.examples.length ? { examples: result.examples } : {}), ambiguous: result.ambiguous } },
+    };
   },
 };
