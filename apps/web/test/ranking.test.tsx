@@ -77,4 +77,12 @@ describe("ranking and the leaderboard cache", () => {
     expect(ramp.knee).toMatchObject({ stoppedBecause: "fine-steps-exhausted", ranked: false, targetResolution: null });
     expect(ramp.knee!.rankNote).toMatch(/^smoke test, not ranked: the knee is known only to \d+%/);
   });
+
+  it("says next to the anomalies when the target asked the audit for a slower pace, and says nothing otherwise", async () => {
+    const run = await t.db.run.findFirstOrThrow({ where: { system: { slug: "beta" } }, include: { document: true } });
+    const doc = structuredClone(run.document!.document) as { cells: { parameters: Record<string, unknown> }[] };
+    expect(renderToStaticMarkup(<RunResults doc={doc as never} />)).not.toContain("audit paced");
+    for (const c of doc.cells) c.parameters.auditReadsPerSecond = 200;
+    expect(renderToStaticMarkup(<RunResults doc={doc as never} />)).toContain("audit paced at 200 reads/s (target.json)");
+  });
 });

@@ -49,7 +49,15 @@ export function RunResults({ doc }: { doc: ResultDocument }) {
                     <td className="num">{fmtMs(c.stable?.latency.p99)}</td>
                     <td className="num">{fmtPercent(c.stable?.errorRate)}</td>
                     <td className="num">{c.cost ? `${fmtNumber(c.cost.throughputPerCore)} ${rateUnit(c.workload)}` : "—"}</td>
-                    <td className="num">{fmtNumber(c.anomalies?.total, 0)}</td>
+                    <td className="num">
+                      {fmtNumber(c.anomalies?.total, 0)}
+                      {typeof c.parameters.auditReadsPerSecond === "number" ? (
+                        <>
+                          <br />
+                          <span className="muted" data-testid="audit-pace">audit paced at {c.parameters.auditReadsPerSecond} reads/s (target.json)</span>
+                        </>
+                      ) : null}
+                    </td>
                   </>
                 ) : (
                   <td colSpan={11} className="invalid">invalid: {c.invalidReason}</td>
