@@ -8,7 +8,6 @@
  */
 import { writeFileSync } from "node:fs";
 import { k6Path } from "@sfbench/services";
-import { join } from "node:path";
 import { listFlag, parseFlags } from "./lib/flags.ts";
 import { fidelity, type FidelityResult } from "./fidelity.ts";
 import { headroom, type HeadroomResult } from "./headroom.ts";
@@ -34,7 +33,6 @@ function parse(argv: string[]): { quick: boolean; only: Benchmark[]; json?: stri
   const only = BENCHMARKS.filter((b) => names.includes(b));
   return { quick: values.quick ?? false, only, json: values.json, priority: values.priority ?? false };
 }
-
 
 /** k6 v1.8.1: $K6, else @sfbench/services' k6Path(), which installs it when missing (never a developer's ~/go/bin). */
 async function k6Binary(): Promise<string> {

@@ -75,8 +75,8 @@ export function pacer(perSecond: number | undefined): () => Promise<void> {
   };
 }
 
-async function read(baseUrl: string, path: string, pace: () => Promise<void>): Promise<{ status: number; body: unknown }> {
-  await pace();
+async function read(baseUrl: string, path: string, pace?: () => Promise<void>): Promise<{ status: number; body: unknown }> {
+  await pace?.();
   const res = await fetch(baseUrl + path, { signal: AbortSignal.timeout(10_000) });
   const text = await res.text();
   let body: unknown;
@@ -184,11 +184,10 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
  * Reads the stock of products before a phase, for the audit. Not paced like the audit: it runs right
  * after the seed wrote the same products at least as fast.
  */
-export async function snapshotStock(baseUrl: string, productIds: string[], opts: { concurrency?: number; readsPerSecond?: number } = {}): Promise<Map<string, number>> {
+export async function snapshotStock(baseUrl: string, productIds: string[], concurrency = 16): Promise<Map<string, number>> {
   const out = new Map<string, number>();
-  const pace = pacer(opts.readsPerSecond);
-  await pool(productIds, opts.concurrency ?? 16, async (p) => {
-    const res = await read(baseUrl, `/products/${p}`, pace);
+  await pool(productIds, concurrency, async (p) => {
+    const res = await read(baseUrl, `/products/${p}`);
     if (res.status === 404) out.set(p, 0); // created later by the workload: it starts from nothing
     const stock = num(res.body, "stock");
     if (Number.isFinite(stock)) out.set(p, stock);
