@@ -18,6 +18,9 @@ export const LANGUAGES = [
 export const CONSISTENCY = ["serializable", "per-entity-linearizable", "eventual"] as const;
 export const MESSAGING = ["exactly-once", "at-least-once", "at-most-once", "synchronous"] as const;
 export const DURABILITY = ["durable", "in-memory"] as const;
+/** How the implementation is written: the way the system's documentation teaches (idiomatic), or optimised for the benchmark (tuned, hidden from the leaderboard by default). */
+export const IMPLEMENTATION = ["idiomatic", "tuned"] as const;
+export type Implementation = (typeof IMPLEMENTATION)[number];
 /** Who spreads requests over a multi-node target's nodes: sfbench's round-robin balancer, or the target itself (node 0 is its entry). */
 export const NODE_ROUTING = ["balancer", "self"] as const;
 
@@ -41,6 +44,8 @@ export const TargetManifest = z.strictObject({
     messaging: z.enum(MESSAGING),
     durability: z.enum(DURABILITY),
   }),
+  // no default: absent means idiomatic (manifestImplementation), and a default would change the digest of every manifest without the field
+  implementation: z.enum(IMPLEMENTATION).optional(),
   port: z.number().int().min(1024).max(65535),
   health: z.string().startsWith("/").default("/health"),
   local: z
@@ -98,6 +103,7 @@ const HINTS: Record<string, string> = {
   version: 'the version of your implementation, e.g. "0.1.0"',
   language: `one of ${LANGUAGES.join(", ")}`,
   guarantees: `consistency: ${CONSISTENCY.join("|")}; messaging: ${MESSAGING.join("|")}; durability: ${DURABILITY.join("|")}`,
+  implementation: `${IMPLEMENTATION.join("|")}: "idiomatic" (or absent) when the code uses the system the way its documentation teaches, "tuned" when it is optimised for this benchmark (tuned rows are hidden on the leaderboard unless asked for)`,
   port: "the TCP port the target listens on locally, 1024-65535",
   health: 'the health route, normally "/health"',
   local: 'how to start the target on one machine: {"command": ["node", "server.js"], "env": {...}}',
@@ -176,4 +182,9 @@ export function manifestDigest(manifest: TargetManifest): string {
         ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, canonical(x)]))
         : v;
   return "sha256:" + createHash("sha256").update(JSON.stringify(canonical(manifest))).digest("hex");
+}
+
+/** The implementation class a manifest declares; one without the field is idiomatic. */
+export function manifestImplementation(manifest: Pick<TargetManifest, "implementation">): Implementation {
+  return manifest.implementation ?? "idiomatic";
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { manifestDigest, parseManifest, parseManifestText } from "../src/manifest.ts";
+import { manifestDigest, manifestImplementation, parseManifest, parseManifestText } from "../src/manifest.ts";
 
 const valid = {
   name: "demo",
@@ -68,6 +68,16 @@ describe("target.json validation", () => {
     expect(withMicro.ok && without.ok && manifestDigest(withMicro.manifest)).not.toBe(without.ok && manifestDigest(without.manifest));
     const [line] = errorsOf({ ...valid, micro: "yes" });
     expect(line).toMatch(/^micro: .*boolean.*\(allowed: true if the target implements the microbenchmark routes of SPEC 8/);
+  });
+
+  it("takes implementation as idiomatic or tuned without a default: absent reads as idiomatic and keeps the digest", () => {
+    const without = parseManifest(valid);
+    expect(without.ok && "implementation" in without.manifest).toBe(false);
+    expect(without.ok && manifestImplementation(without.manifest)).toBe("idiomatic");
+    const tuned = parseManifest({ ...valid, implementation: "tuned" });
+    expect(tuned.ok && manifestImplementation(tuned.manifest)).toBe("tuned");
+    expect(tuned.ok && without.ok && manifestDigest(tuned.manifest)).not.toBe(without.ok && manifestDigest(without.manifest));
+    expect(errorsOf({ ...valid, implementation: "fast" })[0]).toMatch(/^implementation: .*\(allowed: idiomatic\|tuned: "idiomatic" \(or absent\)/);
   });
 
   it("takes audit.readsPerSecond as an optional pace of 10-100000, without a default", () => {
