@@ -3,8 +3,12 @@
  * what is allowed (exit code 2), never a stack trace.
  */
 import { parseArgs } from "node:util";
+import { COMMAND_HELP, isHelpFlag } from "./usage.ts";
 
 export class UsageError extends Error {}
+
+/** `--help` was answered: the command prints nothing more and exits 0. */
+export class HelpShown extends Error {}
 
 export interface FlagSpec {
   type: "string" | "boolean";
@@ -21,6 +25,11 @@ export function parseFlags<const F extends Record<string, FlagSpec>>(
   positionals: { max: number; names?: string[] } = { max: 0 },
 ) {
   const allowed = Object.keys(flags).map((f) => `--${f}`).join(", ");
+  const end = argv.indexOf("--");
+  if ((end < 0 ? argv : argv.slice(0, end)).some(isHelpFlag)) {
+    process.stdout.write(commandHelp(command, flags, positionals.names ?? []));
+    throw new HelpShown(command);
+  }
   let parsed;
   try {
     parsed = parseArgs({
@@ -44,6 +53,25 @@ export function parseFlags<const F extends Record<string, FlagSpec>>(
     throw new UsageError(`${command}: unexpected argument "${extra}"${positionals.names?.length ? `; expected ${positionals.names.join(" ")}` : ""}`);
   }
   return { values: parsed.values as { [K in keyof F]?: F[K]["type"] extends "boolean" ? boolean : F[K]["multiple"] extends true ? string[] : string }, positionals: parsed.positionals };
+}
+
+const flagName = (name: string, spec: FlagSpec) => `--${name}${spec.type === "string" ? ` ${spec.value ?? "VALUE"}` : ""}`;
+
+/** A command's --help, from the same flag table the parser uses. */
+export function commandHelp(command: string, flags: Record<string, FlagSpec>, positionals: string[]): string {
+  const help = COMMAND_HELP[command];
+  const rows = Object.entries(flags).map(([name, spec]) => [flagName(name, spec) + (spec.multiple ? " (repeatable)" : ""), spec.help] as const);
+  const width = Math.max(0, ...rows.map(([f]) => f.length));
+  return [
+    `usage: ${[command, ...positionals, ...(rows.length ? ["[flags]"] : [])].join(" ")}`,
+    ...(help ? ["", help.summary] : []),
+    "",
+    "flags:",
+    ...rows.map(([f, h]) => `  ${f.padEnd(width)}  ${h}`),
+    `  ${"--help, -h".padEnd(width)}  this text`,
+    ...(help ? ["", "example:", `  ${help.example}`] : []),
+    "",
+  ].join("\n");
 }
 
 /** An integer flag within bounds, or a UsageError naming the flag. */

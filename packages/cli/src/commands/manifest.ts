@@ -2,9 +2,12 @@
 import { readFileSync } from "node:fs";
 import { manifestDigest, parseManifestText } from "@sfbench/core";
 import { parseFlags, UsageError } from "../args.ts";
+import { isHelpFlag } from "../usage.ts";
+import { showGroupHelp } from "../group-help.ts";
 
 export async function manifest(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
+  if (isHelpFlag(sub)) return showGroupHelp("manifest");
   if (sub !== "check") throw new UsageError(`sfbench manifest: unknown subcommand "${sub ?? ""}"; allowed: check`);
   const { positionals } = parseFlags("sfbench manifest check", rest, {}, { max: 1, names: ["<target.json>"] });
   const file = positionals[0];

@@ -2,6 +2,8 @@
 import { down, SERVICE_NAMES, status, up, type ServiceName, type ServiceStatus } from "@sfbench/services";
 import { oneOf, parseFlags, UsageError } from "../args.ts";
 import { note } from "../progress.ts";
+import { isHelpFlag } from "../usage.ts";
+import { showGroupHelp } from "../group-help.ts";
 
 function names(command: string, positionals: string[]): ServiceName[] | undefined {
   if (!positionals.length) return undefined;
@@ -15,6 +17,7 @@ function table(rows: ServiceStatus[]): string {
 
 export async function services(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
+  if (isHelpFlag(sub)) return showGroupHelp("services");
   const command = `sfbench services ${sub ?? ""}`.trim();
   if (sub !== "up" && sub !== "down" && sub !== "status") {
     throw new UsageError(`sfbench services: unknown subcommand "${sub ?? ""}"; allowed: up, down, status`);

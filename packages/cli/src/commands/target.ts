@@ -2,6 +2,8 @@
 import { ensureBuilt, listTargets, runningTarget, startTarget, stopTarget } from "@sfbench/provider-local";
 import { intFlag, parseFlags, UsageError } from "../args.ts";
 import { note } from "../progress.ts";
+import { isHelpFlag } from "../usage.ts";
+import { showGroupHelp } from "../group-help.ts";
 
 const upFlags = {
   port: { type: "string", value: "N", help: "port to listen on (default: the manifest's port)" },
@@ -10,6 +12,7 @@ const upFlags = {
 
 export async function target(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
+  if (isHelpFlag(sub)) return showGroupHelp("target");
   switch (sub) {
     case "up": {
       const { values, positionals } = parseFlags("sfbench target up", rest, upFlags, { max: 1, names: ["<name>"] });

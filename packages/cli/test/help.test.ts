@@ -1,0 +1,47 @@
+/**
+ * Every command answers --help and -h with its flags and an example, exit 0,
+ * and the flags its help lists are exactly the ones its parser accepts (the
+ * "allowed:" list of an unknown-flag error).
+ */
+import { describe, expect, it } from "vitest";
+import { COMMAND_HELP, GROUPS } from "../src/usage.ts";
+import { sfbench } from "./helpers.ts";
+
+const flagsInHelp = (help: string) =>
+  help
+    .split("\n")
+    .filter((l) => /^ {2}--/.test(l) && !l.startsWith("  --help"))
+    .map((l) => l.trim().split(/\s/)[0]!);
+
+
+describe("sfbench <command> --help", () => {
+  it.each(Object.keys(COMMAND_HELP))("%s --help and -h print the usage, the flags and an example", async (command) => {
+    const words = command.split(" ").slice(1);
+    const long = await sfbench([...words, "--help"]);
+    expect(long.code, long.stderr).toBe(0);
+    expect(long.stdout).toMatch(new RegExp(`^usage: sfbench ${words.join(" ")}`));
+    expect(long.stdout).toContain(`example:\n  sfbench ${words.join(" ")}`);
+    const short = await sfbench([...words, "-h"]);
+    expect(short.code).toBe(0);
+    expect(short.stdout).toBe(long.stdout);
+
+    const refused = await sfbench([...words, "--not-a-flag"]);
+    expect(refused.code).toBe(2);
+    const allowed = /allowed: (.*)$/.exec(refused.stderr.trim())?.[1];
+    expect(allowed === "(none)" ? [] : allowed?.split(", ")).toEqual(flagsInHelp(long.stdout));
+  });
+
+  it("every top-level command has help, and sfbench --help lists them all", async () => {
+    const top = await sfbench(["--help"]);
+    expect(top.code).toBe(0);
+    const unknown = await sfbench(["frobnicate"]);
+    const all = /allowed: ([^(]*) \(/.exec(unknown.stderr)![1]!.split(", ");
+    for (const command of all) expect(top.stdout, command).toMatch(new RegExp(`^  sfbench ${command}\\b`, "m"));
+  });
+
+  it.each(Object.keys(GROUPS))("sfbench %s --help lists its subcommands", async (group) => {
+    const r = await sfbench([group, "--help"]);
+    expect(r.code).toBe(0);
+    for (const sub of GROUPS[group]!) expect(r.stdout).toMatch(new RegExp(`^  sfbench ${group} ${sub}\\b`, "m"));
+  });
+});
