@@ -37,6 +37,12 @@ const EnvSchema = z.object({
   SFBENCH_SIGNIN_ATTEMPTS_PER_ADDRESS: z.coerce.number().int().positive().default(50),
   /** sign-ups per client address per hour */
   SFBENCH_SIGNUPS_PER_ADDRESS: z.coerce.number().int().positive().default(5),
+  /** where the portal keeps uploaded files (image and source archives); default <repo>/.sfbench/portal */
+  SFBENCH_DATA_DIR: z.string().min(1).optional(),
+  /** the largest image archive (podman save / docker save tar) an upload may be, in MiB */
+  SFBENCH_IMAGE_ARCHIVE_MAX_MIB: z.coerce.number().int().positive().default(4096),
+  /** the largest source archive (the files a manifest's loc globs select) an upload may be, in MiB */
+  SFBENCH_SOURCE_ARCHIVE_MAX_MIB: z.coerce.number().int().positive().default(64),
   /** how long a sign-in lasts */
   SFBENCH_SESSION_DAYS: z.coerce.number().int().positive().max(365).default(30),
 });

@@ -15,14 +15,15 @@ afterAll(async () => {
 });
 
 describe("submissions", () => {
-  it("creates the System (owned by the submitter), the TargetVersion with its LOC and a queued Run", async () => {
+  it("creates the System (owned by the submitter), the TargetVersion with the LOC it declares (sfbench counts its own) and a queued Run", async () => {
     const { api, user } = await browser(t.db, "team@example.com");
     const result = await api.submissions.submit(submission("restate-ts", { nodes: 2, profile: "standard" }));
     expect(result).toMatchObject({ systemSlug: "restate-ts", version: "0.1.0" });
     const run = await t.db.run.findUniqueOrThrow({ where: { id: result.runId }, include: { system: true, targetVersion: true } });
     expect(run).toMatchObject({ status: "queued", progress: 0, environmentKind: "local", nodes: 2, profile: "standard", submittedById: user.id });
     expect(run.system).toMatchObject({ slug: "restate-ts", name: "System restate-ts", ownerId: user.id, repository: "https://github.com/sfbench/restate-ts" });
-    expect(run.targetVersion.loc).toEqual({ typescript: { app: 812, gateway: 140 } });
+    expect(run.targetVersion.declaredLoc).toEqual({ typescript: { app: 812, gateway: 140 } });
+    expect(run.targetVersion.loc).toBeNull();
     expect(run.targetVersion.manifestDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect((run.targetVersion.manifest as { name: string }).name).toBe("restate-ts");
   });

@@ -24,8 +24,12 @@ export const SubmitInput = z.object({
   repository: z.preprocess(blankToUndefined, TargetManifest.shape.repository),
   /** the uploaded target.json, as text */
   manifest: z.string().min(1, { message: "upload your target.json" }).max(64_000, { message: "is over 64 kB; a target.json is a few hundred bytes" }),
-  /** `sfbench loc --json` output or {"<language>": {"app": n, "gateway": n}}, as text; empty when not counted */
+  /** the submitter's own count, `sfbench loc --json` output or {"<language>": {"app": n, "gateway": n}}, as text: stored and shown only as declared (sfbench counts from the source) */
   loc: z.preprocess(blankToUndefined, z.string().max(20_000).optional()),
+  /** an image-archive upload's id (POST /api/uploads/image-archive): the image the target runs as */
+  imageArchive: z.preprocess(blankToUndefined, z.uuid({ message: "must be the id an upload answered with" }).optional()),
+  /** a source-archive upload's id (POST /api/uploads/source-archive): the files sfbench counts the lines of code from */
+  sourceArchive: z.preprocess(blankToUndefined, z.uuid({ message: "must be the id an upload answered with" }).optional()),
   environmentKind: EnvironmentKind.default("local"),
   nodes: z.coerce.number().int().min(1).max(64).default(1),
   profile: Profile.default(DEFAULT_PROFILE),

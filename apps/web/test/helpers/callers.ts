@@ -9,18 +9,20 @@ import { expect } from "vitest";
 import { createCaller } from "../../src/server/routers/app.ts";
 import { createContext, type Context } from "../../src/server/trpc/context.ts";
 import { issuesToFields } from "../../src/server/trpc/errors.ts";
+import type { UploadSettings } from "../../src/server/uploads/limits.ts";
 
 export const ORIGIN = "http://127.0.0.1:3000";
 
 export interface CallerOptions {
   headers?: Record<string, string>;
   limits?: Partial<Context["limits"]>;
+  uploads?: UploadSettings;
 }
 
 export async function caller(db: Db, opts: CallerOptions = {}) {
   const resHeaders = new Headers();
   const req = new Request(`${ORIGIN}/api/trpc`, { headers: opts.headers });
-  const ctx = await createContext({ db, req, resHeaders, limits: opts.limits });
+  const ctx = await createContext({ db, req, resHeaders, limits: opts.limits, ...(opts.uploads ? { uploads: opts.uploads } : {}) });
   return { api: createCaller(ctx), resHeaders, ctx };
 }
 

@@ -4,5 +4,5 @@ import { submit } from "../submissions/submit.ts";
 import { protectedProcedure, router } from "../trpc/init.ts";
 
 export const submissionsRouter = router({
-  submit: protectedProcedure.input(SubmitInput).mutation(({ ctx, input }) => submit(ctx.db, ctx.user.id, input, ctx.limits.submissionsPerHour)),
+  submit: protectedProcedure.input(SubmitInput).mutation(({ ctx, input }) => submit(ctx.db, ctx.user.id, input, ctx.limits.submissionsPerHour, ctx.uploads.dataDir)),
 });

@@ -14,6 +14,7 @@ import type { Db, LocCounts, Prisma } from "@sfbench/db";
 import type { z } from "zod";
 import { buildManifest, type SubmitInput } from "../../shared/submit.ts";
 import { fieldError, fieldErrors } from "../trpc/errors.ts";
+import { claimUploads, type Claimed } from "../uploads/claim.ts";
 import { parseLoc } from "./loc.ts";
 import { enforceSubmissionLimit } from "./rate-limit.ts";
 
@@ -23,14 +24,16 @@ export interface Submitted {
   version: string;
 }
 
-export async function submit(db: Db, userId: string, input: z.output<typeof SubmitInput>, perHour: number): Promise<Submitted> {
+export async function submit(db: Db, userId: string, input: z.output<typeof SubmitInput>, perHour: number, dataDir: string): Promise<Submitted> {
   const built = buildManifest(input);
   if (!built.ok) throw fieldErrors(built.fields);
   const loc = parseLoc(input.loc);
-  return db.$transaction(async (tx) => {
+  let claimed: Claimed | undefined;
+  const submitted = await db.$transaction(async (tx) => {
     await enforceSubmissionLimit(tx, userId, perHour);
     const systemId = await ownSystem(tx, userId, built.manifest);
     const versionId = await upsertVersion(tx, systemId, built.manifest, loc);
+    claimed = await claimUploads(tx, userId, versionId, built.manifest, input, dataDir);
     const run = await tx.run.create({
       data: {
         systemId,
@@ -48,7 +51,12 @@ export async function submit(db: Db, userId: string, input: z.output<typeof Subm
       select: { id: true },
     });
     return { runId: run.id, systemSlug: built.manifest.name, version: built.manifest.version };
+  }).catch(async (e: unknown) => {
+    await claimed?.undo();
+    throw e;
   });
+  await claimed?.finish();
+  return submitted;
 }
 
 async function ownSystem(tx: Prisma.TransactionClient, userId: string, manifest: TargetManifest): Promise<string> {
@@ -82,8 +90,9 @@ async function upsertVersion(tx: Prisma.TransactionClient, systemId: string, man
   const json = manifest as unknown as Prisma.InputJsonValue;
   const version = await tx.targetVersion.upsert({
     where: { systemId_manifestDigest: { systemId, manifestDigest: digest } },
-    create: { systemId, version: manifest.version, manifestDigest: digest, manifest: json, image: manifest.image ?? null, loc: loc ?? undefined },
-    update: { manifest: json, image: manifest.image ?? null, ...(loc ? { loc } : {}) },
+    // the LOC sfbench counts (TargetVersion.loc) is the worker's; what the submitter states is kept as declared, from the first submission
+    create: { systemId, version: manifest.version, manifestDigest: digest, manifest: json, image: manifest.image ?? null, declaredLoc: loc ?? undefined },
+    update: { manifest: json, image: manifest.image ?? null },
     select: { id: true },
   });
   return version.id;

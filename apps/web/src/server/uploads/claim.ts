@@ -1,0 +1,70 @@
+/**
+ * A submission claims its uploads for its target version: the image archive
+ * must name the manifest's image, and a version keeps the first archive of
+ * each kind it was given (append-only): the same file again is accepted and
+ * the copy dropped, another file is refused (a changed image is a new version).
+ * Files are hard-linked into versions/<target version>/ inside the transaction
+ * and the upload's first name removed once it commits (finish), or the link
+ * removed when it does not (undo).
+ */
+import { link, mkdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import type { TargetManifest } from "@sfbench/core";
+import type { Prisma } from "@sfbench/db";
+import { fieldError } from "../trpc/errors.ts";
+import { namesImage } from "./image-archive.ts";
+
+export interface UploadIds {
+  imageArchive?: string | undefined;
+  sourceArchive?: string | undefined;
+}
+
+export interface Claimed {
+  /** after the transaction committed: remove the files no row points to any more */
+  finish: () => Promise<void>;
+  /** after it failed: remove the links made */
+  undo: () => Promise<void>;
+}
+
+const FIELDS = { imageArchive: { kind: "image_archive", name: "image-archive" }, sourceArchive: { kind: "source_archive", name: "source-archive" } } as const;
+
+export async function claimUploads(tx: Prisma.TransactionClient, userId: string, versionId: string, manifest: TargetManifest, ids: UploadIds, dataDir: string): Promise<Claimed> {
+  const obsolete: string[] = [];
+  const made: string[] = [];
+  const claimed: Claimed = { finish: async () => void (await Promise.all(obsolete.map((f) => rm(f, { force: true })))), undo: async () => void (await Promise.all(made.map((f) => rm(f, { force: true })))) };
+  try {
+    for (const field of ["imageArchive", "sourceArchive"] as const) {
+      const id = ids[field];
+      if (!id) continue;
+      const { kind, name } = FIELDS[field];
+      const upload = await tx.upload.findUnique({ where: { id } });
+      if (!upload || upload.userId !== userId || upload.kind !== kind) throw fieldError(field, `no ${name} upload ${id} of yours; upload the file first (POST /api/uploads/${name})`);
+      if (upload.targetVersionId === versionId) continue;
+      if (upload.targetVersionId) throw fieldError(field, `upload ${id} was submitted with another version; upload the file again`);
+      if (field === "imageArchive") {
+        if (!manifest.image) throw fieldError(field, `target.json names no image; set its "image" to the archive's image (${upload.references.join(", ")})`);
+        if (!namesImage(upload.references, manifest.image)) throw fieldError(field, `the archive holds ${upload.references.join(", ")}, not the manifest's image ${manifest.image}; save that image (podman save -o image.tar ${manifest.image}) or set target.json "image"`);
+      }
+      const kept = await tx.upload.findFirst({ where: { targetVersionId: versionId, kind } });
+      if (kept) {
+        if (kept.sha256 !== upload.sha256) {
+          throw fieldError(field, `version ${manifest.version} of "${manifest.name}" already has its ${name} (${kept.sha256.slice(0, 19)}…, ${kept.createdAt.toISOString().slice(0, 10)}); a changed ${name} needs a new version`, "CONFLICT");
+        }
+        await tx.upload.delete({ where: { id } });
+        obsolete.push(upload.path);
+        continue;
+      }
+      const dir = join(dataDir, "versions", versionId);
+      await mkdir(dir, { recursive: true });
+      const dest = join(dir, `${name}-${upload.sha256.replace(/^sha256:/, "")}.tar`);
+      await link(upload.path, dest);
+      made.push(dest);
+      await tx.upload.update({ where: { id }, data: { targetVersionId: versionId, path: dest } });
+      obsolete.push(upload.path);
+    }
+  } catch (e) {
+    await claimed.undo();
+    throw e;
+  }
+  return claimed;
+}

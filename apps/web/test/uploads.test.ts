@@ -1,0 +1,158 @@
+/**
+ * Image and source archives: uploaded over HTTP (streamed to the data
+ * directory, with a size limit), checked without podman, claimed by a
+ * submission for its target version and never replaced. Real archives from
+ * `podman save`, the real database.
+ */
+import { createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { execFileSync } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { handleUpload } from "../src/server/uploads/http.ts";
+import { checkImageArchive, IMAGE_METADATA, normalizeReference } from "../src/server/uploads/image-archive.ts";
+import type { UploadSettings } from "../src/server/uploads/limits.ts";
+import { scanTar } from "../src/server/uploads/tar.ts";
+import { browser, caller, failure, fields, ORIGIN } from "./helpers/callers.ts";
+import { testDatabase, type TestDatabase } from "./helpers/database.ts";
+import { saveImage, type ImageArchives } from "./helpers/image-archive.ts";
+import { submission } from "./helpers/submission.ts";
+
+const KIB = 1024;
+let t: TestDatabase;
+let image: ImageArchives;
+let other: ImageArchives;
+let settings: UploadSettings;
+let token: string;
+let api: Awaited<ReturnType<typeof browser>>["api"];
+
+beforeAll(async () => {
+  t = await testDatabase();
+  image = saveImage("ghcr.io/sfbench/uploaded:0.1.0");
+  other = saveImage("ghcr.io/sfbench/uploaded:0.1.0", "another build\n");
+  settings = { dataDir: mkdtempSync(join(tmpdir(), "sfbench-portal-data-")), maxBytes: { "image-archive": 256 * KIB, "source-archive": 64 * KIB } };
+  const user = await browser(t.db, "uploader@example.com");
+  ({ api } = await caller(t.db, { headers: { origin: ORIGIN, cookie: user.cookie }, uploads: settings }));
+  token = (await user.api.tokens.create({ name: "cli" })).token;
+});
+afterAll(async () => {
+  image?.cleanup();
+  other?.cleanup();
+  await t?.drop();
+});
+
+/** POST a file (streamed, as the CLI does) to /api/uploads/<kind>. */
+async function upload(kind: string, file: string | Buffer, headers: Record<string, string> = { authorization: `Bearer ${token}` }) {
+  const body = typeof file === "string" ? (Readable.toWeb(createReadStream(file)) as ReadableStream<Uint8Array>) : new Blob([new Uint8Array(file)]).stream();
+  const req = new Request(`${ORIGIN}/api/uploads/${kind}`, { method: "POST", headers, body, duplex: "half" } as RequestInit);
+  const res = await handleUpload(req, kind, { db: t.db, settings });
+  return { status: res.status, body: (await res.json()) as { id: string; references: string[]; error?: { message: string; field: string } } };
+}
+
+const tarOf = (files: Record<string, string>) => {
+  const dir = mkdtempSync(join(tmpdir(), "sfbench-tar-"));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return execFileSync("tar", ["-cf", "-", "-C", dir, ...Object.keys(files)]);
+};
+
+describe("reading an image archive without podman", () => {
+  it.each(["docker", "oci"] as const)("finds the image reference of a %s archive from podman save", async (format) => {
+    const { entries, kept } = await scanTar(createReadStream(image[format]), { keep: (e) => IMAGE_METADATA.has(e.name) });
+    expect(checkImageArchive(entries, kept)).toEqual({ ok: true, format: `${format}-archive`, references: ["ghcr.io/sfbench/uploaded:0.1.0"] });
+  });
+
+  it("treats x, x:latest, docker.io/library/x:latest and localhost/x:latest as one image", () => {
+    expect(new Set(["x", "x:latest", "docker.io/library/x:latest", "localhost/x:latest"].map(normalizeReference))).toEqual(new Set(["x:latest"]));
+    expect(normalizeReference("registry:5000/team/x")).toBe("registry:5000/team/x:latest");
+  });
+});
+
+describe("POST /api/uploads/<kind>", () => {
+  it("stores an image archive under the data directory and answers with the image it names", async () => {
+    const r = await upload("image-archive", image.docker);
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    expect(r.body.references).toEqual(["ghcr.io/sfbench/uploaded:0.1.0"]);
+    const row = await t.db.upload.findUniqueOrThrow({ where: { id: r.body.id } });
+    expect(row).toMatchObject({ kind: "image_archive", targetVersionId: null });
+    expect(readFileSync(row.path)).toEqual(readFileSync(image.docker));
+  });
+
+  it("refuses past the size limit with 413 naming the limit, and keeps nothing", async () => {
+    const big = Buffer.alloc(300 * KIB);
+    const r = await upload("image-archive", big);
+    expect(r.status).toBe(413);
+    expect(r.body.error).toEqual({ field: "image-archive", message: "image-archive: more than the portal's limit of 256 KiB (SFBENCH_IMAGE_ARCHIVE_MAX_MIB)" });
+    const declared = await upload("image-archive", big, { authorization: `Bearer ${token}`, "content-length": String(big.length) });
+    expect(declared.body.error?.message).toBe("image-archive: 300 KiB, more than the portal's limit of 256 KiB (SFBENCH_IMAGE_ARCHIVE_MAX_MIB)");
+    const before = readdirSync(join(settings.dataDir, "uploads")).length;
+    expect(await t.db.upload.count({ where: { size: { gt: 256 * KIB } } })).toBe(0);
+    expect(readdirSync(join(settings.dataDir, "uploads"))).toHaveLength(before);
+  });
+
+  it.each([
+    ["not a tar", Buffer.from("just some text, not an archive".repeat(40)), /^image-archive: not a tar archive .*; expected a tar from `podman save` or `docker save` \(docker-archive or oci-archive\)$/],
+    ["a tar that is not an image", tarOf({ "README.md": "# hi\n" }), /^image-archive: it is a tar but not an image archive: neither manifest\.json \(docker-archive\) nor index\.json/],
+    ["a manifest.json naming missing layers", tarOf({ "manifest.json": JSON.stringify([{ Config: "c.json", RepoTags: ["x:1"], Layers: ["l.tar"] }]) }), /its manifest\.json names files the archive does not hold: c\.json, l\.tar/],
+  ])("refuses %s with a 400 naming the field", async (_what, body, message) => {
+    const r = await upload("image-archive", body);
+    expect(r.status).toBe(400);
+    expect(r.body.error!.field).toBe("image-archive");
+    expect(r.body.error!.message).toMatch(message);
+  });
+
+  it("refuses a source archive holding a link or a name outside it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sfbench-src-"));
+    writeFileSync(join(dir, "a.ts"), "export const a = 1;\n");
+    execFileSync("ln", ["-s", "/etc/passwd", join(dir, "p")]);
+    const r = await upload("source-archive", execFileSync("tar", ["-czf", "-", "-C", dir, "a.ts", "p"]));
+    expect(r.status).toBe(400);
+    expect(r.body.error!.message).toBe("source-archive: it holds only files and folders; p is a symlink");
+    const ok = await upload("source-archive", execFileSync("tar", ["-czf", "-", "-C", dir, "a.ts"]));
+    expect(ok.status).toBe(201);
+  });
+
+  it("needs an account, and knows only its two kinds", async () => {
+    expect((await upload("image-archive", image.docker, {})).status).toBe(401);
+    const r = await upload("video", image.docker);
+    expect(r.status).toBe(404);
+    expect(r.body.error!.message).toBe('no upload kind "video"; allowed: image-archive, source-archive');
+  });
+});
+
+describe("a submission with an image archive", () => {
+  it("refuses an archive of another image, naming the field and both images", async () => {
+    const { body } = await upload("image-archive", image.oci);
+    const error = await failure(api.submissions.submit(submission("wrong-image", { image: "ghcr.io/sfbench/other:2.0.0", imageArchive: body.id })), "BAD_REQUEST");
+    expect(fields(error).imageArchive![0]).toBe(
+      "the archive holds ghcr.io/sfbench/uploaded:0.1.0, not the manifest's image ghcr.io/sfbench/other:2.0.0; save that image (podman save -o image.tar ghcr.io/sfbench/other:2.0.0) or set target.json \"image\"",
+    );
+  });
+
+  it("stores the archive by target version, keeps it on a resubmission and refuses a different one", async () => {
+    const first = await upload("image-archive", image.docker);
+    const { runId } = await api.submissions.submit(submission("uploaded", { image: "ghcr.io/sfbench/uploaded:0.1.0", imageArchive: first.body.id }));
+    const run = await t.db.run.findUniqueOrThrow({ where: { id: runId }, include: { targetVersion: { include: { uploads: true } } } });
+    const [stored] = run.targetVersion.uploads;
+    expect(stored!.path).toBe(join(settings.dataDir, "versions", run.targetVersionId, `image-archive-${stored!.sha256.slice(7)}.tar`));
+    expect(readFileSync(stored!.path)).toEqual(readFileSync(image.docker));
+    expect(existsSync(join(settings.dataDir, "uploads", `${first.body.id}.tar`))).toBe(false);
+
+    const same = await upload("image-archive", image.docker);
+    await api.submissions.submit(submission("uploaded", { image: "ghcr.io/sfbench/uploaded:0.1.0", imageArchive: same.body.id }));
+    const changed = await upload("image-archive", other.docker);
+    const error = await failure(api.submissions.submit(submission("uploaded", { image: "ghcr.io/sfbench/uploaded:0.1.0", imageArchive: changed.body.id })), "CONFLICT");
+    expect(fields(error).imageArchive![0]).toMatch(/^version 0\.1\.0 of "uploaded" already has its image-archive \(sha256:[0-9a-f]{12}…, \d{4}-\d\d-\d\d\); a changed image-archive needs a new version$/);
+    const uploads = await t.db.upload.findMany({ where: { targetVersionId: run.targetVersionId } });
+    expect(uploads.map((u) => u.id)).toEqual([first.body.id]);
+    expect(readFileSync(stored!.path)).toEqual(readFileSync(image.docker));
+  });
+
+  it("keeps the LOC a version declared first, and never writes the counted LOC", async () => {
+    const { runId } = await api.submissions.submit(submission("declares", { loc: JSON.stringify({ go: { app: 10, gateway: 2 } }) }));
+    await api.submissions.submit(submission("declares", { loc: JSON.stringify({ go: { app: 1, gateway: 0 } }) }));
+    const { targetVersion } = await t.db.run.findUniqueOrThrow({ where: { id: runId }, include: { targetVersion: true } });
+    expect(targetVersion.declaredLoc).toEqual({ go: { app: 10, gateway: 2 } });
+    expect(targetVersion.loc).toBeNull();
+  });
+});
