@@ -1,0 +1,76 @@
+/**
+ * The target as a multi-node run sees it: built and started by
+ * provider-local as two cluster members behind sfbench's balancer (tracing
+ * on), the whole conformance suite with the micro routes, the largest micro
+ * requests SPEC 8 allows, and span lines of every hop of a checkout.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { divideExpected, formatFailure, runConformance } from "@sfbench/conformance";
+import { startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
+import { call, eventually, freePort, shopper, spansOf, TARGET } from "./helpers.ts";
+
+let target: StartedTarget;
+
+beforeAll(async () => {
+  await stopTarget(TARGET);
+  target = await startTarget(TARGET, { port: await freePort(), trace: true, nodes: 2 });
+});
+afterAll(async () => {
+  await stopTarget(TARGET);
+});
+
+async function ok(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  const answer = await call(target.url, method, path, body);
+  if (answer.status !== 200) throw new Error(`${method} ${path} -> ${answer.status} ${answer.text}`);
+  return answer.body as Record<string, unknown>;
+}
+
+describe("pekko on two members through provider-local", () => {
+  it("passes the whole conformance suite, micro routes included", { timeout: 600_000 }, async () => {
+    const report = await runConformance(target.url, { micro: true });
+    const failures = report.checks.filter((c) => !c.passed).map(formatFailure);
+    expect(failures).toEqual([]);
+    expect(report.passed).toBeGreaterThan(150);
+  });
+
+  it("answers the largest micro requests the spec allows", { timeout: 300_000 }, async () => {
+    expect(await ok("POST", "/micro/divide", { items: 1_000_000, fanout: 2, seed: 1 })).toMatchObject(divideExpected({ items: 1_000_000, fanout: 2, seed: 1 }));
+    expect(await ok("POST", "/micro/big", { entities: 10_000, messages: 1_000_000, seed: 7 })).toMatchObject({ entities: 10_000, messages: 1_000_000, delivered: 1_000_000 });
+    const io = await ok("POST", "/micro/io", { key: "largest", bytes: 1_048_576 });
+    expect(io).toMatchObject({ key: "largest", bytes: 1_048_576 });
+    const ping = await ok("POST", "/micro/pingpong", { pairs: 64, messages: 20, bytes: 65_536 });
+    expect(ping).toMatchObject({ pairs: 64, messages: 64 * 20, bytes: 65_536 });
+  });
+
+  it("writes a gateway span and function spans of every hop of a checkout under the caller's trace", async () => {
+    const s = shopper(target.url);
+    const p1 = await s.product(2, 10);
+    const p2 = await s.product(3, 10);
+    const user = await s.user(100);
+    const cart = await s.cart({ [p1]: 1, [p2]: 2 });
+    const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+    const parent = "00f067aa0ba902b7";
+    const answer = await call(target.url, "POST", "/orders/checkout", { cartId: cart, userId: user }, { traceparent: `00-${traceId}-${parent}-01` });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ total: 8 });
+
+    const expected = ["cart.checkout", "product.retractStock", "product.retractStock", "user.retractCredits", "cart.checkedOut", "order.checkout", "order.complete"].sort();
+    // the members write their spans to their own logs, each when its handler is done
+    const spans = await eventually(async () => {
+      const found = spansOf(traceId);
+      const fns = found.filter((x) => x.kind === "function").map((x) => `${x.entity}.${x.op}`).sort();
+      if (JSON.stringify(fns) !== JSON.stringify(expected) || !found.some((x) => x.kind === "gateway")) throw new Error(`spans so far: ${fns.join(", ")}`);
+      return found;
+    });
+    const gateway = spans.filter((x) => x.kind === "gateway");
+    expect(gateway).toHaveLength(1);
+    expect(gateway[0]).toMatchObject({ parentId: parent, entity: "order", op: "checkout" });
+    const fns = spans.filter((x) => x.kind === "function");
+    expect(fns.filter((x) => x.op === "retractStock").map((x) => x.key).sort()).toEqual([p1, p2].sort());
+    for (const span of fns) {
+      expect(span.parentId).toBe(gateway[0]!.spanId);
+      expect(span.start).toBeGreaterThanOrEqual(gateway[0]!.start);
+      expect(span.end).toBeLessThanOrEqual(gateway[0]!.end);
+    }
+  });
+});
