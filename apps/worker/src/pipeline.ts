@@ -15,6 +15,7 @@ import { importResult, type Db } from "@sfbench/db";
 import { costPids, findTarget, isAlive, startTarget, stopTarget, storageFingerprint, TargetBusyError, TargetError, type StartedTarget } from "@sfbench/provider-local";
 import { kafkaBrokers, status as serviceStatus, up } from "@sfbench/services";
 import { aliveCheck, failedRunDocument, runBenchmark, writeResult } from "@sfbench/workloads";
+import { countVersionLoc, locSource } from "./count-loc.ts";
 import { runNeedingCluster, type ClusterProvider } from "./kubernetes/index.ts";
 import type { RunJob } from "./queue.ts";
 import { RunProgress } from "./progress.ts";
@@ -93,12 +94,19 @@ export function createRunPipeline(deps: PipelineDeps) {
     const manifest: TargetManifest = parsed.manifest;
 
     // Only bundled targets run here, and only as bundled: submitted images wait for a cluster.
-    let bundled = false;
+    let bundledDir: string | undefined;
     try {
-      bundled = manifestDigest(findTarget(manifest.name, deps.targetsRoot).manifest) === run.targetVersion.manifestDigest;
+      const found = findTarget(manifest.name, deps.targetsRoot);
+      if (manifestDigest(found.manifest) === run.targetVersion.manifestDigest) bundledDir = found.dir;
     } catch (e) {
       if (!(e instanceof TargetError)) throw e;
     }
+    const bundled = bundledDir !== undefined;
+    // the LOC is sfbench's count, not the submitter's; a version without a source to count keeps none
+    await countVersionLoc(db, run.targetVersionId, manifest, await locSource(db, run.targetVersionId, bundledDir)).then(
+      (o) => void (!o.counted && o.reason !== "already counted" && process.stderr.write(`${new Date().toISOString()} run ${runId}: LOC not counted: ${o.reason}\n`)),
+      (e: Error) => void process.stderr.write(`${new Date().toISOString()} run ${runId}: LOC not counted: ${e.message}\n`),
+    );
     if (!bundled || run.environmentKind !== "local") {
       return await runNeedingCluster(db, deps.cluster, {
         runId,

@@ -4,11 +4,12 @@
  * upload, print the run's URL; with --wait follow it to the end and print its
  * summary table.
  */
+import { dirname } from "node:path";
 import { cellName, cellsOf, DISTRIBUTION_CHOICES, ENVIRONMENT_KINDS, parametersOfChoice, PROFILES, WORKLOAD_CHOICES } from "@sfbench/core/contract";
 import { ApiError, mutation, noTokenError, remote } from "../api.ts";
 import { intFlag, oneOf, parseFlags, UsageError, urlFlag } from "../args.ts";
 import { followRun } from "../follow.ts";
-import { countLoc } from "../loc.ts";
+import { countLoc } from "@sfbench/provider-local/loc";
 import { readManifest } from "../manifest-file.ts";
 import { note } from "../progress.ts";
 
@@ -35,7 +36,7 @@ export async function submit(argv: string[]): Promise<number> {
   if (!r.token) throw noTokenError(r);
 
   const { text, manifest } = readManifest(cmd, values.manifest);
-  const { loc } = await countLoc(values.manifest, manifest);
+  const { loc } = await countLoc(dirname(values.manifest), manifest, values.manifest);
   note(`${manifest.name} ${manifest.version}: manifest valid; LOC ${Object.entries(loc).map(([l, c]) => `${l} ${c.app} app + ${c.gateway} gateway`).join(", ")}`);
   let submitted: { runId: string; systemSlug: string };
   try {

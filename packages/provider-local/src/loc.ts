@@ -1,7 +1,9 @@
 /**
  * Lines of code of a target, counted by cloc (the npm package ships the
  * standard tool) over the manifest's globs, split into application code and
- * gateway code (a file matched by both counts as gateway).
+ * gateway code (a file matched by both counts as gateway). The one counting:
+ * `sfbench loc`, the files `sfbench submit` uploads, and the worker's count
+ * of a target version (its folder, or its uploaded source) all use it.
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -45,13 +47,19 @@ async function cloc(files: string[]): Promise<Record<string, number>> {
   }
 }
 
-export async function countLoc(manifestFile: string, manifest: TargetManifest): Promise<{ loc: LocCounts; files: { app: number; gateway: number } }> {
-  const cwd = dirname(resolve(manifestFile));
-  const opts = { cwd, absolute: true, onlyFiles: true, ignore: ["**/node_modules/**", "**/.git/**"] };
+/** The files the manifest's loc globs select under `dir` (the manifest's folder), absolute; a file in both lists is gateway. */
+export async function locFiles(dir: string, manifest: TargetManifest): Promise<{ app: string[]; gateway: string[] }> {
+  const opts = { cwd: resolve(dir), absolute: true, onlyFiles: true, ignore: ["**/node_modules/**", "**/.git/**"] };
   const gateway = await glob(manifest.loc.gateway, opts);
   const gatewaySet = new Set(gateway);
   const app = (await glob(manifest.loc.app, opts)).filter((f) => !gatewaySet.has(f));
-  if (!app.length && !gateway.length) throw new LocError(`loc: the globs of ${manifestFile} match no file (app: ${manifest.loc.app.join(", ")})`);
+  return { app, gateway };
+}
+
+/** Counts the files the globs select under `dir` (the folder target.json is in); `label` names it in errors. */
+export async function countLoc(dir: string, manifest: TargetManifest, label = dir): Promise<{ loc: LocCounts; files: { app: number; gateway: number } }> {
+  const { app, gateway } = await locFiles(dir, manifest);
+  if (!app.length && !gateway.length) throw new LocError(`loc: the globs of ${label} match no file (app: ${manifest.loc.app.join(", ")})`);
   const [appCounts, gatewayCounts] = await Promise.all([cloc(app), cloc(gateway)]);
   const loc: LocCounts = {};
   const add = (lang: string, part: "app" | "gateway", n: number) => {
