@@ -31,6 +31,17 @@ export type Experiment = z.infer<typeof Experiment>;
 export const EnvironmentKind = z.enum(ENVIRONMENT_KINDS);
 export type EnvironmentKind = z.infer<typeof EnvironmentKind>;
 
+/**
+ * What a 409 (a business failure of SPEC 2.1) means in each workload. In
+ * checkout and analytics stock and credits are never exhausted (SPEC 4 seeds
+ * 10^9 of each), so a 409 cannot be right: it is a failure, counted against
+ * the knee, the stable phase, the error rate and the cost divisor like any
+ * error (a target must not earn throughput by shedding load with fast 409s).
+ * In contention the workload plans its 409s: they count as completed, and the
+ * audit checks that each one was warranted by the state it reads afterwards.
+ */
+export const REJECTIONS: Record<Workload, "failure" | "audited"> = { checkout: "failure", analytics: "failure", contention: "audited" };
+
 /** The cells of a run: every workload x distribution chosen. */
 export interface CellChoice {
   workload: Workload;

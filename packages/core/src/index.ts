@@ -5,3 +5,4 @@ export * from "./result.ts";
 export * from "./contract.ts";
 export * from "./micro.ts";
 export * from "./resilience.ts";
+export * from "./verdict.ts";

@@ -224,23 +224,32 @@ export const Cell = z.strictObject({
 });
 export type Cell = z.infer<typeof Cell>;
 
-export type Rankable = { ok: true; resolution: number } | { ok: false; reason: string };
+/** why not: the cell is invalid, its knee is not known well enough (a smoke test), or its audit is missing or found anomalies */
+export type Rankable = { ok: true; resolution: number } | { ok: false; reason: string; because: "invalid" | "knee" | "audit" };
 
 /**
  * Whether a cell's sustainable rate may be ranked on the leaderboard: the cell
- * is valid and its knee is bracketed to PUBLISHABLE_RESOLUTION or better.
- * Otherwise the reason: the cell stays on its run page as a smoke test.
+ * is valid, its knee is bracketed to PUBLISHABLE_RESOLUTION or better, and
+ * its audit ran and found nothing wrong (an anomaly means the number was not
+ * earned by a correct system, however fast). Otherwise the reason: the cell
+ * stays on its run page, with its numbers and its anomalies, unranked.
  */
-export function rankable(cell: Pick<Cell, "valid" | "maxThroughput">): Rankable {
-  if (!cell.valid) return { ok: false, reason: "the cell is invalid" };
+export function rankable(cell: Pick<Cell, "valid" | "maxThroughput" | "anomalies">): Rankable {
+  if (!cell.valid) return { ok: false, because: "invalid", reason: "the cell is invalid" };
   const knee = cell.maxThroughput?.knee;
-  if (!knee) return { ok: false, reason: "written before the knee search bisected: the knee's resolution is unknown (smoke test)" };
-  if (knee.resolution === null) return { ok: false, reason: `the knee is not bracketed: ${KNEE_STOP_TEXT[knee.stoppedBecause]}` };
+  if (!knee) return { ok: false, because: "knee", reason: "written before the knee search bisected: the knee's resolution is unknown (smoke test)" };
+  if (knee.resolution === null) return { ok: false, because: "knee", reason: `the knee is not bracketed: ${KNEE_STOP_TEXT[knee.stoppedBecause]}` };
   if (knee.resolution > PUBLISHABLE_RESOLUTION)
     return {
       ok: false,
+      because: "knee",
       reason: `the knee is known only to ${Math.round(knee.resolution * 100)}% (ranked: ${Math.round(PUBLISHABLE_RESOLUTION * 100)}% or better); ${KNEE_STOP_TEXT[knee.stoppedBecause]}`,
     };
+  if (!cell.anomalies) return { ok: false, because: "audit", reason: "no audit: the consistency of what was measured is unknown" };
+  if (cell.anomalies.total > 0) {
+    const kinds = Object.entries(cell.anomalies.kinds).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`);
+    return { ok: false, because: "audit", reason: `the audit found ${cell.anomalies.total} ${cell.anomalies.total === 1 ? "anomaly" : "anomalies"}${kinds.length ? ` (${kinds.join(", ")})` : ""}` };
+  }
   return { ok: true, resolution: knee.resolution };
 }
 

@@ -58,7 +58,7 @@ describe("aggregating a k6 CSV file", () => {
   ];
 
   it("counts each step's requests by outcome and derives its rates", async () => {
-    const a = await aggregateK6(write("steps.csv.gz", rows), { op: "checkout", stepRates: [2, 4, 8] });
+    const a = await aggregateK6(write("steps.csv.gz", rows), { op: "checkout", stepRates: [2, 4, 8], rejections: "audited" });
     expect(a.steps.map((s) => s.scenario)).toEqual(["step_0", "step_1"]);
     expect(a.missingSteps).toEqual(["step_2"]);
     const [s0, s1] = a.steps;
@@ -74,13 +74,21 @@ describe("aggregating a k6 CSV file", () => {
     expect(a).toMatchObject({ startMs: T0, iterations: 7, droppedIterations: 1, untaggedRequests: 1, checks: { passes: 4, fails: 3 } });
   });
 
+  it("counts a 409 as an error where the workload knows it cannot be right (the default), with no latency to its credit", async () => {
+    const a = await aggregateK6(write("failures.csv.gz", rows), { op: "checkout", stepRates: [2, 4, 8] });
+    expect(a.steps[0]).toMatchObject({ requests: 4, successful: 2, rejected: 0, errors: 2, completedShare: 0.5, errorRate: 0.5 });
+    // the 409's 30 ms is not among the answered latencies
+    expect(a.steps[0]!.latency).toMatchObject({ count: 2, max: ms(20) });
+    expect(a.overall).toMatchObject({ rejected: 0 });
+  });
+
   it("uses configured step durations when given", async () => {
-    const a = await aggregateK6(write("durations.csv.gz", rows), { op: "checkout", stepRates: [2, 4], stepDurationsS: [4, 1] });
+    const a = await aggregateK6(write("durations.csv.gz", rows), { op: "checkout", stepRates: [2, 4], stepDurationsS: [4, 1], rejections: "audited" });
     expect(a.steps[0]).toMatchObject({ durationS: 4, durationEstimated: false, achievedRate: 0.5, completedShare: 0.375 });
   });
 
   it("buckets requests by the second they ended in", async () => {
-    const a = await aggregateK6(write("series.csv.gz", rows), { op: "checkout", stepRates: [2, 4] });
+    const a = await aggregateK6(write("series.csv.gz", rows), { op: "checkout", stepRates: [2, 4], rejections: "audited" });
     expect(a.perSecond).toEqual([
       { t: 0, offered: 2, successful: 2, rejected: 0, errors: 0, dropped: 0, p50: ms(10), p99: ms(20) },
       { t: 1, offered: 2, successful: 0, rejected: 1, errors: 0, dropped: 0, p50: ms(30), p99: ms(30) },
@@ -91,7 +99,7 @@ describe("aggregating a k6 CSV file", () => {
   });
 
   it("breaks the measured request down by cart size and summarises the setup requests", async () => {
-    const a = await aggregateK6(write("tags.csv.gz", rows), { op: "checkout", stepRates: [2, 4] });
+    const a = await aggregateK6(write("tags.csv.gz", rows), { op: "checkout", stepRates: [2, 4], rejections: "audited" });
     expect(a.overall).toMatchObject({ requests: 7, successful: 3, rejected: 1, errors: 3 });
     expect(Object.keys(a.byTag)).toEqual(["cart_size"]);
     expect(a.byTag.cart_size!["2"]).toMatchObject({ requests: 4, successful: 2, rejected: 1, errors: 1, latency: { count: 3 } });
@@ -133,7 +141,7 @@ describe("aggregating a k6 CSV file", () => {
   });
 
   it("fills the result document's max-throughput, stable-load and setup parts", async () => {
-    const a = await aggregateK6(write("result.csv.gz", rows), { op: "checkout", stepRates: [2, 4] });
+    const a = await aggregateK6(write("result.csv.gz", rows), { op: "checkout", stepRates: [2, 4], rejections: "audited" });
     const mt = MaxThroughput.parse(maxThroughputResult(a));
     // step_0's measured window is [0.5 s, 2 s]: one 200 and one 409 ended in it
     expect(mt).toMatchObject({ maxMovingAvg10s: expect.closeTo(2 / 3, 6), movingAvgPartial: true, sustainableRate: null });
@@ -141,7 +149,7 @@ describe("aggregating a k6 CSV file", () => {
     expect(mt.steps[0]!.failedBecause).toEqual(["completed 66.67% of the offered rate within the step (needs >= 95%)", "error rate 25% (needs < 1%)"]);
     expect(LatencyHistogram.decode(mt.steps[0]!.histogram!).stats()).toEqual(a.steps[0]!.latency);
     expect(() => stableResult(a)).toThrow(/exactly one step.*step_0 \(2\), step_1 \(4\)/);
-    const one = await aggregateK6(write("stable.csv.gz", rows.filter((r) => r[1].includes("step_0"))), { op: "checkout", stepRates: [2] });
+    const one = await aggregateK6(write("stable.csv.gz", rows.filter((r) => r[1].includes("step_0"))), { op: "checkout", stepRates: [2], rejections: "audited" });
     const stable = StableLoad.parse(stableResult(one));
     expect(stable).toMatchObject({ offeredRate: 2, durationS: 2, achievedRate: 1, errorRate: 0.25, completedShare: expect.closeTo(2 / 3, 6) });
     expect(Object.keys(stable.byCartSize!)).toEqual(["2", "3"]);

@@ -89,7 +89,7 @@ describe("aggregating the output of a real k6 run", () => {
     writeFileSync(script, SCRIPT);
     const csv = join(dir, "out.csv.gz");
     await runK6(script, csv, base);
-    a = await aggregateK6(csv, { op: "checkout", stepRates: [20, 40] });
+    a = await aggregateK6(csv, { op: "checkout", stepRates: [20, 40], rejections: "audited" });
   }, 60_000);
 
   afterAll(async () => {

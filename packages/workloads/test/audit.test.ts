@@ -37,8 +37,8 @@ async function workload(base: string, n: number, concurrent = false): Promise<Ch
   }
   const checkout = async (x: (typeof prepared)[number]): Promise<CheckoutRecord> => {
     const res = await call(base, "POST", "/orders/checkout", { cartId: x.cart, userId: x.user });
-    const body = res.body as { orderId?: string; total?: number };
-    return { sfbench: "audit", kind: "checkout", ...x, status: res.status, orderId: body?.orderId, total: body?.total };
+    const body = res.body as { orderId?: string; total?: number; error?: string };
+    return { sfbench: "audit", kind: "checkout", ...x, status: res.status, orderId: body?.orderId, total: body?.total, error: body?.error };
   };
   if (concurrent) return Promise.all(prepared.map(checkout));
   const out: CheckoutRecord[] = [];

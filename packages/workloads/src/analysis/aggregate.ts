@@ -15,7 +15,7 @@
  */
 import type { SeriesPoint } from "@sfbench/core";
 import { streamK6Csv, type K6Sample } from "./k6-csv.ts";
-import { OutcomeCounter, type OutcomeAggregate } from "./outcome.ts";
+import { OutcomeCounter, type OutcomeAggregate, type Rejections } from "./outcome.ts";
 import { SeriesBuilder, type OfferedWindow } from "./series.ts";
 
 /** the measured request: a workload's (checkout, freq-items) or a microbenchmark route's (micro-empty, ...) */
@@ -39,6 +39,8 @@ export interface AggregateOptions {
   stepDurationsS?: readonly number[];
   /** default DEFAULT_GROUP_BY[op]; a group of several tags is keyed "a/b" with values "x/y" */
   groupBy?: readonly (readonly string[])[];
+  /** what a 409 is (core's REJECTIONS for the workload); default "failure": only a workload that plans 409s counts them as completed */
+  rejections?: Rejections;
 }
 
 export interface StepAggregate extends OutcomeAggregate {
@@ -164,7 +166,10 @@ const METRICS = ["http_req_duration", "dropped_iterations", "iterations", "itera
 const STEP_RE = /^step_(\d+)$/;
 
 class ScenarioAcc {
-  readonly measured = new OutcomeCounter();
+  readonly measured: OutcomeCounter;
+  constructor(rejections: Rejections) {
+    this.measured = new OutcomeCounter(rejections);
+  }
   iterations = 0;
   dropped = 0;
   /** scheduled iteration starts (iteration_duration, dropped_iterations) */
@@ -230,14 +235,16 @@ const summarize = (m: Map<string, OutcomeCounter>) => Object.fromEntries([...m].
 
 /** Reads a k6 CSV file (gzipped or not) once, streaming, and aggregates what the metrics of SPEC 5 need. */
 export async function aggregateK6(file: string, options: AggregateOptions): Promise<K6Aggregate> {
+  const rejections = options.rejections ?? "failure";
+  const counter = () => new OutcomeCounter(rejections);
   const groups = (options.groupBy ?? DEFAULT_GROUP_BY[options.op]).map((tags) => ({ name: tags.join("/"), tags, values: new Map<string, OutcomeCounter>() }));
   const scenarios = new Map<string, ScenarioAcc>();
   const scenario = (name: string) => {
     let acc = scenarios.get(name);
-    if (!acc) scenarios.set(name, (acc = new ScenarioAcc()));
+    if (!acc) scenarios.set(name, (acc = new ScenarioAcc(rejections)));
     return acc;
   };
-  const overall = new OutcomeCounter();
+  const overall = counter();
   const setup = new Map<string, OutcomeCounter>();
   const series = new SeriesBuilder();
   const checks = { passes: 0, fails: 0 };
@@ -254,7 +261,7 @@ export async function aggregateK6(file: string, options: AggregateOptions): Prom
           untagged++;
         } else if (op !== options.op) {
           let c = setup.get(op);
-          if (!c) setup.set(op, (c = new OutcomeCounter()));
+          if (!c) setup.set(op, (c = counter()));
           c.add(s.status, s.value);
         } else {
           const outcome = overall.add(s.status, s.value);
@@ -270,7 +277,7 @@ export async function aggregateK6(file: string, options: AggregateOptions): Prom
             if (parts.some((p) => p === undefined)) continue;
             const key = parts.join("/");
             let c = g.values.get(key);
-            if (!c) g.values.set(key, (c = new OutcomeCounter()));
+            if (!c) g.values.set(key, (c = counter()));
             c.add(s.status, s.value);
           }
         }

@@ -5,6 +5,7 @@
  */
 import { coPurchaseCounts, completedOrders, expectedTop, retracted, type ProductIdOf } from "./expected.ts";
 import type { CheckoutRecord } from "./records.ts";
+import { unwarrantedRejections } from "./warrant.ts";
 
 export const ANOMALY_KINDS = [
   "stock-drift",
@@ -14,6 +15,8 @@ export const ANOMALY_KINDS = [
   "ok-without-completed-order",
   "wrong-total",
   "rejected-with-side-effects",
+  // a 409 whose claim (no stock, no credits, empty or checked-out cart) the state read after the load contradicts
+  "unwarranted-rejection",
   "co-purchase-wrong",
   // the target did not answer a read of its own state (5xx, no answer): nothing can be verified for that entity, which is a failure of its own
   "unreadable",
@@ -149,16 +152,21 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
 
   // 2. Stock: before minus what completed orders retracted, for every product in scope.
   const taken = retracted(completedOrders(records, (r) => completed.has(r), idOf));
+  const stockAfter = new Map<string, number>();
   await pool([...input.stockBefore.keys()], concurrency, async (p) => {
     const product = await getJson(`/products/${p}`);
     if (product.status !== 200 && product.status !== 404) return unreadable(`product ${p}`, product);
     const stock = num(product.body, "stock");
+    if (Number.isFinite(stock)) stockAfter.set(p, stock);
     const want = input.stockBefore.get(p)! + (input.stockAdded?.get(p) ?? 0) - (taken.get(p) ?? 0);
     if (stock < 0) flag("negative-stock", `product ${p} has stock ${stock}`);
     if (stock !== want) flag("stock-drift", `product ${p}: stock ${stock}, expected ${want}`);
   });
 
-  // 3. Co-purchase counts, once quiet: compare top-5 answers with the expected ones.
+  // 3. Every 409 must be warranted by the state just read.
+  for (const u of unwarrantedRejections({ records, stockAfter, stockAdded: input.stockAdded, idOf, priceOf })) flag("unwarranted-rejection", u.why);
+
+  // 4. Co-purchase counts, once quiet: compare top-5 answers with the expected ones.
   const all = input.allRecords ?? records;
   const phase = new Set(records);
   const allCompleted = (r: CheckoutRecord) => (phase.has(r) ? completed.has(r) : r.status === 200);

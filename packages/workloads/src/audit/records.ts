@@ -19,6 +19,8 @@ export const CheckoutRecord = z.object({
   status: z.number(),
   orderId: z.string().optional(),
   total: z.number().optional(),
+  /** the error code of a non-200 answer's body (SPEC 2.1: empty-cart, insufficient-stock, ...) */
+  error: z.string().optional(),
   planned: z.string().optional(),
   /** the trace id of the checkout request's traceparent (groups its spans per cart size) */
   traceId: z.string().optional(),

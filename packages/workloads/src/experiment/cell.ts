@@ -3,7 +3,7 @@
  * order (experiments.ts), each adding its part to the cell's result, then
  * the cell document: parameters, series and validity gathered from them.
  */
-import { cellName, type Cell, type CellChoice, type Experiment, type SeriesPoint } from "@sfbench/core";
+import { cellName, REJECTIONS, type Cell, type CellChoice, type Experiment, type SeriesPoint } from "@sfbench/core";
 import type { K6Aggregate } from "../analysis/aggregate.ts";
 import { checkPhases, EXPERIMENT_PHASES } from "./experiments.ts";
 import type { CellPlan, CellState, Phase, PhaseResult, RunContext } from "./phase.ts";
@@ -53,6 +53,8 @@ export async function runCell(ctx: RunContext, choice: CellChoice, experiment: E
       ...Object.assign({}, ...results.map((r) => r.parameters ?? {})),
       zipfS: 1.25,
       productPrefix: ctx.productPrefix,
+      // what a 409 counted as: a failure, or a planned rejection the audit checks
+      rejections: REJECTIONS[workload],
     },
     seed: ctx.seed,
     ...Object.assign({}, ...results.map((r) => r.result ?? {})),

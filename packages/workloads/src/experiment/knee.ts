@@ -9,7 +9,9 @@
  * fine step takes the square root of the bad/good ratio, so a x2 bracket
  * reaches 10% in 3 steps and a x3 bracket in 4.
  */
-import type { KneeStop } from "@sfbench/core";
+import { kneeResolution, type KneeStop } from "@sfbench/core";
+
+export { kneeResolution };
 
 export interface KneeStep {
   rate: number;
@@ -46,18 +48,12 @@ export interface KneeResult<V extends KneeStep> {
   stoppedBecause: KneeStop;
 }
 
-/** The relative gap between the last sustainable and the first unsustainable rate; null when the knee is not bracketed. */
 /**
  * A rate the load can offer: tenths below 100/s (k6 offers rate x 10 per 10 s),
  * whole rates above, so that a low knee (7/s) can still be bracketed to 10%.
  */
 export function roundRate(rate: number): number {
   return rate < 100 ? Math.round(rate * 10) / 10 : Math.round(rate);
-}
-
-export function kneeResolution(good: number | null, bad: number | null): number | null {
-  if (good === null || bad === null || !(good > 0) || !(bad > good)) return null;
-  return (bad - good) / good;
 }
 
 export async function findKnee<V extends KneeStep>(plan: KneePlan, runStep: (rate: number, phase: "coarse" | "fine") => Promise<V>): Promise<KneeResult<V>> {

@@ -1,5 +1,5 @@
 /** One k6 run of a cell's workload at one arrival rate, with the generator's CPU (and, when asked, the target's) sampled. */
-import type { Workload } from "@sfbench/core";
+import { REJECTIONS, type Workload } from "@sfbench/core";
 import { aggregateK6 } from "../analysis/aggregate.ts";
 import { readAuditRecords } from "../audit/records.ts";
 import { ProcessSampler } from "../cost/sampler.ts";
@@ -61,7 +61,7 @@ export async function runLoadStep(ctx: RunContext, cell: CellPlan, s: LoadStep):
   ctx.checkAlive(s.stage);
   if (out.exitCode !== 0) throw new StageError(s.stage, `k6 exited with code ${out.exitCode} running ${cell.workload} at ${s.rate}/s: ${out.stderrTail || "(no output)"}`);
   const op = MEASURED[cell.workload];
-  const agg = await aggregateK6(out.csv, { op, stepRates: [s.rate], stepDurationsS: [s.durationS] });
+  const agg = await aggregateK6(out.csv, { op, stepRates: [s.rate], stepDurationsS: [s.durationS], rejections: REJECTIONS[cell.workload] });
   const step = agg.steps[0];
   if (!step) throw new StageError(s.stage, `k6 recorded no ${op} request at ${s.rate}/s (raw data: ${out.csv})`);
   const records = await readAuditRecords(out.console);

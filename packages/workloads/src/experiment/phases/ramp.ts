@@ -4,7 +4,7 @@
  * (or the peak when no step was sustainable) to the stable phase.
  */
 import type { KneeStop, MaxThroughput } from "@sfbench/core";
-import { judgeStep } from "../../analysis/metrics.ts";
+import { generatorSaturated, judgeStep, SUSTAINABLE } from "../../analysis/metrics.ts";
 import { peakThroughput, stepResult } from "../../analysis/result-parts.ts";
 import { findKnee } from "../knee.ts";
 import { runLoadStep } from "../load-step.ts";
@@ -54,11 +54,17 @@ export const ramp: Phase = {
       "ramp",
       `knee: sustainable ${knee.sustainableRate ?? "none"}/s, first unsustainable ${knee.firstUnsustainableRate ?? "none"}/s, resolution ${knee.resolution === null ? "none" : `${(knee.resolution * 100).toFixed(1)}%`} (${knee.stoppedBecause})`,
     );
-    // a saturated generator measures itself, not the target
+    // a saturated generator measures itself, not the target: checked on every step, since a
+    // sustainable step whose generator fell behind offered less than its rate says
     const invalid: string[] = [];
-    const firstBad = steps.find((p) => !judgeStep(p.step).sustainable);
-    if (firstBad && firstBad.generatorCpuShare !== undefined && firstBad.generatorCpuShare > 0.9) {
-      invalid.push(`the ramp stopped at ${firstBad.step.offeredRate}/s while the load generator CPU was at ${Math.round(firstBad.generatorCpuShare * 100)}%: the knee may be the generator's`);
+    for (const p of steps) {
+      const gen = generatorSaturated({
+        droppedIterations: p.step.droppedIterations,
+        iterations: p.step.iterations,
+        generatorCpuShare: p.generatorCpuShare,
+        targetAnsweredInTime: p.step.latency.count > 0 && p.step.latency.p99 < SUSTAINABLE.maxP99Ms,
+      });
+      if (gen.saturated) invalid.push(`ramp step at ${p.step.offeredRate}/s: ${gen.reasons.join(", ")}: the knee may be the generator's`);
     }
     return {
       state: { ramp: { steps, sustainableRate: knee.sustainableRate, peak: peak.maxMovingAvg10s, stoppedBecause: knee.stoppedBecause } },

@@ -5,6 +5,7 @@
  * target is traced, its spans give the breakdown.
  */
 import type { Cell, StableLoad } from "@sfbench/core";
+import { stableReasons } from "@sfbench/core";
 import { generatorSaturated, SUSTAINABLE } from "../../analysis/metrics.ts";
 import { setupOpsResult, stableResult } from "../../analysis/result-parts.ts";
 import { openTraceWindow, stableBreakdown } from "../breakdown.ts";
@@ -59,17 +60,16 @@ export const stable: Phase = {
     const breakdown = traceWindow ? await stableBreakdown(ctx, cell, traceWindow, outcome, stats) : undefined;
     const cost = stableCost(ctx, outcome);
 
-    // a stable phase that did not keep up with its offered rate measured a queue, not stable load;
-    // a saturated generator measures itself, not the target
-    const invalid: string[] = [];
-    const kept = stats.completedShare;
-    if (kept !== undefined && kept < SUSTAINABLE.minCompletedShare) {
-      const completedRate = kept * stats.offeredRate;
-      invalid.push(
-        `stable phase: offered ${rate}/s, completed ${completedRate.toFixed(1)}/s (${(kept * 100).toFixed(1)}%, planned rollbacks included) within the phase: it did not achieve its offered rate (needs >= ${SUSTAINABLE.minCompletedShare * 100}%), so its latency is not a stable-load figure`,
-      );
-    }
-    const gen = generatorSaturated({ droppedIterations: outcome.step.droppedIterations, iterations: outcome.step.iterations, generatorCpuShare: outcome.generatorCpuShare });
+    // a stable phase that did not keep up with its offered rate measured a queue, and one that failed
+    // or answered slower than a sustainable step may is no stable-load figure either (core's
+    // stableReasons, which the import applies again); a saturated generator measures itself
+    const invalid = stableReasons(stats);
+    const gen = generatorSaturated({
+      droppedIterations: outcome.step.droppedIterations,
+      iterations: outcome.step.iterations,
+      generatorCpuShare: outcome.generatorCpuShare,
+      targetAnsweredInTime: stats.latency.count > 0 && stats.latency.p99 < SUSTAINABLE.maxP99Ms,
+    });
     invalid.push(...gen.reasons.map((r) => `stable phase: ${r}`));
 
     return {
