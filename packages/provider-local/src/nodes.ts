@@ -21,6 +21,7 @@ import {
   readState,
   spawnNode,
   waitGone,
+  waitGroupGone,
   waitHealthy,
   writeState,
   type NodePlan,
@@ -84,7 +85,8 @@ export async function killNode(name: string, index: number, signal: NodeJS.Signa
   writeState(state);
   const at = Date.now();
   killGroup(node.pid, signal);
-  const gone = await waitGone(node.pid, 10_000);
+  // gone means every process of the node, not only its leader: until then its port may still accept and reset
+  const gone = await waitGroupGone(node.pid, 10_000);
   return { index, pid: node.pid, signal, at, goneAt: gone ? Date.now() : undefined };
 }
 
@@ -114,7 +116,13 @@ export async function killTarget(name: string, signal: NodeJS.Signals = "SIGKILL
   const pgProcesses = state.postgres && isAlive(state.postgres.pid) ? [state.postgres.pid, ...descendants(state.postgres.pid)] : [];
   for (const pid of pgProcesses) killGroup(pid, signal);
   const killed = await Promise.all(
-    nodes.map(async (n): Promise<KilledNode> => ({ index: n.index, pid: n.pid, signal, at, goneAt: (await waitGone(n.pid, 10_000)) ? Date.now() : undefined })),
+    nodes.map(async (n): Promise<KilledNode> => ({
+      index: n.index,
+      pid: n.pid,
+      signal,
+      at,
+      goneAt: (await waitGroupGone(n.pid, 10_000)) ? Date.now() : undefined,
+    })),
   );
   const pgGone = (await Promise.all(pgProcesses.map((pid) => waitGone(pid, 10_000)))).every(Boolean);
   const postgres = state.postgres ? { pid: state.postgres.pid, goneAt: pgGone ? Date.now() : undefined } : undefined;

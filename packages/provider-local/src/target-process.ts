@@ -4,7 +4,7 @@
  * node in a process group of its own, and waiting for its health route.
  */
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { kafkaBrokers, paths, redisUrl } from "@sfbench/services";
@@ -138,6 +138,41 @@ export async function waitGone(pid: number, timeoutMs: number): Promise<boolean>
   const deadline = Date.now() + timeoutMs;
   while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   return !isAlive(pid);
+}
+
+/** The live (not zombie) processes of process group `pgid`, from /proc. */
+export function groupMembers(pgid: number): number[] {
+  const out: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return isAlive(pgid) ? [pgid] : [];
+  }
+  for (const e of entries) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const stat = readFileSync(`/proc/${e}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // fields after the name: state, ppid, pgrp, ...
+      if (Number(fields[2]) === pgid && !["Z", "X"].includes(fields[0]!)) out.push(Number(e));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return out;
+}
+
+/**
+ * Waits until no process of the group is left. A node is gone only when all
+ * of its processes are: a launcher (tsx, a shell) can exit a moment before the
+ * server it started, which still holds the port and resets connections that
+ * the kernel queued for it; "gone" must mean the port refuses.
+ */
+export async function waitGroupGone(pgid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (groupMembers(pgid).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  return groupMembers(pgid).length === 0;
 }
 
 export async function waitHealthy(url: string, pid: number, exited: () => string | undefined, timeoutMs: number, log: string): Promise<void> {
