@@ -33,7 +33,7 @@ const tokenHelp = (server: string) => `create one on ${server}/tokens and store 
 export const noTokenError = (r: Remote) => new ApiError(`no API token for ${r.server}: ${tokenHelp(r.server)}`, 401);
 
 /** A bad token is told apart from a missing one: the user has one, and it is the one that is wrong. */
-const badTokenError = (r: Remote) =>
+export const badTokenError = (r: Remote) =>
   new ApiError(`${r.server} does not accept the API token from ${r.tokenSource ?? "the command line"} (unknown, revoked or mistyped): ${tokenHelp(r.server)}`, 401);
 
 interface TrpcBody {

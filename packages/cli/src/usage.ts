@@ -23,7 +23,10 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   "sfbench manifest check": { summary: "validate a target.json with the portal's schema", example: "sfbench manifest check target.json" },
   "sfbench loc": { summary: "lines of code per language, app and gateway, counted by cloc over the manifest's loc globs", example: "sfbench loc --manifest target.json" },
   "sfbench login": { summary: "store an API token (from the portal's tokens page) for a portal", example: "sfbench login --server https://sfbench.example --token sfb_..." },
-  "sfbench submit": { summary: "submit a target.json to a portal and print the run's URL", example: "sfbench submit --manifest target.json --wait" },
+  "sfbench submit": {
+    summary: "submit a target to a portal (with its source files, from which sfbench counts the lines of code, and its image archive) and print the run's URL",
+    example: "sfbench submit --manifest target.json --image-archive image.tar --wait",
+  },
   "sfbench status": { summary: "where a submitted run is", example: "sfbench status http://127.0.0.1:3000/runs/<id>" },
   "sfbench results": { summary: "a system's runs on a portal and its latest numbers (`sfbench results import` loads documents into the database)", example: "sfbench results node-postgres --json" },
   "sfbench results import": { summary: "load result documents into the portal's database, idempotent by run id", example: "sfbench results import results/" },

@@ -44,16 +44,35 @@ function document(id: string, ending: Ending) {
 }
 
 /** A portal stand-in: tokens sfb_completes, sfb_fails, sfb_interrupted are valid and choose how the run ends. */
-function startPortal(): Promise<{ url: string; runs: Map<string, FakeRun>; close: () => Promise<void> }> {
+const VALID_TOKENS = ["sfb_completes", "sfb_fails", "sfb_interrupted"];
+
+function startPortal(): Promise<{ url: string; runs: Map<string, FakeRun>; uploads: Map<string, { kind: string; size: number }>; submitted: Record<string, unknown>[]; close: () => Promise<void> }> {
   const runs = new Map<string, FakeRun>();
+  const uploads = new Map<string, { kind: string; size: number }>();
+  const submitted: Record<string, unknown>[] = [];
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url!, "http://x");
     const send = (status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
     const error = (httpStatus: number, message: string) => send(httpStatus, { error: { message, code: -32001, data: { httpStatus, fields: null } } });
     const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "")?.[1];
+    const kind = /^\/api\/uploads\/([a-z-]+)$/.exec(url.pathname)?.[1];
+    if (kind) {
+      if (!token || !VALID_TOKENS.includes(token)) return send(401, { error: { message: "sign in (or send Authorization: Bearer <API token>) to upload", field: "authorization" } });
+      let size = 0;
+      req.on("data", (d: Buffer) => (size += d.length));
+      req.on("end", () => {
+        const id = randomUUID();
+        uploads.set(id, { kind, size });
+        send(201, { id, sha256: `sha256:${"0".repeat(64)}`, size, references: [] });
+      });
+      return;
+    }
     const procedure = url.pathname.replace("/api/trpc/", "");
     const input = JSON.parse(url.searchParams.get("input") ?? "{}") as { id?: string };
     if (procedure === "submissions.submit") {
+      let body = "";
+      req.on("data", (d: Buffer) => (body += d));
+      req.on("end", () => submitted.push(JSON.parse(body) as Record<string, unknown>));
       const ending = token?.replace(/^sfb_/, "");
       if (ending !== "completes" && ending !== "fails" && ending !== "interrupted") return error(401, "sign in (or send Authorization: Bearer <API token>) to do this");
       const runId = randomUUID();
@@ -73,7 +92,7 @@ function startPortal(): Promise<{ url: string; runs: Map<string, FakeRun>; close
   return new Promise((resolve) => {
     server.listen(0, "127.0.0.1", () => {
       const { port } = server.address() as AddressInfo;
-      resolve({ url: `http://127.0.0.1:${port}`, runs, close: () => new Promise((r) => server.close(() => r())) });
+      resolve({ url: `http://127.0.0.1:${port}`, runs, uploads, submitted, close: () => new Promise((r) => server.close(() => r())) });
     });
   });
 }
@@ -102,6 +121,24 @@ describe("tokens", () => {
     expect(r.stderr).toMatch(new RegExp(`refused by ${portal.url} \\(401\\):\\n${portal.url} does not accept the API token from SFBENCH_TOKEN \\(unknown, revoked or mistyped\\)`));
     expect(r.stderr).not.toMatch(/no API token/);
     expect(portal.runs.size).toBe(0);
+  });
+});
+
+describe("submit uploads", () => {
+  it("sends the source files the loc globs select, and the submission names that upload", async () => {
+    const r = await submit("sfb_completes");
+    expect(r.code, r.stderr).toBe(0);
+    const last = portal.submitted.at(-1)!;
+    expect(portal.uploads.get(last.sourceArchive as string)).toMatchObject({ kind: "source-archive" });
+    expect(portal.uploads.get(last.sourceArchive as string)!.size).toBeGreaterThan(0);
+    expect(last.imageArchive).toBeUndefined();
+    expect(r.stderr).toMatch(/source-archive: uploaded .*source\.tar\.gz \(\d+ bytes, sha256:/);
+  });
+
+  it("a missing --image-archive file: exit 2 naming the flag", async () => {
+    const r = await submit("sfb_completes", "--image-archive", "/nonexistent/image.tar");
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe("error: sfbench submit: --image-archive /nonexistent/image.tar: no such file (write one with podman save -o image.tar <image>)");
   });
 });
 
