@@ -19,6 +19,7 @@ import path from "node:path";
 import {
   manifestDigest,
   parseResult,
+  judgeCell,
   type Cell,
   type OutcomeSummary,
   type ResultDocument,
@@ -193,6 +194,7 @@ function splitOutcomes(byKey: Record<string, OutcomeSummary>): [Record<string, O
 
 function cellRow(runId: string, cell: Cell): Prisma.CellResultCreateManyInput {
   const { maxThroughput: max, stable, cost } = cell;
+  const judged = judgeCell(cell);
   const histograms: CellHistograms = { steps: [] };
   const steps = (max?.steps ?? []).map(({ histogram, ...step }) => {
     histograms.steps.push(histogram ?? null);
@@ -219,11 +221,13 @@ function cellRow(runId: string, cell: Cell): Prisma.CellResultCreateManyInput {
     distribution: cell.distribution,
     seed: BigInt(cell.seed),
     parameters: json(cell.parameters),
-    valid: cell.valid,
-    invalidReason: cell.invalidReason ?? null,
+    valid: judged.valid,
+    invalidReason: judged.invalidReason,
+    ranked: judged.rank.ok,
+    unrankedBecause: judged.rank.ok ? null : judged.rank.reason,
     maxMovingAvg10s: max?.maxMovingAvg10s ?? null,
-    sustainableRate: max?.sustainableRate ?? null,
-    kneeResolution: max?.knee?.resolution ?? null,
+    sustainableRate: judged.sustainableRate,
+    kneeResolution: judged.kneeResolution,
     kneeStoppedBecause: max?.knee?.stoppedBecause ?? (typeof cell.parameters.kneeStoppedBecause === "string" ? cell.parameters.kneeStoppedBecause : null),
     offeredRate: stable?.offeredRate ?? null,
     achievedRate: stable?.achievedRate ?? null,

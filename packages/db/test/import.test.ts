@@ -68,9 +68,49 @@ describe("importResult", () => {
     expect(analytics).toMatchObject({ valid: false, invalidReason: "the load generator was the bottleneck", maxMovingAvg10s: null, p99: null, peakRssBytes: null });
   });
 
+  it("judges the cells again from their numbers instead of trusting the document's flags (a tampered document ranks nothing)", async () => {
+    const honest = resultDoc();
+    const c = honest.cells[0]!;
+    c.maxThroughput!.knee = { stoppedBecause: "resolution-reached", firstUnsustainableRate: 860, resolution: 0.075, targetResolution: 0.1 };
+    c.maxThroughput!.steps = [c.maxThroughput!.steps![0]!, { ...c.maxThroughput!.steps![1]!, offeredRate: 860 }];
+    c.anomalies = { kinds: { "stock-drift": 0 }, total: 0 };
+    await importResult(db, honest);
+    expect(await db.cellResult.findFirstOrThrow({ where: { runId: honest.runId, workload: "checkout" } })).toMatchObject({
+      valid: true, ranked: true, unrankedBecause: null, sustainableRate: 800, kneeResolution: 0.075,
+    });
+
+    // the same numbers with a stable phase that failed 5% of its requests, a higher rate claimed than
+    // the steps show, and a knee resolution that the steps do not give: still "valid: true" on paper
+    const tampered = resultDoc();
+    const t = tampered.cells[0]!;
+    t.maxThroughput!.knee = { stoppedBecause: "resolution-reached", firstUnsustainableRate: 1650, resolution: 0.03, targetResolution: 0.1 };
+    t.maxThroughput!.sustainableRate = 1600;
+    t.stable!.errorRate = 0.05;
+    t.anomalies = { kinds: { "stock-drift": 0 }, total: 0 };
+    await importResult(db, tampered);
+    const row = await db.cellResult.findFirstOrThrow({ where: { runId: tampered.runId, workload: "checkout" } });
+    expect(row).toMatchObject({ valid: false, ranked: false, sustainableRate: 800, kneeResolution: 1 });
+    expect(row.invalidReason).toContain("claims a sustainable rate of 1600/s, its steps show 800/s");
+    expect(row.invalidReason).toContain("stable phase: error rate 5%");
+    // the stored document is kept exactly as it came (append-only); only the board's reading of it is judged
+    const stored = await db.runDocument.findUniqueOrThrow({ where: { runId: tampered.runId } });
+    expect((stored.document as { cells: { valid: boolean }[] }).cells[0]!.valid).toBe(true);
+  });
+
+  it("does not rank a cell whose audit found anomalies, whatever its knee", async () => {
+    const doc = resultDoc();
+    doc.cells[0]!.maxThroughput!.knee = { stoppedBecause: "resolution-reached", firstUnsustainableRate: 860, resolution: 0.075, targetResolution: 0.1 };
+    doc.cells[0]!.maxThroughput!.steps![1]!.offeredRate = 860;
+    await importResult(db, doc);
+    expect(await db.cellResult.findFirstOrThrow({ where: { runId: doc.runId, workload: "checkout" } })).toMatchObject({
+      valid: true, ranked: false, unrankedBecause: "the audit found 2 anomalies (lost-update 2)",
+    });
+  });
+
   it("stores how the knee search went, so the leaderboard can rank only knees known to 10%", async () => {
     const doc = resultDoc();
     doc.cells[0]!.maxThroughput!.knee = { stoppedBecause: "resolution-reached", firstUnsustainableRate: 860, resolution: 0.075, targetResolution: 0.1 };
+    doc.cells[0]!.maxThroughput!.steps![1]!.offeredRate = 860;
     await importResult(db, doc);
     const cells = await db.cellResult.findMany({ where: { runId: doc.runId }, orderBy: { workload: "asc" } });
     expect(cells[0]).toMatchObject({ workload: "checkout", kneeResolution: 0.075, kneeStoppedBecause: "resolution-reached" });

@@ -4,7 +4,7 @@
  * queries/s); the knee's resolution, why its search stopped, and whether the
  * leaderboard ranks the cell (a smoke test otherwise) are next to it.
  */
-import { KNEE_STOP_TEXT, rankable, type ResultDocument } from "@sfbench/core";
+import { judgeCell, KNEE_STOP_TEXT, type ResultDocument } from "@sfbench/core";
 import { fmtMs, fmtNumber, fmtPercent, fmtRateOf, fmtResolution, rateUnit } from "../shared/format.ts";
 
 export function RunResults({ doc }: { doc: ResultDocument }) {
@@ -27,7 +27,8 @@ export function RunResults({ doc }: { doc: ResultDocument }) {
         <tbody>
           {doc.cells.map((c) => {
             const mt = c.maxThroughput;
-            const rank = rankable(c);
+            // the verdict the leaderboard stored: the document's numbers judged again
+            const rank = judgeCell(c).rank;
             return (
               <tr key={`${c.workload}/${c.distribution}`} data-ranked={rank.ok ? "true" : "false"}>
                 <td>{c.workload}</td>
@@ -37,7 +38,7 @@ export function RunResults({ doc }: { doc: ResultDocument }) {
                     <td className="num">{mt ? (mt.sustainableRate === null ? "none" : fmtRateOf(mt.sustainableRate, c.workload)) : "—"}</td>
                     <td className="num" title={rank.ok ? "ranked on the leaderboard" : rank.reason}>
                       {fmtResolution(mt?.knee?.resolution)}
-                      <br /><span className={rank.ok ? "muted" : "invalid"}>{rank.ok ? "ranked" : "smoke test"}</span>
+                      <br /><span className={rank.ok ? "muted" : "invalid"}>{rank.ok ? "ranked" : rank.because === "knee" ? "smoke test" : "not ranked"}</span>
                     </td>
                     <td data-testid="knee-stop">
                       {mt?.knee ? KNEE_STOP_TEXT[mt.knee.stoppedBecause] : typeof c.parameters.kneeStoppedBecause === "string" ? c.parameters.kneeStoppedBecause : "not recorded"}

@@ -97,8 +97,9 @@ function runCell(cell: Cell, system: SeriesRef): RunCell {
 }
 
 /** Steps of the ramp in order; a step is sustainable when the analysis gave no reason against it. */
-export function rampData(mt: MaxThroughput, cell?: Pick<Cell, "workload" | "valid">): RampData {
-  const rank = rankable({ valid: cell?.valid ?? true, maxThroughput: mt });
+export function rampData(mt: MaxThroughput, cell?: Pick<Cell, "workload" | "valid" | "anomalies">): RampData {
+  // without a cell only the knee speaks (no audit was handed in, so none is held against it)
+  const rank = rankable({ valid: cell?.valid ?? true, maxThroughput: mt, anomalies: cell ? cell.anomalies : { kinds: {}, total: 0 } });
   return {
     steps: mt.steps.map((s, i) => ({
       step: i + 1,
@@ -123,7 +124,7 @@ export function rampData(mt: MaxThroughput, cell?: Pick<Cell, "workload" | "vali
           resolution: mt.knee.resolution === null ? null : round(mt.knee.resolution, 4),
           targetResolution: mt.knee.targetResolution,
           ranked: rank.ok,
-          rankNote: rank.ok ? `ranked: the knee is known to ${fmtResolution(rank.resolution)}` : `smoke test, not ranked: ${rank.reason}`,
+          rankNote: rank.ok ? `ranked: the knee is known to ${fmtResolution(rank.resolution)}` : `${rank.because === "knee" ? "smoke test, " : ""}not ranked: ${rank.reason}`,
         }
       : null,
   };

@@ -1,5 +1,4 @@
-/** The badge's number: the checkout sustainable rate of the system's latest completed run that has a ranked checkout cell (valid, knee known to 10%). */
-import { PUBLISHABLE_RESOLUTION } from "@sfbench/core";
+/** The badge's number: the checkout sustainable rate of the system's latest completed run that has a ranked checkout cell (core rankable(): valid, knee known to 10%, audited without an anomaly). */
 import type { Db } from "@sfbench/db";
 import { HEADLINE } from "../../shared/headline.ts";
 
@@ -15,8 +14,7 @@ export async function getHeadline(db: Db, slug: string): Promise<Headline | null
   const rows = await db.$queryRaw<{ rate: number | null; distribution: string; environmentKind: string; nodes: number }[]>`
     SELECT c."sustainableRate" AS rate, c.distribution::text AS distribution, r."environmentKind"::text AS "environmentKind", r.nodes
     FROM "Run" r JOIN "CellResult" c ON c."runId" = r.id
-    WHERE r."systemId" = ${system.id}::uuid AND r.status = 'completed' AND c.workload = ${HEADLINE.workload}::"Workload" AND c.valid
-      AND c."kneeResolution" <= ${PUBLISHABLE_RESOLUTION}::float8
+    WHERE r."systemId" = ${system.id}::uuid AND r.status = 'completed' AND c.workload = ${HEADLINE.workload}::"Workload" AND c.ranked
     ORDER BY r."finishedAt" DESC, array_position(${[...HEADLINE.distributions]}::text[], c.distribution::text)
     LIMIT 1`;
   return { name: system.name, result: rows[0] ?? null };

@@ -1,13 +1,13 @@
 /**
  * What the leaderboard reads, in a few indexed queries: per system and
  * environment, the latest completed run that has at least one ranked cell
- * (valid, its knee known to PUBLISHABLE_RESOLUTION or better: issue 8.5), then
+ * (core rankable() as the import judged it: valid, its knee known to
+ * PUBLISHABLE_RESOLUTION or better, audited without an anomaly), then
  * for exactly those runs their system/version, their cells' scalar columns
  * (never series or histograms) and the systems' rating aggregates. Failed and
  * interrupted runs never appear, smoke tests (quick-profile runs, knees not
  * bracketed) stay on their run pages, and invalid cells carry no numbers.
  */
-import { PUBLISHABLE_RESOLUTION } from "@sfbench/core";
 import { Prisma, type Db, type EnvironmentKind, type LocCounts } from "@sfbench/db";
 import { ratingCountsSql } from "../ratings/counted.ts";
 
@@ -17,6 +17,10 @@ export interface CellNumbers {
   valid: boolean;
   invalidReason: string | null;
   sustainableRate: number | null;
+  /** core rankable() of the cell, computed when it was imported */
+  ranked: boolean;
+  /** why not, when not ranked */
+  unrankedBecause: string | null;
   /** the knee's resolution (first unsustainable - sustainable) / sustainable; null when not bracketed or not recorded */
   kneeResolution: number | null;
   kneeStoppedBecause: string | null;
@@ -42,9 +46,9 @@ export interface RunMeta {
   profile: string;
 }
 
-/** Whether a cell's sustainable rate is ranked: valid, and its knee bracketed to PUBLISHABLE_RESOLUTION or better. */
-export function ranked(cell: Pick<CellNumbers, "valid" | "kneeResolution">): boolean {
-  return cell.valid && cell.kneeResolution !== null && cell.kneeResolution <= PUBLISHABLE_RESOLUTION;
+/** Whether a cell's sustainable rate is ranked: the one rule, core rankable(), applied when the cell was imported. */
+export function ranked(cell: Pick<CellNumbers, "ranked">): boolean {
+  return cell.ranked;
 }
 
 interface LatestRanked {
@@ -57,7 +61,7 @@ interface LatestRanked {
 }
 
 /** SQL condition: the run has a cell the leaderboard ranks (the same rule as ranked()). */
-const HAS_RANKED_CELL = Prisma.sql`EXISTS (SELECT 1 FROM "CellResult" c WHERE c."runId" = r.id AND c.valid AND c."kneeResolution" <= ${PUBLISHABLE_RESOLUTION}::float8)`;
+const HAS_RANKED_CELL = Prisma.sql`EXISTS (SELECT 1 FROM "CellResult" c WHERE c."runId" = r.id AND c.ranked)`;
 
 /** One row per (environment kind, nodes, system): its latest completed run with a ranked cell. */
 function latestRankedRuns(db: Db, filter: { kind?: EnvironmentKind; nodes?: number }): Promise<LatestRanked[]> {
@@ -119,7 +123,7 @@ export async function readLeaderboardData(db: Db, filter: { kind?: EnvironmentKi
       FROM "Run" r JOIN "System" s ON s.id = r."systemId" JOIN "TargetVersion" v ON v.id = r."targetVersionId"
       WHERE r.id = ANY(${runIds}::uuid[])`,
     db.$queryRaw<(CellNumbers & { runId: string })[]>`
-      SELECT "runId", workload::text, distribution::text, valid, "invalidReason", "sustainableRate", "kneeResolution", "kneeStoppedBecause", p50, p99, "errorRate",
+      SELECT "runId", workload::text, distribution::text, valid, "invalidReason", ranked, "unrankedBecause", "sustainableRate", "kneeResolution", "kneeStoppedBecause", p50, p99, "errorRate",
              "throughputPerCore", "anomaliesTotal"
       FROM "CellResult" WHERE "runId" = ANY(${runIds}::uuid[])`,
     db.$queryRaw<(RatingSummary & { systemId: string })[]>`

@@ -80,7 +80,8 @@ function toRow(run: RunMeta, cells: CellNumbers[], ratings: RatingSummary | unde
     environmentKind: run.environmentKind,
     nodes: run.nodes,
     finishedAt: run.finishedAt,
-    verified: run.manifestKnown && cells.length > 0 && cells.every((c) => c.valid),
+    // verified: the suite passed, every cell is valid and its audit found nothing wrong
+    verified: run.manifestKnown && cells.length > 0 && cells.every((c) => c.valid && c.anomaliesTotal === 0),
     profile: run.profile,
     rates,
     resolutions,
@@ -101,6 +102,7 @@ function smokeReason(cell: CellNumbers): string {
   const res = cell.kneeResolution === null ? "not bracketed" : `known to ${Math.round(cell.kneeResolution * 100)}%`;
   return `smoke test, not ranked: the knee is ${res} (ranked: ${Math.round(PUBLISHABLE_RESOLUTION * 100)}% or better); ${why}`;
 }
+  if (cell.kneeResolution !== null && cell.kneeResolution <= PUBLISHABLE_RESOLUTION) return `not ranked: ${cell.unrankedBecause ?? "see the run page"}`;
 
 function sortValue(row: LeaderboardRow, key: SortKey): number | string | null {
   switch (key) {
