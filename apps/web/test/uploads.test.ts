@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { uploadFile } from "../src/client/upload-file.ts";
 import { handleUpload } from "../src/server/uploads/http.ts";
 import { checkImageArchive, IMAGE_METADATA, normalizeReference } from "../src/server/uploads/image-archive.ts";
 import type { UploadSettings } from "../src/server/uploads/limits.ts";
@@ -154,5 +155,18 @@ describe("a submission with an image archive", () => {
     const { targetVersion } = await t.db.run.findUniqueOrThrow({ where: { id: runId }, include: { targetVersion: true } });
     expect(targetVersion.declaredLoc).toEqual({ go: { app: 10, gateway: 2 } });
     expect(targetVersion.loc).toBeNull();
+  });
+});
+
+describe("the submit form's upload", () => {
+  const viaHandler = (cookie: string) => ((url: string, init: RequestInit) =>
+    handleUpload(new Request(`${ORIGIN}${url}`, { ...init, headers: { ...(init.headers as Record<string, string>), cookie, origin: ORIGIN } }), url.split("/").pop()!, { db: t.db, settings })) as typeof fetch;
+
+  it("sends the file with the session cookie and answers the upload's id, or the refusal under its form field", async () => {
+    const { cookie } = await browser(t.db, "form-uploader@example.com");
+    const ok = await uploadFile("image-archive", new Blob([readFileSync(image.oci)]), viaHandler(cookie));
+    expect(ok).toMatchObject({ ok: true });
+    const refused = await uploadFile("image-archive", new Blob(["not a tar at all".repeat(64)]), viaHandler(cookie));
+    expect(refused).toMatchObject({ ok: false, field: "imageArchive", message: expect.stringMatching(/^image-archive: not a tar archive/) });
   });
 });

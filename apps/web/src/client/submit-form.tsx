@@ -2,7 +2,9 @@
 /**
  * The submission form. target.json is read in the browser and validated with
  * the same schema as on the server (shared/submit.ts); errors appear next to
- * their field, whether the browser or the server found them.
+ * their field, whether the browser or the server found them. The image
+ * archive and the source files are uploaded first (upload-file.ts), then the
+ * submission names the uploads.
  */
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
@@ -10,6 +12,7 @@ import { useState, type ChangeEvent, type FormEvent } from "react";
 import { buildManifest, DEFAULT_PROFILE, ENVIRONMENT_KINDS, formFieldsOf, PROFILES, SMOKE_PROFILES, SubmitInput } from "../shared/submit.ts";
 import { Field, FieldErrorText } from "./field.tsx";
 import { fieldsOf, messageOf, useTRPC } from "./trpc.ts";
+import { uploadFile, type FormUploadKind } from "./upload-file.ts";
 
 type Text = "name" | "system" | "version" | "image" | "repository" | "loc";
 const EMPTY: Record<Text, string> = { name: "", system: "", version: "", image: "", repository: "", loc: "" };
@@ -23,6 +26,8 @@ export function SubmitForm() {
   const [nodes, setNodes] = useState("1");
   const [profile, setProfile] = useState<(typeof PROFILES)[number]>(DEFAULT_PROFILE);
   const [local, setLocal] = useState<Record<string, string[]>>({});
+  const [files, setFiles] = useState<Partial<Record<FormUploadKind, File>>>({});
+  const [uploading, setUploading] = useState(false);
   const submit = useMutation(trpc.submissions.submit.mutationOptions({ onSuccess: (r) => router.push(`/runs/${r.runId}`) }));
   const errors = { ...fieldsOf(submit.error), ...local };
 
@@ -52,7 +57,29 @@ export function SubmitForm() {
       if (!built.ok) Object.assign(found, built.fields);
     }
     setLocal(found);
-    if (Object.keys(found).length === 0) submit.mutate(input);
+    if (Object.keys(found).length === 0) void uploadThenSubmit(input);
+  };
+
+  const uploadThenSubmit = async (input: SubmitInput) => {
+    setUploading(true);
+    try {
+      const ids: Record<string, string> = {};
+      const refused: Record<string, string[]> = {};
+      for (const [kind, file] of Object.entries(files) as [FormUploadKind, File][]) {
+        const r = await uploadFile(kind, file);
+        if (r.ok) ids[kind === "image-archive" ? "imageArchive" : "sourceArchive"] = r.id;
+        else refused[r.field] = [r.message];
+      }
+      setLocal(refused);
+      if (Object.keys(refused).length === 0) submit.mutate({ ...input, ...ids });
+    } finally {
+      setUploading(false);
+    }
+  };
+
+  const pick = (kind: FormUploadKind) => (e: ChangeEvent<HTMLInputElement>) => {
+    const file = e.target.files?.[0];
+    setFiles(({ [kind]: _dropped, ...rest }) => (file ? { ...rest, [kind]: file } : rest));
   };
 
   const text = (field: Text, label: string, hint?: string, placeholder?: string) => (
@@ -72,7 +99,13 @@ export function SubmitForm() {
       {text("version", "Version", "of your implementation, a semantic version", "0.1.0")}
       {text("image", "Image", "the OCI image the cluster provider deploys (optional)", "ghcr.io/you/my-system:0.1.0")}
       {text("repository", "Repository URL", "where the source lives (optional)", "https://github.com/you/my-system")}
-      <Field name="loc" label="Lines of code" hint={<>JSON per language, application and gateway code counted apart: <code>{'{"typescript": {"app": 812, "gateway": 140}}'}</code> (optional)</>} errors={errors.loc}>
+      <Field name="imageArchive" label="Image archive" hint={<>Your image as a tar, no registry needed: <code>podman save -o image.tar {values.image || "<image>"}</code> (docker-archive or oci-archive; it must hold the image above). Optional.</>} errors={errors.imageArchive}>
+        <input id="imageArchive" name="imageArchive" type="file" accept=".tar,application/x-tar" onChange={pick("image-archive")} aria-invalid={Boolean(errors.imageArchive)} />
+      </Field>
+      <Field name="sourceArchive" label="Source files" hint={<>A tar or tar.gz of the files target.json&apos;s <code>loc</code> globs select, named relative to target.json: sfbench counts the lines of code from them (<code>sfbench submit</code> packs and sends them for you).</>} errors={errors.sourceArchive}>
+        <input id="sourceArchive" name="sourceArchive" type="file" accept=".tar,.tgz,.gz,application/x-tar,application/gzip" onChange={pick("source-archive")} aria-invalid={Boolean(errors.sourceArchive)} />
+      </Field>
+      <Field name="loc" label="Declared lines of code" hint={<>Your own count, shown only as declared (sfbench counts from the source files): JSON per language, application and gateway code apart, <code>{'{"typescript": {"app": 812, "gateway": 140}}'}</code> (optional)</>} errors={errors.loc}>
         <textarea id="loc" name="loc" rows={3} value={values.loc} onChange={set("loc")} aria-invalid={Boolean(errors.loc)} />
       </Field>
       <div className="row">
@@ -94,7 +127,7 @@ export function SubmitForm() {
         <p className="form-error" role="alert">{messageOf(submit.error)}</p>
       ) : null}
       <FieldErrorText name="input" errors={errors.input} />
-      <button type="submit" disabled={submit.isPending}>Submit for benchmarking</button>
+      <button type="submit" disabled={submit.isPending || uploading}>{uploading ? "Uploading…" : "Submit for benchmarking"}</button>
     </form>
   );
 }
