@@ -17,11 +17,12 @@ import { results } from "./commands/results.ts";
 import { services } from "./commands/services.ts";
 import { target } from "./commands/target.ts";
 import { run } from "./commands/run.ts";
+import { image } from "./commands/image.ts";
 import { verify } from "./commands/verify.ts";
 import { mainHelp } from "./usage.ts";
 
 
-const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = { services, target, verify, run, manifest, results, loc, login, submit, status };
+const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = { services, target, image, verify, run, manifest, results, loc, login, submit, status };
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;

@@ -18,6 +18,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   "sfbench target down": { summary: "stop a bundled target", example: "sfbench target down node-postgres" },
   "sfbench target list": { summary: "the bundled targets and whether they run", example: "sfbench target list" },
   "sfbench target build": { summary: "compile what bundled targets need (cached under .sfbench/build)", example: "sfbench target build protoactor-go" },
+  "sfbench image build": { summary: "build bundled targets' OCI images offline with podman, on local base images (cached)", example: "sfbench image build node-postgres" },
   "sfbench verify": { summary: "run the conformance suite against a target", example: "sfbench verify --url http://127.0.0.1:8080" },
   "sfbench run": { summary: "verify, then measure a target and print the summary table", example: "sfbench run --target node-postgres --workload checkout --profile quick" },
   "sfbench manifest check": { summary: "validate a target.json with the portal's schema", example: "sfbench manifest check target.json" },
@@ -37,6 +38,7 @@ export const GROUPS: Record<string, string[]> = {
   services: ["up", "down", "status"],
   target: ["up", "down", "list", "build"],
   manifest: ["check"],
+  image: ["build"],
 };
 
 export const isHelpFlag = (arg: string | undefined) => arg === "--help" || arg === "-h";

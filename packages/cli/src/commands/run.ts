@@ -1,15 +1,20 @@
 /**
- * sfbench run (--target NAME | --url URL) [--workload ...] [--distribution ...] [--profile ...]:
+ * sfbench run (--target NAME | --url URL | --image REF (--manifest FILE | --target NAME)) [--workload ...] [--distribution ...] [--profile ...]:
  * verify first (a failing target gets no numbers), then the experiments, with
- * live progress and a summary table; one result document per run.
+ * live progress and a summary table; one result document per run. With
+ * --image the target runs from its OCI image in a podman container
+ * (@sfbench/provider-container) with the machine class's CPU quota and memory.
  */
+import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { cellsOf, DISTRIBUTION_CHOICES, EXPERIMENTS, manifestDigest, microOf, nodeSupport, parametersOfChoice, PROFILES, WORKLOAD_CHOICES, type Profile, type ProgressEvent, type ResultDocument } from "@sfbench/core";
 import { formatFailure, runConformance } from "@sfbench/conformance";
+import { containerTargetControl, parseMachineClass, requireImage, startContainerTarget, teardownRun, type ContainerTargetControl } from "@sfbench/provider-container";
 import { findTarget, localTargetControl, nodeLogs, startTarget, stopTarget, storageFingerprint, type LocalTargetControl, type StartedTarget } from "@sfbench/provider-local";
 import { k6Path, kafkaBrokers, paths, status, up } from "@sfbench/services";
 import { aliveCheck, failedRunDocument, measuredNodeCount, runBenchmark, writeResult, type MeasuredNodeCount } from "@sfbench/workloads";
 import { intFlag, oneOf, parseFlags, UsageError, urlFlag } from "../args.ts";
+import { readManifest } from "../manifest-file.ts";
 import { note } from "../progress.ts";
 import { LiveLine } from "../live.ts";
 import { summaryTable } from "../summary.ts";
@@ -17,6 +22,10 @@ import { summaryTable } from "../summary.ts";
 export const runFlags = {
   target: { type: "string", value: "NAME", help: "a bundled target: started fresh, measured, stopped" },
   url: { type: "string", value: "URL", help: "a running target (no cost figures: its processes are unknown)" },
+  image: { type: "string", value: "REF", help: "run the target from this OCI image in a podman container (sfbench image build; manifest from --manifest or --target)" },
+  manifest: { type: "string", value: "FILE", help: "the target.json of the --image (default: --target's)" },
+  cpus: { type: "string", value: "N", help: "with --image: the container's CPU quota in cores (default: the target's half of the cores)" },
+  memory: { type: "string", value: "BYTES", help: "with --image: the container's memory limit, e.g. 4g (default: a quarter of the machine's)" },
   workload: { type: "string", value: WORKLOAD_CHOICES.join("|"), help: "default all" },
   distribution: { type: "string", value: DISTRIBUTION_CHOICES.join("|"), help: "default both" },
   profile: { type: "string", value: PROFILES.join("|"), help: "default quick" },
@@ -32,7 +41,16 @@ export async function run(argv: string[]): Promise<number> {
   const cmd = "sfbench run";
   const { values } = parseFlags(cmd, argv, runFlags);
   const url = urlFlag(cmd, "url", values.url);
-  if (!url === !values.target) throw new UsageError(`${cmd}: give exactly one of --url URL or --target NAME`);
+  if (!url === !(values.target || values.image)) throw new UsageError(`${cmd}: give exactly one of --url URL, --target NAME or --image REF`);
+  if (values.image && !values.manifest === !values.target) throw new UsageError(`${cmd}: --image needs exactly one of --manifest FILE or --target NAME (the target's manifest)`);
+  if (!values.image && (values.manifest || values.cpus || values.memory)) throw new UsageError(`${cmd}: --manifest, --cpus and --memory go with --image REF`);
+  if (values.image && values.nodes) throw new UsageError(`${cmd}: --nodes: a target from an image runs as one container`);
+  let machine;
+  try {
+    machine = values.image ? parseMachineClass(values.cpus, values.memory) : undefined;
+  } catch (e) {
+    throw new UsageError(`${cmd}: ${(e as Error).message}`);
+  }
   const workload = oneOf(cmd, "--workload", values.workload, WORKLOAD_CHOICES) ?? "all";
   const distribution = oneOf(cmd, "--distribution", values.distribution, DISTRIBUTION_CHOICES) ?? "both";
   const profile: Profile = oneOf(cmd, "--profile", values.profile, PROFILES) ?? "quick";
@@ -48,7 +66,9 @@ export async function run(argv: string[]): Promise<number> {
   /** One run: start the target (with `nodes` processes when given), verify, measure, stop. */
   const once = async (nodes: number | undefined, scalability?: { measured: MeasuredNodeCount[]; routing: "balancer" | "self" }): Promise<{ code: number; doc?: ResultDocument }> => {
     let started: StartedTarget | undefined;
-    let control: LocalTargetControl | undefined;
+    let control: LocalTargetControl | ContainerTargetControl | undefined;
+    // a container target is keyed by the run's id: the document, its raw data and its containers share it
+    let containerRun: string | undefined;
     let target: ResultDocument["target"];
     let baseUrl: string;
     let pids: () => number[] = () => [];
@@ -58,7 +78,25 @@ export async function run(argv: string[]): Promise<number> {
     // the micro routes: what the manifest declares; a target given by URL is asked
     let microDeclared = false;
     let auditReadsPerSecond: number | undefined;
-    if (values.target) {
+    if (values.image) {
+      const manifest = values.manifest ? readManifest(cmd, values.manifest).manifest : findTarget(values.target!).manifest;
+      target = { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: manifestDigest(manifest) };
+      await requireImage(values.image);
+      const tracing = manifest.tracing && !values["no-trace"] && (await kafkaUp());
+      const runId = randomUUID();
+      containerRun = runId;
+      const c = await startContainerTarget({ runId, image: values.image, manifest, machine: machine!, trace: tracing, onProgress: note });
+      const cc = await containerTargetControl(c, manifest, { onProgress: note });
+      control = cc;
+      baseUrl = c.url;
+      note(`${manifest.name} is up at ${baseUrl} from ${values.image} (${machine!.cpus} CPU, ${Math.round(machine!.memoryBytes / 2 ** 20)} MiB)${tracing ? " (tracing: span lines from the container's output, shipped through Kafka)" : ""}`);
+      if (tracing) trace = { logFile: c.nodes[0]!.log, logFiles: () => cc.logs(), brokers: kafkaBrokers() };
+      pids = () => cc.pids();
+      storage = storageFingerprint(c);
+      microDeclared = manifest.micro === true;
+      auditReadsPerSecond = manifest.audit?.readsPerSecond;
+      systemVersion = [`${manifest.system} ${manifest.version}`, `image ${values.image} (${machine!.name})`, ...(c.postgres ? [`PostgreSQL ${c.postgres.settings.version}`] : [])].join("; ");
+    } else if (values.target) {
       const { manifest } = findTarget(values.target);
       target = { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: manifestDigest(manifest) };
       const tracing = manifest.tracing && !values["no-trace"] && (await kafkaUp());
@@ -126,6 +164,7 @@ export async function run(argv: string[]): Promise<number> {
         storage,
         trace,
         ...(nodes !== undefined ? { nodes } : {}),
+        ...(containerRun ? { runId: containerRun } : {}),
         ...(scalability ? { scalability } : {}),
         onProgress: (e: ProgressEvent) => live.update(e),
       });
@@ -138,6 +177,7 @@ export async function run(argv: string[]): Promise<number> {
       return { code: 0, doc: outcome.doc };
     } finally {
       if (started) await stopTarget(values.target!);
+      if (containerRun) await teardownRun(containerRun, { logsTo: join(paths.home, "runs", containerRun) });
     }
   };
 

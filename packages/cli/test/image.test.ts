@@ -1,0 +1,28 @@
+/**
+ * The command line of the container provider: `sfbench image build` and
+ * `sfbench run --image` refuse what they cannot do with exit 2 and a message
+ * naming the flag, before anything is built or started. (Building and
+ * running on real podman: packages/provider-container's tests.)
+ */
+import { describe, expect, it } from "vitest";
+import { sfbench } from "./helpers.ts";
+
+describe("sfbench image and run --image usage", () => {
+  it.each([
+    [["image", "build"], /sfbench image build: missing <name\.\.\.>; bundled targets: .*node-postgres/],
+    [["image", "build", "nope"], /sfbench image build: unknown target nope; bundled targets: .*node-postgres/],
+    [["image", "push"], /sfbench image: unknown subcommand "push"; allowed: build/],
+    [["run", "--image", "localhost/x:1"], /--image needs exactly one of --manifest FILE or --target NAME/],
+    [["run", "--image", "localhost/x:1", "--target", "node-postgres", "--manifest", "t.json"], /--image needs exactly one of --manifest FILE or --target NAME/],
+    [["run", "--image", "localhost/x:1", "--url", "http://127.0.0.1:1"], /give exactly one of --url URL, --target NAME or --image REF/],
+    [["run", "--target", "node-postgres", "--cpus", "1"], /--manifest, --cpus and --memory go with --image REF/],
+    [["run", "--image", "localhost/x:1", "--target", "node-postgres", "--nodes", "2"], /--nodes: a target from an image runs as one container/],
+    [["run", "--image", "localhost/x:1", "--target", "node-postgres", "--cpus", "0"], /--cpus: 0 is not a CPU quota/],
+    [["run", "--image", "localhost/x:1", "--target", "node-postgres", "--memory", "lots"], /--memory: lots is not a memory limit/],
+  ])("sfbench %j exits 2 with a one-line message", async (args, message) => {
+    const r = await sfbench(args);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr.trim()).toMatch(message);
+  });
+});

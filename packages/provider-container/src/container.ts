@@ -1,0 +1,312 @@
+/**
+ * A target run from its image: each node one podman container with the run's
+ * machine class (CPU quota, memory limit), keyed by the run id.
+ *
+ * Networking: the host's (--network=host). The container listens on a
+ * loopback port of the host as a local target does, and reaches the services
+ * it declares (its own PostgreSQL, the shared Redis and Kafka) at the same
+ * 127.0.0.1 addresses: no NAT or user-space proxy sits in the measured path,
+ * which slirp4netns would add.
+ *
+ * Output: the container runs attached to a detached `podman run` whose stdout
+ * and stderr go to the node's log file, so span lines reach the trace shipper
+ * byte for byte as a local target's do. State lives in
+ * .sfbench/containers/<runId>/state.json, so teardown from another process
+ * (the worker's sweep) finds everything; every container carries the label
+ * org.sfbench.run=<runId>.
+ */
+import { spawn } from "node:child_process";
+import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { TargetManifest } from "@sfbench/core";
+import { isAlive, TargetError } from "@sfbench/provider-local";
+import { DURABLE, kafkaBrokers, paths, redisUrl, SCRATCH, startPostgresInstance, stopPostgresInstance, up, type PostgresReportedSettings, type ServiceName } from "@sfbench/services";
+import { z } from "zod";
+import { MachineClass } from "./machine.ts";
+import { podman, podmanEnv } from "./podman.ts";
+
+export const RUN_LABEL = "org.sfbench.run";
+
+const ContainerNode = z.strictObject({
+  index: z.number().int().nonnegative(),
+  /** the container's name: sfbench-<runId>-node-<index> */
+  container: z.string(),
+  port: z.number().int().positive(),
+  url: z.string(),
+  log: z.string(),
+  /** the host directory mounted at /data (SFBENCH_DATA_DIR), kept across restarts */
+  dataDir: z.string(),
+  /** the attached `podman run` client: it exits with the container's code */
+  clientPid: z.number().int(),
+  startedAt: z.string(),
+});
+export type ContainerNode = z.infer<typeof ContainerNode>;
+
+const TargetPostgres = z.strictObject({
+  pid: z.number().int(),
+  port: z.number().int(),
+  url: z.string(),
+  dir: z.string(),
+  settings: z.custom<PostgresReportedSettings>(),
+});
+
+export const ContainerTarget = z.strictObject({
+  runId: z.string().min(1),
+  name: z.string(),
+  image: z.string(),
+  machine: MachineClass,
+  port: z.number().int().positive(),
+  url: z.string(),
+  trace: z.boolean(),
+  postgres: TargetPostgres.optional(),
+  nodes: z.array(ContainerNode),
+  /** nodes killed on purpose and not started again */
+  killed: z.array(z.number().int()).default([]),
+  startedAt: z.string(),
+});
+export type ContainerTarget = z.infer<typeof ContainerTarget>;
+
+export const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
+export const containersHome = () => join(paths.home, "containers");
+export const runDir = (runId: string) => {
+  if (!RUN_ID.test(runId)) throw new TargetError(`run id: ${JSON.stringify(runId)} is not one (letters, digits, ., _ and -)`);
+  return join(containersHome(), runId);
+};
+const stateFile = (runId: string) => join(runDir(runId), "state.json");
+
+export function readContainerState(runId: string): ContainerTarget | undefined {
+  const file = stateFile(runId);
+  if (!existsSync(file)) return undefined;
+  return ContainerTarget.parse(JSON.parse(readFileSync(file, "utf8")));
+}
+
+export function writeContainerState(state: ContainerTarget): void {
+  mkdirSync(runDir(state.runId), { recursive: true });
+  writeFileSync(stateFile(state.runId), JSON.stringify(state, null, 2));
+}
+
+export interface ContainerStartOptions {
+  /** keys the containers, their data and teardown */
+  runId: string;
+  /** an image in the project's podman storage (built by buildTargetImage or loaded with loadImageArchive) */
+  image: string;
+  manifest: TargetManifest;
+  machine: MachineClass;
+  /** the host loopback port the target listens on (default the manifest's) */
+  port?: number;
+  /** SFBENCH_TRACE=1: span lines to stdout, hence to the node's log */
+  trace?: boolean;
+  onProgress?: (message: string) => void;
+}
+
+/** What every node's container gets from the services the manifest declares. */
+function serviceEnv(manifest: TargetManifest, state: Pick<ContainerTarget, "trace" | "postgres">): Record<string, string> {
+  const services = manifest.services;
+  return {
+    ...manifest.local?.env,
+    HOST: "127.0.0.1",
+    SFBENCH_TRACE: state.trace ? "1" : "0",
+    SFBENCH_DATA_DIR: "/data",
+    ...(state.postgres ? { DATABASE_URL: state.postgres.url } : {}),
+    ...(services.includes("redis") ? { REDIS_URL: redisUrl() } : {}),
+    ...(services.includes("kafka") ? { KAFKA_BROKERS: kafkaBrokers().join(",") } : {}),
+  };
+}
+
+export const containerName = (runId: string, index: number) => `sfbench-${runId}-node-${index}`;
+
+/** A started node: how its attached client ended, once it has. */
+export interface LaunchedNode {
+  node: ContainerNode;
+  exited(): string | undefined;
+}
+
+/**
+ * Runs node `index`'s container (removing a stopped one of the same name
+ * first: a restart), its output appended to its log.
+ */
+export async function launchNode(state: ContainerTarget, manifest: TargetManifest, index: number, port: number, opts: { truncateLog: boolean; cpus?: string; onProgress?: (m: string) => void }): Promise<LaunchedNode> {
+  const name = containerName(state.runId, index);
+  await podman(["rm", "--force", "--ignore", name]);
+  const dir = runDir(state.runId);
+  const dataDir = join(dir, `node-${index}`, "data");
+  mkdirSync(dataDir, { recursive: true });
+  const log = join(dir, `node-${index}.log`);
+  const env = { ...serviceEnv(manifest, state), PORT: String(port) };
+  const { machine } = state;
+  const args = [
+    "run",
+    "--name",
+    name,
+    "--label",
+    `${RUN_LABEL}=${state.runId}`,
+    "--network=host",
+    `--cpus=${machine.cpus}`,
+    `--memory=${machine.memoryBytes}`,
+    // no swap beyond the limit: the class's memory is the node's memory
+    `--memory-swap=${machine.memoryBytes}`,
+    // the run's core split: a restarted container stays on the target's cores
+    ...(opts.cpus ? [`--cpuset-cpus=${opts.cpus}`] : []),
+    // :U gives the mount to the image's user (the bundled images run as `node`)
+    "--volume",
+    `${dataDir}:/data:U`,
+    ...Object.entries(env).flatMap(([k, v]) => ["--env", `${k}=${v}`]),
+    state.image,
+  ];
+  const fd = openSync(log, opts.truncateLog ? "w" : "a");
+  opts.onProgress?.(`starting ${name} from ${state.image} (${machine.cpus} CPU, ${Math.round(machine.memoryBytes / 2 ** 20)} MiB, host network, port ${port})`);
+  const child = spawn("podman", args, { env: podmanEnv(), detached: true, stdio: ["ignore", fd, fd] });
+  closeSync(fd);
+  let exited: string | undefined;
+  child.on("exit", (code, signal) => (exited = code !== null ? `code ${code}` : `signal ${signal}`));
+  child.on("error", (e) => (exited = `an error: ${e.message}`));
+  if (!child.pid) throw new TargetError(`could not run podman for ${name}`);
+  child.unref();
+  const node: ContainerNode = { index, container: name, port, url: `http://127.0.0.1:${port}`, log, dataDir, clientPid: child.pid, startedAt: new Date().toISOString() };
+  return { node, exited: () => exited };
+}
+
+/** The last lines of a log, for an error message. */
+export function tail(file: string, lines = 15): string {
+  try {
+    return readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+  } catch {
+    return "(no log)";
+  }
+}
+
+/** Waits until `url` answers 200, failing early when the container's client exited. */
+export async function waitHealthy(url: string, exited: () => string | undefined, timeoutMs: number, log: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = "no answer";
+  while (Date.now() < deadline) {
+    const how = exited();
+    if (how !== undefined) throw new TargetError(`the container exited with ${how} during startup; last log lines:\n${tail(log)}`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      if (res.status === 200) return;
+      last = `answered ${res.status}`;
+    } catch (e) {
+      last = (e as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new TargetError(`the container was not healthy within ${timeoutMs / 1000} s (${url}: ${last}); last log lines:\n${tail(log)}`);
+}
+
+export const postgresDir = (runId: string) => join(runDir(runId), "postgres");
+
+/** The target's own PostgreSQL on the host (durable settings when the manifest promises durability), as local targets get. */
+export async function startRunPostgres(runId: string, manifest: TargetManifest, opts: { keepData?: boolean; cpus?: string; onProgress?: (m: string) => void }): Promise<ContainerTarget["postgres"]> {
+  const durable = manifest.guarantees.durability === "durable";
+  const pgi = await startPostgresInstance({
+    dir: postgresDir(runId),
+    settings: durable ? DURABLE : SCRATCH,
+    database: "target",
+    keepData: opts.keepData,
+    ...(opts.cpus ? { cpus: opts.cpus } : {}),
+    onProgress: (m) => opts.onProgress?.(`postgres (${durable ? "durable" : "scratch"}, the run's own): ${m}`),
+  });
+  return { pid: pgi.pid, port: pgi.port, url: pgi.url, dir: pgi.dir, settings: pgi.settings };
+}
+
+/** A started container target; `exited` says how node 0's container ended (undefined while it runs). */
+export interface StartedContainerTarget extends ContainerTarget {
+  exited(): string | undefined;
+}
+
+/**
+ * Starts a target from its image: the shared services it declares, its own
+ * PostgreSQL, then node 0's container; resolves once its health route answers
+ * 200 within local.startupTimeoutSeconds. On any failure everything started
+ * is torn down before the error is thrown.
+ */
+export async function startContainerTarget(opts: ContainerStartOptions): Promise<StartedContainerTarget> {
+  const { runId, manifest } = opts;
+  if (readContainerState(runId)) throw new TargetError(`run ${runId} already has a container target; tear it down first (teardownRun)`);
+  const port = opts.port ?? manifest.port;
+  const state: ContainerTarget = {
+    runId,
+    name: manifest.name,
+    image: opts.image,
+    machine: opts.machine,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    trace: opts.trace ?? false,
+    nodes: [],
+    killed: [],
+    startedAt: new Date().toISOString(),
+  };
+  rmSync(runDir(runId), { recursive: true, force: true });
+  writeContainerState(state);
+  try {
+    const shared = manifest.services.filter((s) => s !== "postgres") as ServiceName[];
+    if (shared.length) {
+      opts.onProgress?.(`starting services: ${shared.join(", ")}`);
+      await up(shared, { onProgress: (s, m) => opts.onProgress?.(`${s}: ${m}`) });
+    }
+    if (manifest.services.includes("postgres")) {
+      state.postgres = await startRunPostgres(runId, manifest, { onProgress: opts.onProgress });
+      writeContainerState(state);
+    }
+    const launched = await launchNode(state, manifest, 0, port, { truncateLog: true, onProgress: opts.onProgress });
+    state.nodes = [launched.node];
+    writeContainerState(state);
+    const timeoutMs = (manifest.local?.startupTimeoutSeconds ?? DEFAULT_STARTUP_SECONDS) * 1000;
+    await waitHealthy(state.url + manifest.health, launched.exited, timeoutMs, launched.node.log);
+    return { ...state, exited: launched.exited };
+  } catch (e) {
+    await teardownRun(runId);
+    throw e;
+  }
+}
+
+/** Startup allowance of a manifest without a local section (a submitted image): what core's nodeSupport assumes for restarts. */
+const DEFAULT_STARTUP_SECONDS = 60;
+
+/** The host pid of a running container's first process, undefined when it does not run. */
+export async function containerPid(name: string): Promise<number | undefined> {
+  try {
+    const pid = Number((await podman(["inspect", "--format", "{{.State.Pid}}", name])).stdout.trim());
+    return pid > 0 && isAlive(pid) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every container of the project's podman storage labelled with `runId` (or with any run id). */
+export async function runContainers(runId?: string): Promise<string[]> {
+  const { stdout } = await podman(["ps", "--all", "--filter", `label=${RUN_LABEL}${runId ? `=${runId}` : ""}`, "--format", "{{.Names}}"]);
+  return stdout.split("\n").filter(Boolean);
+}
+
+/**
+ * Removes a run's containers (killed at once), stops its PostgreSQL and
+ * deletes its directory; `logsTo`: each node's log is copied there first
+ * (the run's raw data keeps what the target printed). Idempotent: a run
+ * already torn down, or never started, is fine.
+ */
+export async function teardownRun(runId: string, opts: { logsTo?: string } = {}): Promise<void> {
+  const names = await runContainers(runId).catch(() => [] as string[]);
+  if (names.length) await podman(["rm", "--force", "--time", "0", ...names]);
+  await stopPostgresInstance(postgresDir(runId));
+  const dir = runDir(runId);
+  if (!existsSync(dir)) return;
+  if (opts.logsTo) {
+    mkdirSync(opts.logsTo, { recursive: true });
+    for (const entry of readdirSync(dir)) if (entry.endsWith(".log")) copyFileSync(join(dir, entry), join(opts.logsTo, `container-${entry}`));
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Tears down every run that left containers or state behind (a worker's start-up sweep after a crash). */
+export async function sweepContainerRuns(): Promise<string[]> {
+  const ids = new Set<string>();
+  if (existsSync(containersHome())) for (const e of readdirSync(containersHome())) if (existsSync(join(containersHome(), e, "state.json"))) ids.add(e);
+  for (const name of await runContainers().catch(() => [] as string[])) {
+    const id = /^sfbench-(.+)-node-\d+$/.exec(name)?.[1];
+    if (id) ids.add(id);
+  }
+  for (const id of ids) await teardownRun(id);
+  return [...ids];
+}

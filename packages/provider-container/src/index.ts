@@ -1,0 +1,20 @@
+export { ensurePodman, podman, podmanEnv, podmanHome, PodmanError, PODMAN_PACKAGES, CONTAINER_ULIMITS } from "./podman.ts";
+export { ensureBaseImages, imageExists, DEBIAN_BASE, NODE_BASE, LOCAL_BASES } from "./bases.ts";
+export { buildTargetImage, localImageRef, type BuiltImage } from "./image.ts";
+export { loadImageArchive, requireImage } from "./archive.ts";
+export { MachineClass, defaultMachineClass, parseMachineClass } from "./machine.ts";
+export {
+  ContainerTarget,
+  containerName,
+  readContainerState,
+  runContainers,
+  startContainerTarget,
+  sweepContainerRuns,
+  teardownRun,
+  RUN_LABEL,
+  type ContainerNode,
+  type ContainerStartOptions,
+  type StartedContainerTarget,
+} from "./container.ts";
+export { containerTargetControl, type ContainerTargetControl } from "./control.ts";
+export { cgroupCpuSeconds } from "./cgroup.ts";

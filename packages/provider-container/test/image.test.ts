@@ -1,0 +1,59 @@
+/**
+ * Images on real podman, with a one-file fixture target (its context is its
+ * own folder, so nothing else in the checkout changes its digest): built
+ * offline on the local Node base, cached by its context's digest, rebuilt
+ * when forced, saved to an archive and loaded back as an upload would be;
+ * started as a container that runs as the image's user with /data writable.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { findTarget } from "@sfbench/provider-local";
+import { loadImageArchive, requireImage } from "../src/archive.ts";
+import { imageExists } from "../src/bases.ts";
+import { runContainers, startContainerTarget, teardownRun } from "../src/container.ts";
+import { buildTargetImage } from "../src/image.ts";
+import { podman } from "../src/podman.ts";
+
+const targetsRoot = fileURLToPath(new URL("./fixtures", import.meta.url));
+const runId = `test-${randomUUID().slice(0, 8)}`;
+const dir = mkdtempSync(join(tmpdir(), "sfbench-image-"));
+
+afterAll(async () => {
+  await teardownRun(runId);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("a target's image", () => {
+  it("is built offline, cached by its context, rebuilt when forced, and survives a save and load", async () => {
+    const first = await buildTargetImage("hello", { targetsRoot });
+    expect(first.ref).toBe("localhost/sfbench/hello:0.0.1");
+    const again = await buildTargetImage("hello", { targetsRoot });
+    expect(again).toEqual({ ...first, built: false });
+    const forced = await buildTargetImage("hello", { targetsRoot, force: true });
+    expect(forced).toMatchObject({ built: true, digest: first.digest });
+
+    const archive = join(dir, "hello.tar");
+    await podman(["save", "--output", archive, first.ref]);
+    await podman(["rmi", "--force", first.ref]);
+    expect(await imageExists(first.ref)).toBe(false);
+    await expect(requireImage(first.ref)).rejects.toThrow(/is not in sfbench's podman storage.*sfbench image build/);
+    expect(await loadImageArchive(archive)).toContain(first.ref);
+    await requireImage(first.ref);
+  });
+
+  it("runs as the image's user on a loopback port, with /data its own, and leaves nothing after teardown", async () => {
+    const { manifest } = findTarget("hello", targetsRoot);
+    const image = (await buildTargetImage("hello", { targetsRoot })).ref;
+    const started = await startContainerTarget({ runId, image, manifest, machine: { name: "test", cpus: 0.5, memoryBytes: 256 * 2 ** 20 } });
+    expect(started.url).toBe("http://127.0.0.1:19110");
+    expect(await (await fetch(started.url)).json()).toEqual({ uid: 1000, host: "127.0.0.1" });
+    expect(await runContainers(runId)).toEqual([`sfbench-${runId}-node-0`]);
+    await teardownRun(runId);
+    expect(await runContainers(runId)).toEqual([]);
+    await expect(fetch(started.url)).rejects.toThrow();
+  });
+});
