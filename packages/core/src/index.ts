@@ -6,3 +6,7 @@ export * from "./contract.ts";
 export * from "./micro.ts";
 export * from "./resilience.ts";
 export * from "./verdict.ts";
+export * from "./stats.ts";
+export * from "./trial.ts";
+export * from "./campaign.ts";
+export * from "./campaign-stats.ts";

@@ -11,6 +11,7 @@ import { z } from "zod";
 import { Distribution, EnvironmentKind, Profile, Workload } from "./contract.ts";
 import { MicroResult } from "./micro.ts";
 import { FaultResult, ResilienceResults, ScaleUpResult } from "./resilience.ts";
+import { Noise, TrialTag } from "./trial.ts";
 
 /**
  * The version written now. 2 added `micro` (the microbenchmarks), `resilience`
@@ -310,6 +311,10 @@ export const ResultDocument = z
     /** run-level resilience results (version 2): recovery time vs state size, max throughput per node count, experiments the target cannot do */
     resilience: ResilienceResults.optional(),
     rawData: z.strictObject({ dir: z.string().min(1), files: z.array(z.string().min(1)) }),
+    /** the trial of a campaign this run was (sfbench run --trials, sfbench campaign); absent for a single run */
+    campaign: TrialTag.optional(),
+    /** how busy the machine was while the run measured (load average, steal, CPU outside the run); absent in older documents */
+    noise: Noise.optional(),
   })
   .superRefine((doc, ctx) => {
     if (doc.status !== "completed" && !doc.error)
