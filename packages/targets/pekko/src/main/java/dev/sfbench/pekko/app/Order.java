@@ -53,32 +53,31 @@ public final class Order extends EventSourcedBehavior<Order.Command, Order.Event
 
   public interface Event extends Wire {}
 
-  public record Requested(String cartId, String userId) implements Event {}
+  /** `caller` and `trace` are journaled too: a saga resumed on another member still answers a gateway that is still waiting. */
+  public record Requested(String cartId, String userId, ActorRef<Reply> caller, Trace trace) implements Event {}
 
   public record Rejected(int status, String error, String message) implements Event {}
 
   public record Started(List<Item> items) implements Event {}
 
-  public record Priced(long total) implements Event {}
-
   public record Compensating(int status, String error, String message, List<String> restock) implements Event {}
 
   public record Failed() implements Event {}
 
-  public record Charged() implements Event {}
-
-  public record Completed() implements Event {}
+  public record Completed(long total) implements Event {}
 
   public record Counted() implements Event {}
 
   public record Item(String productId, long amount) implements Wire {}
 
-  public enum Phase { NEW, REQUESTED, STARTED, PRICED, CHARGED, COMPENSATING, REJECTED, FAILED, COMPLETED, COUNTED }
+  public enum Phase { NEW, REQUESTED, STARTED, COMPENSATING, REJECTED, FAILED, COMPLETED, COUNTED }
 
   public static final class State implements Wire {
     public Phase phase = Phase.NEW;
     public String cartId;
     public String userId;
+    public ActorRef<Reply> caller;
+    public Trace trace;
     public List<Item> items = new ArrayList<>();
     public long total;
     public int status;
@@ -91,9 +90,10 @@ public final class Order extends EventSourcedBehavior<Order.Command, Order.Event
   private final ActorContext<Command> ctx;
   private final ClusterSharding sharding;
   private final Runnable passivate;
-  /** transient: who waits for the HTTP answer and under which trace (gone after a crash: then nobody waits) */
+  /** who waits for the HTTP answer and under which trace; after a recovery the journaled ones, answered once */
   private ActorRef<Reply> caller;
   private Trace trace;
+  private boolean recovered;
   /** transient: the answers of the current step so far, and the asks of it still out */
   private final Map<String, Reply> answers = new HashMap<>();
   private final Set<String> asking = new HashSet<>();
@@ -134,8 +134,9 @@ public final class Order extends EventSourcedBehavior<Order.Command, Order.Event
           if (s.phase != Phase.NEW) return Effect().reply(c.replyTo(), Reply.conflict("order-exists", "order " + id + " exists"));
           caller = c.replyTo();
           trace = c.trace();
+          recovered = true;
           stepStart = Spans.nowMicros();
-          return Effect().persist(new Requested(c.cartId(), c.userId())).thenRun(this::advance);
+          return Effect().persist(new Requested(c.cartId(), c.userId(), c.replyTo(), c.trace())).thenRun(this::advance);
         })
         .onCommand(Get.class, (s, c) -> Effect().reply(c.replyTo(), view(s)))
         .onCommand(Resume.class, (s, c) -> {
@@ -160,13 +161,27 @@ public final class Order extends EventSourcedBehavior<Order.Command, Order.Event
 
   /** Makes the asks of the current phase that are neither answered nor out. */
   private void advance(State s) {
+    if (!recovered) {
+      recovered = true;
+      caller = s.caller;
+      trace = s.trace;
+      stepStart = Spans.nowMicros();
+    }
     switch (s.phase) {
       case REQUESTED -> ask("lock", s.cartId, () -> sharding.entityRefFor(Cart.KEY, s.cartId).ask(to -> new Cart.Begin(id, trace, to), Tuning.SAGA_ASK));
+      // retract everywhere, then charge, then complete the cart: one journaled phase, since every
+      // step is applied once per order, a resumed saga asks them all again and gets the same answers
       case STARTED -> {
-        for (Item item : s.items) ask("retract", item.productId(), () -> sharding.entityRefFor(Product.KEY, item.productId()).ask(to -> new Product.Retract(id, item.amount(), trace, to), Tuning.SAGA_ASK));
+        List<String> products = s.items.stream().map(Item::productId).toList();
+        if (!allAnswered("retract", products)) {
+          for (Item item : s.items) ask("retract", item.productId(), () -> sharding.entityRefFor(Product.KEY, item.productId()).ask(to -> new Product.Retract(id, item.amount(), trace, to), Tuning.SAGA_ASK));
+        } else if (!answers.containsKey("charge:" + s.userId)) {
+          long total = total(s);
+          ask("charge", s.userId, () -> sharding.entityRefFor(User.KEY, s.userId).ask(to -> new User.Charge(id, total, trace, to), Tuning.SAGA_ASK));
+        } else {
+          ask("complete", s.cartId, () -> sharding.entityRefFor(Cart.KEY, s.cartId).ask(to -> new Cart.Complete(id, trace, to), Tuning.SAGA_ASK));
+        }
       }
-      case PRICED -> ask("charge", s.userId, () -> sharding.entityRefFor(User.KEY, s.userId).ask(to -> new User.Charge(id, s.total, trace, to), Tuning.SAGA_ASK));
-      case CHARGED -> ask("complete", s.cartId, () -> sharding.entityRefFor(Cart.KEY, s.cartId).ask(to -> new Cart.Complete(id, trace, to), Tuning.SAGA_ASK));
       case COMPENSATING -> {
         for (String p : s.restock) ask("restock", p, () -> sharding.entityRefFor(Product.KEY, p).ask(to -> new Product.Restock(id, trace, to), Tuning.SAGA_ASK));
         if (allAnswered("restock", s.restock)) ask("release", s.cartId, () -> sharding.entityRefFor(Cart.KEY, s.cartId).ask(to -> new Cart.Release(id, trace, to), Tuning.SAGA_ASK));
@@ -212,25 +227,22 @@ public final class Order extends EventSourcedBehavior<Order.Command, Order.Event
         stepStart = Spans.nowMicros();
         Reply refused = null;
         List<String> retracted = new ArrayList<>();
-        long total = 0;
         for (Item item : s.items) {
           Reply p = answers.get("retract:" + item.productId());
-          if (p.isOk()) {
-            retracted.add(item.productId());
-            total += p.body().get("price").asLong() * item.amount();
-          } else if (refused == null || p.status() == 409) {
-            refused = p;
-          }
+          if (p.isOk()) retracted.add(item.productId());
+          else if (refused == null || p.status() == 409) refused = p;
         }
         if (refused != null) return next(new Compensating(refused.status(), refused.error(), refused.message(), retracted), this::advance);
-        return next(new Priced(total), this::advance);
+        advance(s);
+        return Effect().none();
       case "charge":
-        if (s.phase != Phase.PRICED) return Effect().none();
+        if (s.phase != Phase.STARTED) return Effect().none();
         if (!r.isOk()) return next(new Compensating(r.status(), r.error(), r.message(), s.items.stream().map(Item::productId).toList()), this::advance);
-        return next(new Charged(), this::advance);
+        advance(s);
+        return Effect().none();
       case "complete":
-        if (s.phase != Phase.CHARGED) return Effect().none();
-        return next(new Completed(), ns -> {
+        if (s.phase != Phase.STARTED) return Effect().none();
+        return next(new Completed(total(s)), ns -> {
           Spans.function(trace, "order", "complete", id, stepStart);
           answerCaller(Reply.ok(Json.object().put("orderId", id).put("total", ns.total)));
           // SPEC 2.1 step 6, after the answer
@@ -254,6 +266,13 @@ public final class Order extends EventSourcedBehavior<Order.Command, Order.Event
     }
   }
 
+  /** sum of price x amount, the prices as the products answered them */
+  private long total(State s) {
+    long total = 0;
+    for (Item item : s.items) total += answers.get("retract:" + item.productId()).body().get("price").asLong() * item.amount();
+    return total;
+  }
+
   private boolean allAnswered(String step, List<String> targets) {
     for (String t : targets) if (!answers.containsKey(step + ":" + t)) return false;
     return true;
@@ -269,6 +288,7 @@ public final class Order extends EventSourcedBehavior<Order.Command, Order.Event
   }
 
   private void answerCaller(Reply r) {
+    // a caller on a member that is gone: the answer goes to dead letters
     if (caller != null) caller.tell(r);
     caller = null;
   }
@@ -281,6 +301,8 @@ public final class Order extends EventSourcedBehavior<Order.Command, Order.Event
           s.phase = Phase.REQUESTED;
           s.cartId = e.cartId();
           s.userId = e.userId();
+          s.caller = e.caller();
+          s.trace = e.trace();
           return s;
         })
         .onEvent(Rejected.class, (s, e) -> {
@@ -295,11 +317,6 @@ public final class Order extends EventSourcedBehavior<Order.Command, Order.Event
           s.items = new ArrayList<>(e.items());
           return s;
         })
-        .onEvent(Priced.class, (s, e) -> {
-          s.phase = Phase.PRICED;
-          s.total = e.total();
-          return s;
-        })
         .onEvent(Compensating.class, (s, e) -> {
           s.phase = Phase.COMPENSATING;
           s.status = e.status();
@@ -312,12 +329,9 @@ public final class Order extends EventSourcedBehavior<Order.Command, Order.Event
           s.phase = Phase.FAILED;
           return s;
         })
-        .onEvent(Charged.class, (s, e) -> {
-          s.phase = Phase.CHARGED;
-          return s;
-        })
         .onEvent(Completed.class, (s, e) -> {
           s.phase = Phase.COMPLETED;
+          s.total = e.total();
           return s;
         })
         .onEvent(Counted.class, (s, e) -> {
