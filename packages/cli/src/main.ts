@@ -2,27 +2,12 @@
  * The sfbench command line. Errors end with a one-line message and an exit
  * code (see EXIT and the README's table); SFBENCH_DEBUG=1 shows stacks.
  */
-import { MissingPrerequisiteError } from "@sfbench/services";
-import { TargetError } from "@sfbench/provider-local";
 import { ApiError, isAuthError } from "./api.ts";
 import { EXIT } from "./exit.ts";
 import { HelpShown, UsageError } from "./args.ts";
+import { COMMANDS, isEnvironmentError, RepositoryOnlyError } from "./commands-table.ts";
 import { ManifestInvalid } from "./manifest-file.ts";
-import { loc } from "./commands/loc.ts";
-import { login } from "./commands/login.ts";
-import { status } from "./commands/status.ts";
-import { submit } from "./commands/submit.ts";
-import { manifest } from "./commands/manifest.ts";
-import { results } from "./commands/results.ts";
-import { services } from "./commands/services.ts";
-import { target } from "./commands/target.ts";
-import { run } from "./commands/run.ts";
-import { image } from "./commands/image.ts";
-import { verify } from "./commands/verify.ts";
 import { mainHelp } from "./usage.ts";
-
-
-const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = { services, target, image, verify, run, manifest, results, loc, login, submit, status };
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -46,7 +31,7 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof UsageError) return EXIT.usage;
     if (isAuthError(err)) return EXIT.auth;
     if (err instanceof ApiError) return err.status === 0 ? EXIT.environment : EXIT.failed;
-    if (err instanceof MissingPrerequisiteError || err instanceof TargetError) return EXIT.environment;
+    if (err instanceof RepositoryOnlyError || (await isEnvironmentError(err))) return EXIT.environment;
     return EXIT.failed;
   }
 }

@@ -4,15 +4,15 @@
  * One line per file; exit 1 when any file failed.
  */
 import { manifestDigest, type ResultDocument } from "@sfbench/core";
-import { closeDb, getDb, importPath, resultFiles, type FileOutcome } from "@sfbench/db";
-import { listTargets } from "@sfbench/provider-local";
+import type { FileOutcome } from "@sfbench/db";
 import { query, remote } from "../api.ts";
 import { parseFlags, UsageError, urlFlag } from "../args.ts";
 import { summaryTable } from "../summary.ts";
 import { note } from "../progress.ts";
+import { needRepository } from "../commands-table.ts";
 
 /** The bundled target.json whose digest the document names, so that the target version gets its manifest. */
-function bundledManifest(target: ResultDocument["target"]) {
+function bundledManifest(listTargets: () => Array<{ name: string; manifest: Parameters<typeof manifestDigest>[0] }>, target: ResultDocument["target"]) {
   return listTargets().find((t) => t.name === target.name && manifestDigest(t.manifest) === target.manifestDigest)?.manifest;
 }
 
@@ -27,6 +27,8 @@ export async function results(argv: string[]): Promise<number> {
   if (sub === undefined) throw new UsageError("sfbench results: give a system (sfbench results <system> [--json]) or `import <file|dir>`");
   if (sub !== "import") return systemResults(argv);
   const { positionals } = parseFlags("sfbench results import", rest, {}, { max: 1, names: ["<file|dir>"] });
+  // the portal's database and the bundled targets are the repository's
+  const [{ closeDb, getDb, importPath, resultFiles }, { listTargets }] = await needRepository("sfbench results import", () => Promise.all([import("@sfbench/db"), import("@sfbench/provider-local")]));
   const target = positionals[0];
   if (!target) throw new UsageError("sfbench results import: missing <file|dir> (a result document or a directory of them)");
   const files = await resultFiles(target).catch((e: Error) => {
@@ -38,7 +40,7 @@ export async function results(argv: string[]): Promise<number> {
   }
   try {
     const db = await getDb({ onProgress: note });
-    const summary = await importPath(db, target, { manifestFor: bundledManifest, onFile: line });
+    const summary = await importPath(db, target, { manifestFor: (t) => bundledManifest(listTargets, t), onFile: line });
     const { imported, skipped, failed } = summary;
     note(`${imported.length + skipped.length + failed.length} file(s): ${imported.length} imported, ${skipped.length} already imported, ${failed.length} failed`);
     return failed.length ? 1 : 0;

@@ -1,8 +1,8 @@
 /** sfbench verify (--url URL | --target NAME) [--json] [--only PREFIX] [--micro]: the conformance suite (with the micro routes for targets that declare them). */
 import { countChecks, formatReport, runConformance } from "@sfbench/conformance";
-import { findTarget, runningTarget, startTarget, stopTarget } from "@sfbench/provider-local";
 import { parseFlags, UsageError, urlFlag } from "../args.ts";
 import { note, Progress } from "../progress.ts";
+import { needRepository } from "../commands-table.ts";
 
 export const verifyFlags = {
   url: { type: "string", value: "URL", help: "base URL of a running target" },
@@ -19,7 +19,10 @@ export async function verify(argv: string[]): Promise<number> {
 
   let base = url;
   let started = false;
-  if (values.target) {
+  // a bundled target is the repository's; --url needs nothing of it
+  const local = values.target ? await needRepository("sfbench verify --target", () => import("@sfbench/provider-local")) : undefined;
+  if (values.target && local) {
+    const { runningTarget, startTarget } = local;
     const running = runningTarget(values.target);
     if (running) base = running.url;
     else {
@@ -29,7 +32,7 @@ export async function verify(argv: string[]): Promise<number> {
     }
   }
   try {
-    const micro = Boolean(values.micro) || (values.target ? findTarget(values.target).manifest.micro === true : false);
+    const micro = Boolean(values.micro) || (values.target && local ? local.findTarget(values.target).manifest.micro === true : false);
     const total = countChecks({ only: values.only, micro });
     if (total === 0) throw new UsageError(`sfbench verify: --only ${values.only?.join(", ")} matches no check`);
     const bar = new Progress(total, "verify");
@@ -43,6 +46,6 @@ export async function verify(argv: string[]): Promise<number> {
     process.stdout.write(values.json ? JSON.stringify(report, null, 2) + "\n" : formatReport(report, { color: Boolean(process.stdout.isTTY) }) + "\n");
     return report.failed === 0 ? 0 : 1;
   } finally {
-    if (started) await stopTarget(values.target!);
+    if (started) await local!.stopTarget(values.target!);
   }
 }

@@ -1,0 +1,126 @@
+/**
+ * The CLI as a team gets it: `npm pack` makes one tarball, installed into an
+ * empty folder outside the workspace, and `npx sfbench` run there against a
+ * portal (the stand-in of fake-portal.ts) and a target (the conformance
+ * suite's in-memory one): help, manifest check, loc, login, submit with an
+ * image archive and --wait, status, verify --url; the commands that need the
+ * repository say so with exit 3.
+ */
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startMemoryTarget, type MemoryTarget } from "@sfbench/conformance/testing";
+import { startPortal } from "./fake-portal.ts";
+
+const CLI = fileURLToPath(new URL("..", import.meta.url));
+const run = promisify(execFile);
+
+let home: string;
+let team: string;
+let portal: Awaited<ReturnType<typeof startPortal>>;
+let target: MemoryTarget;
+
+/** `npx sfbench ...` in the team's folder, with none of the workspace's environment that would point back into it. */
+async function npx(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = { PATH: process.env.PATH!, HOME: home, SFBENCH_CONFIG_DIR: join(home, "config"), npm_config_cache: process.env.npm_config_cache ?? join(process.env.HOME ?? home, ".npm") };
+  try {
+    const { stdout, stderr } = await run("npx", ["--no-install", "sfbench", ...args], { cwd: team, env, maxBuffer: 16 << 20 });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), "sfbench-team-"));
+  team = join(home, "my-system");
+  mkdirSync(join(team, "src"), { recursive: true });
+  mkdirSync(join(team, "gateway"), { recursive: true });
+  const { stdout } = await run("npm", ["pack", "--silent", "--pack-destination", home], { cwd: CLI, maxBuffer: 16 << 20 });
+  const tarball = join(home, stdout.trim().split("\n").at(-1)!);
+  writeFileSync(join(team, "package.json"), JSON.stringify({ name: "my-system", private: true }));
+  await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball], { cwd: team, maxBuffer: 16 << 20 });
+
+  const manifest = JSON.parse(readFileSync(new URL("../../targets/node-postgres/target.json", import.meta.url), "utf8")) as Record<string, unknown>;
+  Object.assign(manifest, { name: "my-system", system: "My System", version: "1.0.0", image: "localhost/my-system:1.0.0", loc: { app: ["src/**/*.ts"], gateway: ["gateway/**/*.ts"] } });
+  delete manifest.local;
+  delete manifest.build;
+  writeFileSync(join(team, "target.json"), JSON.stringify(manifest, null, 2));
+  writeFileSync(join(team, "src", "cart.ts"), "export function add(a: number, b: number) {\n  // a comment is not code\n  return a + b;\n}\n");
+  writeFileSync(join(team, "gateway", "http.ts"), "export const port = 8080;\n");
+  writeFileSync(join(team, "manifest.json"), JSON.stringify([{ Config: "c.json", RepoTags: ["localhost/my-system:1.0.0"], Layers: [] }]));
+  writeFileSync(join(team, "c.json"), "{}");
+  await run("tar", ["-cf", join(home, "image.tar"), "-C", team, "manifest.json", "c.json"]);
+
+  [portal, target] = await Promise.all([startPortal(), startMemoryTarget()]);
+});
+
+afterAll(async () => {
+  await Promise.all([portal?.close(), target?.close()]);
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+describe("the packed CLI, installed outside the workspace", () => {
+  it("holds only the bin, the bundle and its package.json, and depends on nothing of the workspace", async () => {
+    const installed = JSON.parse(readFileSync(join(team, "node_modules", "sfbench", "package.json"), "utf8")) as { dependencies: Record<string, string>; private?: boolean };
+    expect(installed.private).toBeUndefined();
+    expect(Object.keys(installed.dependencies)).toEqual(["cloc"]);
+    const { stdout } = await run("ls", [join(team, "node_modules", "sfbench")]);
+    expect(stdout.split("\n").filter(Boolean).sort()).toEqual(["bin", "dist", "package.json"]);
+  });
+
+  it("answers --help, and a command's --help", async () => {
+    const top = await npx(["--help"]);
+    expect(top.code, top.stderr).toBe(0);
+    expect(top.stdout).toMatch(/^ {2}sfbench submit\s/m);
+    const submit = await npx(["submit", "--help"]);
+    expect(submit.code).toBe(0);
+    expect(submit.stdout).toMatch(/--image-archive FILE/);
+  });
+
+  it("checks the manifest and counts its lines of code with cloc", async () => {
+    const check = await npx(["manifest", "check", "target.json"]);
+    expect(check.code, check.stderr).toBe(0);
+    expect(check.stdout).toMatch(/^target\.json: valid \(my-system 1\.0\.0, sha256:[0-9a-f]{64}\)$/m);
+    const loc = await npx(["loc", "--json"]);
+    expect(loc.code, loc.stderr).toBe(0);
+    expect(JSON.parse(loc.stdout)).toEqual({ typescript: { app: 3, gateway: 1 } });
+  });
+
+  it("logs in, submits with an image archive and waits for the run, then reads its status", async () => {
+    const login = await npx(["login", "--server", portal.url, "--token", "sfb_completes"]);
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stderr).toMatch(/logged in to http:\/\/127\.0\.0\.1:\d+ as team@example\.com/);
+    const submit = await npx(["submit", "--manifest", "target.json", "--image-archive", join(home, "image.tar"), "--server", portal.url, "--wait", "--workload", "checkout", "--distribution", "zipf"]);
+    expect(submit.code, submit.stderr).toBe(0);
+    const runUrl = submit.stdout.split("\n")[0]!;
+    expect(runUrl).toMatch(new RegExp(`^${portal.url}/runs/[0-9a-f-]{36}$`));
+    const sent = portal.submitted.at(-1)!;
+    expect(portal.uploads.get(sent.imageArchive as string)).toEqual({ kind: "image-archive", size: readFileSync(join(home, "image.tar")).length });
+    expect(portal.uploads.get(sent.sourceArchive as string)?.kind).toBe("source-archive");
+    expect(JSON.parse(sent.loc as string)).toEqual({ typescript: { app: 3, gateway: 1 } });
+    const status = await npx(["status", runUrl]);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/^run [0-9a-f-]{36}: /);
+  });
+
+  it("verifies a running target by URL", async () => {
+    const r = await npx(["verify", "--url", target.url, "--only", "health"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/\d+ passed, 0 failed/);
+  });
+
+  it.each([["services", "up"], ["target", "list"], ["run", "--target", "node-postgres"], ["verify", "--target", "node-postgres"], ["results", "import", "results"]])(
+    "sfbench %s %s says it needs a clone of the repository, exit 3",
+    async (...args: string[]) => {
+      const r = await npx(args);
+      expect(r.code).toBe(3);
+      expect(r.stderr.trim()).toMatch(/^error: sfbench \S+( \S+)? needs a clone of the sfbench repository \(it runs the bundled services and targets\): run it there, after `npm run bootstrap`$/);
+    },
+  );
+});
