@@ -9,6 +9,13 @@ describe("a run's setup, next to its numbers", () => {
     ).toEqual(["load generator on CPU 0, target on CPU 1", "PostgreSQL 17.10 (the target's own): fsync on, synchronous_commit on, full_page_writes on"]);
   });
 
+  it("says whose Kafka broker carried a target's data path, and so whether its CPU is in the cost", () => {
+    expect(fmtSetup({ kind: "kubernetes", cores: 8, storage: { kafka: { instance: "dedicated", version: "4.3.1" } } })).toEqual([
+      "Kafka 4.3.1 (the target's own broker: its CPU is in the cost)",
+    ]);
+    expect(fmtSetup({ kind: "kubernetes", cores: 8, storage: { kafka: { instance: "shared" } } })).toEqual(["Kafka (a shared broker: its CPU is not in the cost)"]);
+  });
+
   it("says when a local run had no split, as runs of a worker after its first did before 2026-11-24", () => {
     expect(fmtSetup({ kind: "local", cores: 2 })).toEqual(["no CPU split: the load generator and the target shared the cores"]);
     expect(fmtSetup({ kind: "local", cores: 1 })).toEqual(["one core: the load generator and the target shared it"]);

@@ -282,6 +282,13 @@ export const Environment = z.strictObject({
           version: z.string().min(1).optional(),
         })
         .optional(),
+      /** the target's Kafka broker, when its data path runs through Kafka: dedicated means its CPU is in the target's cost */
+      kafka: z
+        .strictObject({
+          instance: z.enum(["dedicated", "shared"]),
+          version: z.string().min(1).optional(),
+        })
+        .optional(),
     })
     .optional(),
 });

@@ -17,7 +17,7 @@ import { nodeSupport } from "@sfbench/core";
 import { up, type ServiceName } from "@sfbench/services";
 import { ensureBuilt } from "./build.ts";
 import { findTarget, TargetBusyError, TargetError, type BundledTarget } from "./catalog.ts";
-import { startTargetPostgres, stopTargetPostgres } from "./storage.ts";
+import { startTargetKafka, startTargetPostgres, stopTargetKafka, stopTargetPostgres } from "./storage.ts";
 import {
   baseEnv,
   targetDataDir,
@@ -158,15 +158,22 @@ export async function startTarget(name: string, opts: StartOptions = {}): Promis
   if (manifest.build) await ensureBuilt(name, { targetsRoot: opts.targetsRoot, onProgress: opts.onProgress });
   if (!opts.keepData) removeDataDirs(name);
   const services = manifest.services as ServiceName[];
-  // postgres is the target's own server (storage.ts); redis and kafka are the shared ones
-  const shared = services.filter((s) => s !== "postgres");
+  // postgres and kafka are the target's own servers (storage.ts); redis is the shared one
+  const shared = services.filter((s) => s !== "postgres" && s !== "kafka");
   if (shared.length) {
     opts.onProgress?.(`starting services: ${shared.join(", ")}`);
     await up(shared, { onProgress: (s, m) => opts.onProgress?.(`${s}: ${m}`) });
   }
   const postgres = services.includes("postgres") ? await startTargetPostgres(name, manifest, { keepData: opts.keepData, onProgress: opts.onProgress }) : undefined;
+  let kafka;
+  try {
+    kafka = services.includes("kafka") ? await startTargetKafka(name, { keepData: opts.keepData, onProgress: opts.onProgress }) : undefined;
+  } catch (e) {
+    await stopTargetPostgres(name);
+    throw e;
+  }
   const trace = opts.trace ?? false;
-  const base = baseEnv(target, { trace, ...(postgres ? { postgres } : {}) });
+  const base = baseEnv(target, { trace, ...(postgres ? { postgres } : {}), ...(kafka ? { kafka } : {}) });
 
   const plans: NodePlan[] = [];
   for (let index = 0; index < count; index++) {
@@ -183,6 +190,7 @@ export async function startTarget(name: string, opts: StartOptions = {}): Promis
     log: "",
     startedAt: new Date().toISOString(),
     ...(postgres ? { postgres } : {}),
+    ...(kafka ? { kafka } : {}),
     nodes: [],
     ...(cluster ? { cluster: true } : {}),
     trace,
@@ -211,6 +219,7 @@ export async function startTarget(name: string, opts: StartOptions = {}): Promis
     if (state.balancer) killGroup(state.balancer.pid, "SIGKILL");
     rmSync(stateFile(name), { force: true });
     await stopTargetPostgres(name);
+    await stopTargetKafka(name);
     throw e;
   }
   writeState(state);
@@ -220,12 +229,15 @@ export async function startTarget(name: string, opts: StartOptions = {}): Promis
 
 /**
  * Stops a target started by startTarget (SIGTERM to every node's process
- * group and the balancer, SIGKILL after 10 s), then its own PostgreSQL, also
- * when the target had died already. Idempotent.
+ * group and the balancer, SIGKILL after 10 s), then its own PostgreSQL and
+ * Kafka, also when the target had died already. Idempotent.
  */
 export async function stopTarget(name: string): Promise<boolean> {
   const state = runningTarget(name);
-  if (!state) return stopTargetPostgres(name);
+  if (!state) {
+    const [pg, kafka] = [await stopTargetPostgres(name), await stopTargetKafka(name)];
+    return pg || kafka;
+  }
   const pids = [...nodesOf(state).map((n) => n.pid), ...(state.balancer ? [state.balancer.pid] : [])].filter(isAlive);
   for (const pid of pids) killGroup(pid, "SIGTERM");
   await Promise.all(
@@ -235,6 +247,7 @@ export async function stopTarget(name: string): Promise<boolean> {
     }),
   );
   await stopTargetPostgres(name);
+  await stopTargetKafka(name);
   rmSync(stateFile(name), { force: true });
   return true;
 }

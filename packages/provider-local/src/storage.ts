@@ -6,10 +6,16 @@
  * `durability: durable`, scratch settings otherwise. A server of its own is
  * what lets the cost sampler count the target's database work and nobody
  * else's (the portal's and the worker's connections live on the shared server).
+ *
+ * Likewise a target that declares `kafka` gets a broker of its own under
+ * .sfbench/targets/<name>/kafka/: what a system needs on its data path is part
+ * of its cost, and the broker stops with the target, so no run leaves a loaded
+ * broker behind for the next benchmark. sfbench's own traffic (span lines)
+ * stays on the shared broker.
  */
 import { join } from "node:path";
 import type { Environment, TargetManifest } from "@sfbench/core";
-import { DURABLE, paths, SCRATCH, startPostgresInstance, stopPostgresInstance, type PostgresReportedSettings } from "@sfbench/services";
+import { DURABLE, paths, SCRATCH, startKafkaInstance, startPostgresInstance, stopKafkaInstance, stopPostgresInstance, type PostgresReportedSettings } from "@sfbench/services";
 
 /** What a running target's state file records of its PostgreSQL. */
 export interface TargetPostgres {
@@ -43,19 +49,50 @@ export function stopTargetPostgres(name: string): Promise<boolean> {
   return stopPostgresInstance(targetPostgresDir(name));
 }
 
+/** What a running target's state file records of its Kafka broker. */
+export interface TargetKafka {
+  /** the broker's JVM */
+  pid: number;
+  port: number;
+  brokers: string[];
+  dir: string;
+  version: string;
+}
+
+export const targetKafkaDir = (name: string) => join(paths.home, "targets", name, "kafka");
+
+/** Starts the target's Kafka broker (its log kept from an earlier start with keepData). */
+export async function startTargetKafka(name: string, opts: { keepData?: boolean; cpus?: string; onProgress?: (message: string) => void } = {}): Promise<TargetKafka> {
+  const k = await startKafkaInstance({
+    dir: targetKafkaDir(name),
+    keepData: opts.keepData,
+    ...(opts.cpus ? { cpus: opts.cpus } : {}),
+    onProgress: (m) => opts.onProgress?.(`kafka (${name}'s own): ${m}`),
+  });
+  return { pid: k.pid, port: k.port, brokers: k.brokers, dir: k.dir, version: k.version };
+}
+
+/** Stops the target's Kafka broker if it runs; idempotent. */
+export function stopTargetKafka(name: string): Promise<boolean> {
+  return stopKafkaInstance(targetKafkaDir(name));
+}
+
 /**
  * The root pids whose process trees are the target's cost: its own processes
  * (every node) and its own database server, nothing shared (not sfbench's
  * balancer either). Pass the state read at sampling time (runningTarget):
  * a restarted node has a new pid.
  */
-export function costPids(target: { pid: number; nodes?: { pid: number }[]; postgres?: TargetPostgres }): number[] {
-  return [...(target.nodes ? target.nodes.map((n) => n.pid) : [target.pid]), ...(target.postgres ? [target.postgres.pid] : [])];
+export function costPids(target: { pid: number; nodes?: { pid: number }[]; postgres?: TargetPostgres; kafka?: TargetKafka }): number[] {
+  return [...(target.nodes ? target.nodes.map((n) => n.pid) : [target.pid]), ...(target.postgres ? [target.postgres.pid] : []), ...(target.kafka ? [target.kafka.pid] : [])];
 }
 
 /** The target's storage for the result's environment fingerprint; undefined when it has none of sfbench's. */
-export function storageFingerprint(target: { postgres?: TargetPostgres }): Environment["storage"] | undefined {
-  if (!target.postgres) return undefined;
-  const { fsync, synchronous_commit, full_page_writes, version } = target.postgres.settings;
-  return { postgres: { instance: "dedicated", fsync, synchronous_commit, full_page_writes, version } };
+export function storageFingerprint(target: { postgres?: TargetPostgres; kafka?: TargetKafka }): Environment["storage"] | undefined {
+  if (!target.postgres && !target.kafka) return undefined;
+  const pg = target.postgres?.settings;
+  return {
+    ...(pg ? { postgres: { instance: "dedicated" as const, fsync: pg.fsync, synchronous_commit: pg.synchronous_commit, full_page_writes: pg.full_page_writes, version: pg.version } } : {}),
+    ...(target.kafka ? { kafka: { instance: "dedicated" as const, version: target.kafka.version } } : {}),
+  };
 }

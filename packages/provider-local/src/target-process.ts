@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { kafkaBrokers, paths, redisUrl } from "@sfbench/services";
 import { buildDir, expandArgs } from "./build.ts";
 import { TargetError, type BundledTarget } from "./catalog.ts";
-import type { TargetPostgres } from "./storage.ts";
+import type { TargetKafka, TargetPostgres } from "./storage.ts";
 
 /** One process of a target. A single-process target is node 0 of 1. */
 export interface RunningNode {
@@ -49,6 +49,8 @@ export interface RunningTarget {
   startedAt: string;
   /** the target's own PostgreSQL, when it declares postgres (storage.ts) */
   postgres?: TargetPostgres;
+  /** the target's own Kafka broker, when it declares kafka (storage.ts) */
+  kafka?: TargetKafka;
   /** every node, in index order; written by every start since nodes exist (older state files lack it: see nodesOf) */
   nodes?: RunningNode[];
   balancer?: RunningBalancer;
@@ -194,8 +196,8 @@ export async function waitHealthy(url: string, pid: number, exited: () => string
   throw new TargetError(`target not healthy within ${timeoutMs / 1000} s (${url}: ${last}); last log lines:\n${tail(log)}`);
 }
 
-/** The variables every node of a target gets, from the services it declares (postgres: its own server). */
-export function baseEnv(target: BundledTarget, opts: { trace: boolean; postgres?: TargetPostgres }): Record<string, string> {
+/** The variables every node of a target gets, from the services it declares (postgres and kafka: its own servers). */
+export function baseEnv(target: BundledTarget, opts: { trace: boolean; postgres?: TargetPostgres; kafka?: TargetKafka }): Record<string, string> {
   const { manifest } = target;
   const services = manifest.services;
   return {
@@ -205,7 +207,7 @@ export function baseEnv(target: BundledTarget, opts: { trace: boolean; postgres?
     ...(manifest.build ? { SFBENCH_BUILD_DIR: buildDir(target.name) } : {}),
     ...(opts.postgres ? { DATABASE_URL: opts.postgres.url } : {}),
     ...(services.includes("redis") ? { REDIS_URL: redisUrl() } : {}),
-    ...(services.includes("kafka") ? { KAFKA_BROKERS: kafkaBrokers().join(",") } : {}),
+    ...(services.includes("kafka") ? { KAFKA_BROKERS: (opts.kafka?.brokers ?? kafkaBrokers()).join(",") } : {}),
   };
 }
 

@@ -111,10 +111,7 @@ async function up(progress: Progress): Promise<ServiceStatus> {
         throw new Error(`${HOST}:${port} is in use by a process sfbench did not start; set SFBENCH_KAFKA_PORT to a free port (the controller uses the next one)`);
       }
     }
-    const pomHash = createHash("sha256").update(await readFile(pom)).digest("hex");
-    const haveLibs = (await readFile(libsMarker, "utf8").catch(() => "")) === pomHash;
-    const { java, mvn } = findKafkaTools({ pathEnv: env.PATH, needMaven: !haveLibs });
-    if (!haveLibs && mvn) await fetchJars(mvn, pomHash, progress);
+    const { java } = await kafkaJars(progress);
     await writeConfig();
     if (!existsSync(path.join(dataDir, "meta.properties"))) await format(java, progress);
     progress(`starting on ${HOST}:${ports.kafka} (controller ${ports.kafkaController})`);
@@ -130,6 +127,19 @@ async function up(progress: Progress): Promise<ServiceStatus> {
   });
 }
 
+/**
+ * java, and the broker's jars under .sfbench/kafka/libs (fetched by Maven once,
+ * again when kafka/pom.xml changes). Call under the "kafka" lock: the shared
+ * broker and the targets' own brokers use the same jars.
+ */
+export async function kafkaJars(progress: Progress): Promise<{ java: string; libsDir: string; version: string }> {
+  const pomHash = createHash("sha256").update(await readFile(pom)).digest("hex");
+  const haveLibs = (await readFile(libsMarker, "utf8").catch(() => "")) === pomHash;
+  const { java, mvn } = findKafkaTools({ pathEnv: env.PATH, needMaven: !haveLibs });
+  if (!haveLibs && mvn) await fetchJars(mvn, pomHash, progress);
+  return { java, libsDir, version: kafkaVersion() };
+}
+
 async function fetchJars(mvn: string, pomHash: string, progress: Progress): Promise<void> {
   progress("downloading the Kafka jars from Maven Central (first start only)");
   await rm(libsDir, { recursive: true, force: true });
@@ -138,18 +148,18 @@ async function fetchJars(mvn: string, pomHash: string, progress: Progress): Prom
   await writeFile(libsMarker, pomHash);
 }
 
-async function writeConfig(): Promise<void> {
-  await mkdir(dataDir, { recursive: true });
-  const controller = `${HOST}:${ports.kafkaController}`;
-  const props = {
+/** A single-node KRaft broker on HOST:port with its controller on controllerPort, its log in dataDir. */
+export function brokerProperties(port: number, controllerPort: number, logDir: string): Record<string, string> {
+  const controller = `${HOST}:${controllerPort}`;
+  return {
     "process.roles": "broker,controller",
     "node.id": "1",
     "controller.quorum.voters": `1@${controller}`,
-    listeners: `PLAINTEXT://${HOST}:${ports.kafka},CONTROLLER://${controller}`,
-    "advertised.listeners": `PLAINTEXT://${HOST}:${ports.kafka}`,
+    listeners: `PLAINTEXT://${HOST}:${port},CONTROLLER://${controller}`,
+    "advertised.listeners": `PLAINTEXT://${HOST}:${port}`,
     "controller.listener.names": "CONTROLLER",
     "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-    "log.dirs": dataDir,
+    "log.dirs": logDir,
     "offsets.topic.replication.factor": "1",
     "transaction.state.log.replication.factor": "1",
     "transaction.state.log.min.isr": "1",
@@ -159,24 +169,29 @@ async function writeConfig(): Promise<void> {
     "num.partitions": "1",
     "auto.create.topics.enable": "true",
   };
-  const lines = Object.entries(props).map(([key, value]) => `${key}=${value}`);
+}
+
+/** Kafka's own INFO lines, its client library's warnings, to stdout (the broker's log file). */
+export const KAFKA_LOG4J = [
+  "appender.stdout.type = Console",
+  "appender.stdout.name = STDOUT",
+  "appender.stdout.layout.type = PatternLayout",
+  "appender.stdout.layout.pattern = [%d] %p %m (%c)%n",
+  "rootLogger.level = INFO",
+  "rootLogger.appenderRef.stdout.ref = STDOUT",
+  "logger.clients.name = org.apache.kafka",
+  "logger.clients.level = WARN",
+].join("\n");
+
+async function writeConfig(): Promise<void> {
+  await mkdir(dataDir, { recursive: true });
+  const lines = Object.entries(brokerProperties(ports.kafka, ports.kafkaController, dataDir)).map(([key, value]) => `${key}=${value}`);
   await writeFile(propsFile, `# written by @sfbench/services on every start\n${lines.join("\n")}\n`);
-  // Kafka's own INFO lines, its client library's warnings, to stdout = kafka.log.
-  const log4j = [
-    "appender.stdout.type = Console",
-    "appender.stdout.name = STDOUT",
-    "appender.stdout.layout.type = PatternLayout",
-    "appender.stdout.layout.pattern = [%d] %p %m (%c)%n",
-    "rootLogger.level = INFO",
-    "rootLogger.appenderRef.stdout.ref = STDOUT",
-    "logger.clients.name = org.apache.kafka",
-    "logger.clients.level = WARN",
-  ];
-  await writeFile(log4jFile, `${log4j.join("\n")}\n`);
+  await writeFile(log4jFile, `${KAFKA_LOG4J}\n`);
 }
 
 /** A Kafka cluster id: 16 random bytes, base64url, never starting with "-" (as Uuid.randomUuid does). */
-function clusterId(): string {
+export function clusterId(): string {
   for (;;) {
     const id = randomBytes(16).toString("base64url");
     if (!id.startsWith("-")) return id;

@@ -52,7 +52,10 @@ export interface SetupFacts {
   kind: string;
   cores: number;
   cpuSplit?: { generator: string; target: string };
-  storage?: { postgres?: { instance: string; fsync: string; synchronous_commit: string; full_page_writes: string; version?: string } };
+  storage?: {
+    postgres?: { instance: string; fsync: string; synchronous_commit: string; full_page_writes: string; version?: string };
+    kafka?: { instance: string; version?: string };
+  };
 }
 
 /**
@@ -65,5 +68,8 @@ export function fmtSetup(env: SetupFacts): string[] {
   else if (env.kind === "local") out.push(env.cores > 1 ? "no CPU split: the load generator and the target shared the cores" : "one core: the load generator and the target shared it");
   const pg = env.storage?.postgres;
   if (pg) out.push(`PostgreSQL${pg.version ? ` ${pg.version}` : ""} (${pg.instance === "dedicated" ? "the target's own" : "shared"}): fsync ${pg.fsync}, synchronous_commit ${pg.synchronous_commit}, full_page_writes ${pg.full_page_writes}`);
+  const kafka = env.storage?.kafka;
+  if (kafka)
+    out.push(`Kafka${kafka.version ? ` ${kafka.version}` : ""} (${kafka.instance === "dedicated" ? "the target's own broker: its CPU is in the cost" : "a shared broker: its CPU is not in the cost"})`);
   return out;
 }
