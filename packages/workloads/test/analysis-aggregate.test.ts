@@ -181,6 +181,23 @@ describe("aggregating a k6 CSV file", () => {
     expect(mt.maxMovingAvg10s).toBeGreaterThanOrEqual(mt.steps[0]!.achievedRate);
   });
 
+  it("judges a step also on what it scheduled in its window: requests begun there and answered within the latency bound", async () => {
+    const { stepWindow } = await import("../src/analysis/aggregate.ts");
+    // 10/s for 5 s, every request ends inside the window; only half of those begun in it were answered within the bound
+    const ends: number[] = [];
+    const inBound: number[] = [];
+    for (let t = 0; t < 5_000; t += 100) {
+      ends.push(T0 + t + 50);
+      if (t % 200 === 0) inBound.push(T0 + t);
+    }
+    const w = stepWindow({ successful: ends, rejected: [] }, T0, 5, 10, inBound);
+    expect(w.completedRate).toBeCloseTo(10, 0); // the served rate by end time kept up
+    expect(w.scheduledShare).toBeCloseTo(0.5, 1);
+    expect(w.completedShare).toBe(w.scheduledShare); // the lower share is judged
+    // without begin times (documents and callers from before) only the served share counts
+    expect(stepWindow({ successful: ends, rejected: [] }, T0, 5, 10).completedShare).toBeCloseTo(1, 1);
+  });
+
   it("takes the peak as the densest 10 s inside the measured window", async () => {
     const { densest, stepWindow } = await import("../src/analysis/aggregate.ts");
     expect(densest([1, 2, 3, 10, 11, 12, 13], 0, 20, 3)).toBe(4);

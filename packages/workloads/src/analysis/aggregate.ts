@@ -13,7 +13,7 @@
  *   the step's duration (given, or estimated from the iteration start times
  *   and rounded to whole seconds).
  */
-import type { SeriesPoint } from "@sfbench/core";
+import { SUSTAINABLE, type SeriesPoint } from "@sfbench/core";
 import { streamK6Csv, type K6Sample } from "./k6-csv.ts";
 import { OutcomeCounter, type OutcomeAggregate, type Rejections } from "./outcome.ts";
 import { SeriesBuilder, type OfferedWindow } from "./series.ts";
@@ -41,6 +41,8 @@ export interface AggregateOptions {
   groupBy?: readonly (readonly string[])[];
   /** what a 409 is (core's REJECTIONS for the workload); default "failure": only a workload that plans 409s counts them as completed */
   rejections?: Rejections;
+  /** a request answered slower than this does not count as served in its step's window (default: the p99 bound of a sustainable step, core SUSTAINABLE) */
+  latencyBoundMs?: number;
 }
 
 export interface StepAggregate extends OutcomeAggregate {
@@ -70,10 +72,18 @@ export interface StepAggregate extends OutcomeAggregate {
 
 /**
  * A step's measured window: from WARMUP after its first iteration started to
- * the end of its configured duration. Requests are counted by the time they
- * ended, so an overloaded step cannot catch up during k6's graceful stop and
- * still look as if it kept up; the warm-up leaves out the time in which the
- * first iterations make their setup requests before the measured one.
+ * the end of its configured duration. It is judged two ways, and the lower
+ * share counts:
+ * - by the time requests ended: the rate the target served, so an overloaded
+ *   step cannot catch up during k6's graceful stop and still look as if it
+ *   kept up (a queue that grows slowly shows here first);
+ * - by the time requests began: of what the step scheduled in the window, how
+ *   much was answered, successfully, within the step's latency bound (a
+ *   request started is the iteration's scheduled start plus its setup
+ *   requests), so a step's verdict does not follow the tail of the latencies
+ *   of requests that happened to end inside it.
+ * The warm-up leaves out the time in which the first iterations make their
+ * setup requests before the measured one.
  */
 export interface StepWindow {
   /** seconds */
@@ -85,8 +95,10 @@ export interface StepWindow {
   achievedRate: number;
   /** completed per second */
   completedRate: number;
-  /** completedRate / offered rate; null when the offered rate is unknown */
+  /** the share that is judged: the lower of the served share (completedRate / offered) and scheduledShare; null when the offered rate is unknown */
   completedShare: number | null;
+  /** requests begun in the window and answered successfully within the latency bound, per second / offered rate; absent when not measured */
+  scheduledShare?: number | null;
   /** the highest 10 s moving average of successful per second in the window (its mean when the window is shorter) */
   peakRate: number;
   peakWindowS: number;
@@ -113,13 +125,23 @@ export function densest(sorted: readonly number[], from: number, to: number, len
   return best;
 }
 
-export function stepWindow(endTimes: { successful: readonly number[]; rejected: readonly number[] }, startMs: number, durationS: number, offeredRate: number | null): StepWindow {
+export function stepWindow(
+  endTimes: { successful: readonly number[]; rejected: readonly number[] },
+  startMs: number,
+  durationS: number,
+  offeredRate: number | null,
+  /** begin times of the requests answered successfully (or as planned) within the latency bound */
+  inBoundStarts?: readonly number[],
+): StepWindow {
   const from = startMs + warmupS(durationS) * 1000;
   const to = startMs + durationS * 1000;
   const windowS = (to - from) / 1000;
   const inWindow = (times: readonly number[]) => times.reduce((n, t) => (t >= from && t <= to ? n + 1 : n), 0);
   const successful = inWindow(endTimes.successful);
   const completed = successful + inWindow(endTimes.rejected);
+  const servedShare = offeredRate && windowS > 0 ? completed / windowS / offeredRate : null;
+  const begun = inBoundStarts?.reduce((n, t) => (t >= from && t < to ? n + 1 : n), 0);
+  const scheduledShare = begun === undefined ? undefined : offeredRate && windowS > 0 ? begun / windowS / offeredRate : null;
   const peakWindowS = Math.min(PEAK_WINDOW_S, windowS);
   const sorted = [...endTimes.successful].sort((a, b) => a - b);
   const peak = windowS > 0 ? densest(sorted, from, to, peakWindowS * 1000) / peakWindowS : 0;
@@ -130,7 +152,8 @@ export function stepWindow(endTimes: { successful: readonly number[]; rejected: 
     completed,
     achievedRate: windowS > 0 ? successful / windowS : 0,
     completedRate: windowS > 0 ? completed / windowS : 0,
-    completedShare: offeredRate && windowS > 0 ? completed / windowS / offeredRate : null,
+    completedShare: servedShare === null || scheduledShare == null ? servedShare : Math.min(servedShare, scheduledShare),
+    ...(scheduledShare !== undefined ? { scheduledShare } : {}),
     peakRate: peak,
     peakWindowS: round(peakWindowS),
   };
@@ -181,6 +204,8 @@ class ScenarioAcc {
   /** end times (epoch ms) of the answered measured requests, for the measured window */
   readonly successfulEnds: number[] = [];
   readonly rejectedEnds: number[] = [];
+  /** begin times (epoch ms) of the answered measured requests within the latency bound */
+  readonly inBoundStarts: number[] = [];
 
   iterationStart(ms: number): void {
     this.firstStart = Math.min(this.firstStart, ms);
@@ -227,7 +252,7 @@ function stepOf(scenario: string, acc: ScenarioAcc, runStartMs: number, options:
     completedRate,
     completedShare: offeredRate ? completedRate / offeredRate : null,
     errorRate: s.requests === 0 ? 0 : s.errors / s.requests,
-    window: stepWindow({ successful: acc.successfulEnds, rejected: acc.rejectedEnds }, Number.isFinite(first) ? first : runStartMs, durationS, offeredRate),
+    window: stepWindow({ successful: acc.successfulEnds, rejected: acc.rejectedEnds }, Number.isFinite(first) ? first : runStartMs, durationS, offeredRate, acc.inBoundStarts),
   };
 }
 
@@ -236,6 +261,7 @@ const summarize = (m: Map<string, OutcomeCounter>) => Object.fromEntries([...m].
 /** Reads a k6 CSV file (gzipped or not) once, streaming, and aggregates what the metrics of SPEC 5 need. */
 export async function aggregateK6(file: string, options: AggregateOptions): Promise<K6Aggregate> {
   const rejections = options.rejections ?? "failure";
+  const latencyBoundMs = options.latencyBoundMs ?? SUSTAINABLE.maxP99Ms;
   const counter = () => new OutcomeCounter(rejections);
   const groups = (options.groupBy ?? DEFAULT_GROUP_BY[options.op]).map((tags) => ({ name: tags.join("/"), tags, values: new Map<string, OutcomeCounter>() }));
   const scenarios = new Map<string, ScenarioAcc>();
@@ -270,6 +296,7 @@ export async function aggregateK6(file: string, options: AggregateOptions): Prom
           acc.measured.add(s.status, s.value);
           if (outcome === "successful") acc.successfulEnds.push(s.timeMs);
           else if (outcome === "rejected") acc.rejectedEnds.push(s.timeMs);
+          if (outcome !== "errors" && s.value <= latencyBoundMs) acc.inBoundStarts.push(begin);
           acc.firstRequest = Math.min(acc.firstRequest, begin);
           acc.lastRequest = Math.max(acc.lastRequest, begin);
           for (const g of groups) {
