@@ -21,9 +21,10 @@ describe("XSS", () => {
           environmentKind: "local", nodes: 1, finishedAt: new Date(), verified: true, profile: '"><script>alert(4)</script>', rates: { "checkout.uniform": 100 },
           resolutions: { "checkout.uniform": 0.08 }, invalid: { "checkout.zipf": '"><script>alert(3)</script>' },
           smoke: { "analytics.uniform": '"><script>alert(5)</script>' }, focus: null, loc: null, ratings: null,
+          implementation: "idiomatic", guarantees: { durability: "durable", consistency: "serializable", messaging: "exactly-once" },
         },
       ],
-      total: 1, page: 1, pages: 1, environments: [],
+      total: 1, hiddenTuned: 0, page: 1, pages: 1, environments: [],
       smoke: [{ runId: "00000000-0000-4000-8000-000000000001", slug: "evil2", name: EVIL, version: "<b>1</b>", profile: "quick", finishedAt: new Date() }],
     };
     const html = renderToStaticMarkup(<LeaderboardTable board={board} />);

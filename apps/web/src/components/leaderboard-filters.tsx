@@ -42,6 +42,11 @@ export function LeaderboardFilters({ board, microRows }: { board: Leaderboard; m
           {nodeCounts.map((n) => <option key={n} value={n}>{n}</option>)}
         </select>
       </label>
+      {micro ? null : (
+        <label title="tuned: optimised for this benchmark (target.json implementation); idiomatic implementations are always shown">
+          <input type="checkbox" name="tuned" value="1" defaultChecked={filter.tuned} data-testid="show-tuned" /> show tuned implementations
+        </label>
+      )}
       {filter.view !== "rates" ? <input type="hidden" name="view" value={filter.view} /> : null}
       <input type="hidden" name="sort" value={filter.sort} />
       {filter.dir ? <input type="hidden" name="dir" value={filter.dir} /> : null}

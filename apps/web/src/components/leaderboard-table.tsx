@@ -5,13 +5,14 @@
 import { PAGE_SIZE, type Leaderboard, type LeaderboardRow } from "../server/queries/leaderboard.ts";
 import { fmtDate, fmtEnvironment, fmtMs, fmtNumber, fmtPercent, fmtRate, fmtResolution, rateUnit } from "../shared/format.ts";
 import { defaultDir, type LeaderboardFilter, type RateKey, type SortKey } from "../shared/leaderboard-params.ts";
+import { ImplementationBadge } from "./implementation-class.tsx";
 import { VerifiedBadge } from "./verified-badge.tsx";
 
-function href(filter: LeaderboardFilter, patch: Partial<Record<keyof LeaderboardFilter, string | number | undefined>>): string {
-  const merged: Record<string, string | number | undefined> = { ...filter, ...patch };
+function href(filter: LeaderboardFilter, patch: Partial<Record<keyof LeaderboardFilter, string | number | boolean | undefined>>): string {
+  const merged: Record<string, string | number | boolean | undefined> = { ...filter, ...patch };
   const params = new URLSearchParams();
-  const defaults: Record<string, string | number> = { view: "rates", workload: "all", distribution: "all", kind: "all", sort: "checkout.uniform", page: 1 };
-  for (const [k, v] of Object.entries(merged)) if (v !== undefined && v !== "" && defaults[k] !== v) params.set(k, String(v));
+  const defaults: Record<string, string | number | boolean> = { view: "rates", workload: "all", distribution: "all", kind: "all", sort: "checkout.uniform", page: 1, tuned: false };
+  for (const [k, v] of Object.entries(merged)) if (v !== undefined && v !== "" && defaults[k] !== v) params.set(k, v === true ? "1" : String(v));
   const qs = params.toString();
   return qs ? `/?${qs}` : "/";
 }
@@ -77,6 +78,7 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
                   <VerifiedBadge verified={row.verified} />
                   <br /><a href={`/runs/${row.runId}`} className="muted">{`${row.slug} ${row.version}`}</a>
                   <span className="muted" data-profile={row.profile}>{` · ${row.profile} profile`}</span>
+                  <ImplementationBadge cls={row} />
                 </td>
                 <td>{fmtEnvironment(row.environmentKind, row.nodes)}</td>
                 {board.rateKeys.map((k) => <RateCell key={k} row={row} k={k} />)}
@@ -94,10 +96,17 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
             {board.rows.length === 0 ? (
               <tr><td colSpan={13} className="muted">No completed runs match these filters.</td></tr>
             ) : null}
+
           </tbody>
         </table>
         {board.rows.length > 1 ? <button type="submit" className="compare-button">Compare selected (2-4)</button> : null}
       </form>
+      {board.hiddenTuned > 0 ? (
+        <p className="muted" data-testid="tuned-hidden">
+          {`${board.hiddenTuned} row${board.hiddenTuned === 1 ? "" : "s"} of tuned implementations hidden (optimised for this benchmark): `}
+          <a href={href(board.filter, { tuned: true, page: undefined })}>show tuned implementations</a>
+        </p>
+      ) : null}
       {board.smoke.length > 0 ? (
         <section data-testid="smoke-tests" className="muted" style={{ fontSize: 13, marginTop: 16 }}>
           <h2 style={{ fontSize: 15 }}>Recent smoke tests (not ranked)</h2>

@@ -1,13 +1,18 @@
-/** The compare page's URL: `systems=a,b` (2-4 slugs); the leaderboard's checkboxes send `s=a&s=b`, which is redirected to it. */
+/**
+ * The compare page's URL: `systems=a,b` (2-4 slugs); the leaderboard's checkboxes send `s=a&s=b`, which is redirected to it.
+ * `tuned=1` charts tuned implementations too (hidden by default, like on the leaderboard).
+ */
+import { ShowTuned } from "./implementation.ts";
 
 export const MIN_SYSTEMS = 2;
 export const MAX_SYSTEMS = 4;
 
 type Search = Record<string, string | string[] | undefined>;
 
-export function compareHref(slugs: string[], env?: string): string {
+export function compareHref(slugs: string[], env?: string, tuned = false): string {
   const params = new URLSearchParams({ systems: slugs.join(",") });
   if (env) params.set("env", env);
+  if (tuned) params.set("tuned", "1");
   return `/compare?${params.toString().replace(/%2C/g, ",")}`;
 }
 
@@ -21,4 +26,11 @@ export function readCompareSlugs(params: Search): { slugs: string[]; problem: st
   else if (slugs.length < MIN_SYSTEMS) problem = `Pick at least ${MIN_SYSTEMS} different systems to compare.`;
   else if (slugs.length > MAX_SYSTEMS) problem = `Compare at most ${MAX_SYSTEMS} systems at once (you picked ${slugs.length}).`;
   return { slugs: slugs.slice(0, 8), problem, canonical: fromS.length > 0 && problem === null };
+}
+
+/** Whether the compare page shows tuned implementations (`tuned=1`); a bad value hides them. */
+export function readShowTuned(params: Search): boolean {
+  const raw = Array.isArray(params.tuned) ? params.tuned[0] : params.tuned;
+  const parsed = ShowTuned.safeParse(raw);
+  return parsed.success && parsed.data;
 }

@@ -5,6 +5,7 @@
  */
 import { DISTRIBUTIONS, ENVIRONMENT_KINDS, WORKLOADS, type Distribution, type Workload } from "@sfbench/core/contract";
 import { z } from "zod";
+import { ShowTuned } from "./implementation.ts";
 
 export type RateKey = `${Workload}.${Distribution}`;
 /** one sortable rate column per cell: `checkout.uniform`, ... */
@@ -29,6 +30,8 @@ export const LeaderboardFilter = z.object({
   sort: z.enum(SORT_KEYS).default("checkout.uniform"),
   dir: z.enum(["asc", "desc"]).optional(),
   page: z.coerce.number().int().min(1).max(10_000).default(1),
+  /** show tuned implementations too (hidden by default: shared/implementation.ts) */
+  tuned: ShowTuned,
 });
 export type LeaderboardFilter = z.output<typeof LeaderboardFilter>;
 

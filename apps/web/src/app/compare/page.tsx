@@ -7,7 +7,8 @@ import { getDb } from "../../server/db.ts";
 import { getCompare, parseEnvironment } from "../../server/queries/compare.ts";
 import { microCompareInput } from "../../server/queries/micro.ts";
 import { fmtEnvironment } from "../../shared/format.ts";
-import { compareHref, readCompareSlugs } from "../../shared/compare-params.ts";
+import { ImplementationBadge } from "../../components/implementation-class.tsx";
+import { compareHref, readCompareSlugs, readShowTuned } from "../../shared/compare-params.ts";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Compare" };
@@ -18,7 +19,8 @@ export default async function ComparePage({ searchParams }: { searchParams: Prom
   const params = await searchParams;
   const { slugs, problem, canonical } = readCompareSlugs(params);
   const envText = typeof params.env === "string" ? params.env : undefined;
-  if (canonical) redirect(compareHref(slugs, envText));
+  const tuned = readShowTuned(params);
+  if (canonical) redirect(compareHref(slugs, envText, tuned));
   return (
     <>
       <h1>Compare</h1>
@@ -27,17 +29,20 @@ export default async function ComparePage({ searchParams }: { searchParams: Prom
           Systems (2-4, comma-separated)
           <input name="systems" defaultValue={slugs.join(",")} placeholder="node-postgres,restate" size={40} />
         </label>
+        <label title="tuned: optimised for this benchmark (target.json implementation)">
+          <input type="checkbox" name="tuned" value="1" defaultChecked={tuned} data-testid="show-tuned" /> show tuned implementations
+        </label>
         <button type="submit">Compare</button>
       </form>
-      {problem ? <p className="form-error" role="alert">{problem}</p> : <CompareBody slugs={slugs} envText={envText} />}
+      {problem ? <p className="form-error" role="alert">{problem}</p> : <CompareBody slugs={slugs} envText={envText} tuned={tuned} />}
     </>
   );
 }
 
-async function CompareBody({ slugs, envText }: { slugs: string[]; envText: string | undefined }) {
+async function CompareBody({ slugs, envText, tuned }: { slugs: string[]; envText: string | undefined; tuned: boolean }) {
   const db = await getDb();
   const wanted = parseEnvironment(envText);
-  const compare = await getCompare(db, slugs, wanted);
+  const compare = await getCompare(db, slugs, wanted, tuned);
   const data = buildCompareData(compare.input);
   // micro runs may have no ranked cell (sfbench run --workload micro): without a chosen environment, the one asked for or local, 1 node
   const microEnv = compare.environment ?? wanted ?? { kind: "local" as const, nodes: 1 };
@@ -53,16 +58,25 @@ async function CompareBody({ slugs, envText }: { slugs: string[]; envText: strin
           return active ? (
             <strong key={key}>{fmtEnvironment(e.kind, e.nodes)} ({e.systems})</strong>
           ) : (
-            <Link key={key} href={compareHref(slugs, key)}>{fmtEnvironment(e.kind, e.nodes)} ({e.systems})</Link>
+            <Link key={key} href={compareHref(slugs, key, tuned)}>{fmtEnvironment(e.kind, e.nodes)} ({e.systems})</Link>
           );
         })}
         {compare.environments.length === 0 ? <span className="muted">none of these systems has a completed run</span> : null}
       </div>
-      <ul>
+      <ul data-testid="compare-systems">
         {compare.systems.map((s) => (
-          <li key={s.slug}>
+          <li key={s.slug} data-system={s.slug}>
             <Link href={`/systems/${encodeURIComponent(s.slug)}`}>{s.name}</Link>{" "}
-            {s.runId ? <Link href={`/runs/${s.runId}`} className="muted">run {s.runId.slice(0, 8)} ({s.version})</Link> : <span className="muted">no completed run in this environment</span>}
+            {s.runId ? (
+              <Link href={`/runs/${s.runId}`} className="muted">run {s.runId.slice(0, 8)} ({s.version})</Link>
+            ) : s.tunedHidden ? (
+              <span className="muted" data-testid="tuned-hidden">
+                a tuned implementation (optimised for this benchmark), hidden: <Link href={compareHref(slugs, envText, true)}>show tuned implementations</Link>
+              </span>
+            ) : (
+              <span className="muted">no completed run in this environment</span>
+            )}
+            {s.cls ? <> <ImplementationBadge cls={s.cls} /></> : null}
           </li>
         ))}
       </ul>

@@ -5,11 +5,14 @@
  * Latest runs, LOC, ratings and rates come from the leaderboard's data (one
  * latestRuns per environment kind, cached); only the documents are read here.
  * The environment is the one asked for, else the one most of the systems have
- * (ties: more nodes).
+ * (ties: more nodes). Tuned implementations are left out unless asked for
+ * (shared/implementation.ts): a system whose latest run there is tuned is
+ * listed as hidden, not charted.
  */
 import type { Db, EnvironmentKind } from "@sfbench/db";
 import type { CompareInput } from "../../charts/index.ts";
 import { HEADLINE } from "../../shared/headline.ts";
+import { byImplementation, type ImplementationClass } from "../../shared/implementation.ts";
 import { leaderboardData } from "./leaderboard-cache.ts";
 import { ranked, type RunMeta } from "./leaderboard-data.ts";
 import { storedResult } from "./stored-result.ts";
@@ -25,6 +28,10 @@ export interface CompareSystem {
   /** null when the system has no completed run in the chosen environment */
   runId: string | null;
   version: string | null;
+  /** the class and guarantees of that run's target.json */
+  cls: ImplementationClass | null;
+  /** not charted because its latest runs are of a tuned implementation, left out */
+  tunedHidden: boolean;
 }
 
 export interface Compare {
@@ -57,7 +64,7 @@ function chooseEnvironment(latest: RunMeta[], wanted: Environment | undefined) {
   return { environments, chosen: chosen ? { kind: chosen.kind, nodes: chosen.nodes } : null };
 }
 
-export async function getCompare(db: Db, slugs: string[], wanted?: Environment): Promise<Compare> {
+export async function getCompare(db: Db, slugs: string[], wanted?: Environment, showTuned = false): Promise<Compare> {
   const [systems, data] = await Promise.all([
     db.system.findMany({ where: { slug: { in: slugs } }, select: { id: true, slug: true, name: true } }),
     leaderboardData(db, { kind: wanted?.kind }),
@@ -67,8 +74,10 @@ export async function getCompare(db: Db, slugs: string[], wanted?: Environment):
   const unknown = slugs.filter((slug) => !bySlug.has(slug));
   const ids = new Set(known.map((s) => s.id));
 
-  const latest = data.runs.filter((r) => ids.has(r.systemId));
+  const ofSystems = data.runs.filter((r) => ids.has(r.systemId));
+  const latest = byImplementation(ofSystems, showTuned).shown;
   const { environments, chosen } = chooseEnvironment(latest, wanted);
+  const hiddenTuned = new Set(ofSystems.filter((r) => !latest.includes(r)).map((r) => r.systemId));
   const inEnv = new Map(latest.filter((r) => chosen && r.environmentKind === chosen.kind && r.nodes === chosen.nodes).map((r) => [r.systemId, r]));
   const sameKind = chosen ? latest.filter((r) => r.environmentKind === chosen.kind) : [];
   const docs = await db.runDocument.findMany({ where: { runId: { in: [...inEnv.values()].map((r) => r.runId) } }, select: { runId: true, document: true } });
@@ -88,7 +97,14 @@ export async function getCompare(db: Db, slugs: string[], wanted?: Environment):
   for (const system of known) {
     const run = inEnv.get(system.id);
     const doc = run ? storedResult(docByRun.get(run.runId)) : null;
-    out.push({ slug: system.slug, name: system.name, runId: doc && run ? run.runId : null, version: run?.version ?? null });
+    out.push({
+      slug: system.slug,
+      name: system.name,
+      runId: doc && run ? run.runId : null,
+      version: run?.version ?? null,
+      cls: run ? { implementation: run.implementation, guarantees: run.guarantees } : null,
+      tunedHidden: !run && hiddenTuned.has(system.id),
+    });
     if (!run || !doc) continue;
     input.systems.push({
       slug: system.slug,

@@ -9,6 +9,7 @@
  * bracketed) stay on their run pages, and invalid cells carry no numbers.
  */
 import { Prisma, type Db, type EnvironmentKind, type LocCounts } from "@sfbench/db";
+import { implementationClass, type ImplementationClass } from "../../shared/implementation.ts";
 import { ratingCountsSql } from "../ratings/counted.ts";
 
 export interface CellNumbers {
@@ -16,11 +17,11 @@ export interface CellNumbers {
   distribution: string;
   valid: boolean;
   invalidReason: string | null;
-  sustainableRate: number | null;
   /** core rankable() of the cell, computed when it was imported */
   ranked: boolean;
   /** why not, when not ranked */
   unrankedBecause: string | null;
+  sustainableRate: number | null;
   /** the knee's resolution (first unsustainable - sustainable) / sustainable; null when not bracketed or not recorded */
   kneeResolution: number | null;
   kneeStoppedBecause: string | null;
@@ -31,7 +32,8 @@ export interface CellNumbers {
   anomaliesTotal: number | null;
 }
 
-export interface RunMeta {
+/** implementation and guarantees: from the run's target.json (shared/implementation.ts) */
+export interface RunMeta extends ImplementationClass {
   runId: string;
   systemId: string;
   slug: string;
@@ -118,8 +120,9 @@ export async function readLeaderboardData(db: Db, filter: { kind?: EnvironmentKi
   const runIds = latest.map((r) => r.runId);
   const systemIds = [...new Set(latest.map((r) => r.systemId))];
   const [meta, cellRows, ratingRows] = await Promise.all([
-    db.$queryRaw<Omit<RunMeta, "environmentKind" | "nodes" | "finishedAt">[]>`
-      SELECT r.id AS "runId", s.id AS "systemId", s.slug, s.name, v.version, v.loc, (v.manifest IS NOT NULL) AS "manifestKnown"
+    db.$queryRaw<(Omit<RunMeta, "environmentKind" | "nodes" | "finishedAt" | keyof ImplementationClass> & { declared: { implementation?: unknown; guarantees?: unknown } | null })[]>`
+      SELECT r.id AS "runId", s.id AS "systemId", s.slug, s.name, v.version, v.loc, (v.manifest IS NOT NULL) AS "manifestKnown",
+             jsonb_build_object('implementation', v.manifest->'implementation', 'guarantees', v.manifest->'guarantees') AS declared
       FROM "Run" r JOIN "System" s ON s.id = r."systemId" JOIN "TargetVersion" v ON v.id = r."targetVersionId"
       WHERE r.id = ANY(${runIds}::uuid[])`,
     db.$queryRaw<(CellNumbers & { runId: string })[]>`
@@ -132,9 +135,11 @@ export async function readLeaderboardData(db: Db, filter: { kind?: EnvironmentKi
       FROM "Rating" WHERE "systemId" = ANY(${systemIds}::uuid[]) AND ${ratingCountsSql()} GROUP BY "systemId"`,
   ]);
   const metaById = new Map(meta.map((m) => [m.runId, m]));
-  const runs = latest.flatMap((l) => {
-    const m = metaById.get(l.runId);
-    return m ? [{ ...m, environmentKind: l.environmentKind, nodes: l.nodes, finishedAt: l.finishedAt, profile: l.profile }] : [];
+  const runs = latest.flatMap((l): RunMeta[] => {
+    const found = metaById.get(l.runId);
+    if (!found) return [];
+    const { declared, ...m } = found;
+    return [{ ...m, ...implementationClass(declared), environmentKind: l.environmentKind, nodes: l.nodes, finishedAt: l.finishedAt, profile: l.profile }];
   });
   const cells = new Map<string, CellNumbers[]>();
   for (const { runId, ...cell } of cellRows) (cells.get(runId) ?? cells.set(runId, []).get(runId)!).push(cell);

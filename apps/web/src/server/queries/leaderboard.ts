@@ -5,13 +5,14 @@
  */
 import { KNEE_STOP_TEXT, KNEE_STOPS, PUBLISHABLE_RESOLUTION } from "@sfbench/core";
 import type { Db, EnvironmentKind, LocCounts } from "@sfbench/db";
+import { byImplementation, type ImplementationClass } from "../../shared/implementation.ts";
 import { defaultDir, shownCells, type LeaderboardFilter, type RateKey, type SortKey } from "../../shared/leaderboard-params.ts";
 import { leaderboardData } from "./leaderboard-cache.ts";
 import { ranked, type CellNumbers, type LeaderboardData, type RatingSummary, type RunMeta, type SmokeRun } from "./leaderboard-data.ts";
 
 export const PAGE_SIZE = 50;
 
-export interface LeaderboardRow {
+export interface LeaderboardRow extends ImplementationClass {
   slug: string;
   name: string;
   runId: string;
@@ -44,6 +45,8 @@ export interface Leaderboard {
   focus: { workload: string; distribution: string };
   rows: LeaderboardRow[];
   total: number;
+  /** rows of tuned implementations left out (filter.tuned shows them) */
+  hiddenTuned: number;
   page: number;
   pages: number;
   environments: { kind: EnvironmentKind; nodes: number }[];
@@ -77,6 +80,8 @@ function toRow(run: RunMeta, cells: CellNumbers[], ratings: RatingSummary | unde
     name: run.name,
     runId: run.runId,
     version: run.version,
+    implementation: run.implementation,
+    guarantees: run.guarantees,
     environmentKind: run.environmentKind,
     nodes: run.nodes,
     finishedAt: run.finishedAt,
@@ -95,14 +100,14 @@ function toRow(run: RunMeta, cells: CellNumbers[], ratings: RatingSummary | unde
   };
 }
 
-/** Why a valid cell is not ranked, in the words of core's KNEE_STOP_TEXT. */
+/** Why a valid cell is not ranked: the knee in the words of core's KNEE_STOP_TEXT, or what else rankable() said (anomalies, no audit). */
 function smokeReason(cell: CellNumbers): string {
+  if (cell.kneeResolution !== null && cell.kneeResolution <= PUBLISHABLE_RESOLUTION) return `not ranked: ${cell.unrankedBecause ?? "see the run page"}`;
   const stop = KNEE_STOPS.find((k) => k === cell.kneeStoppedBecause);
   const why = stop ? KNEE_STOP_TEXT[stop] : "the run did not record its knee search";
   const res = cell.kneeResolution === null ? "not bracketed" : `known to ${Math.round(cell.kneeResolution * 100)}%`;
   return `smoke test, not ranked: the knee is ${res} (ranked: ${Math.round(PUBLISHABLE_RESOLUTION * 100)}% or better); ${why}`;
 }
-  if (cell.kneeResolution !== null && cell.kneeResolution <= PUBLISHABLE_RESOLUTION) return `not ranked: ${cell.unrankedBecause ?? "see the run page"}`;
 
 function sortValue(row: LeaderboardRow, key: SortKey): number | string | null {
   switch (key) {
@@ -119,11 +124,11 @@ function sortValue(row: LeaderboardRow, key: SortKey): number | string | null {
 }
 
 /** Sorted rows per data snapshot and view: a cached snapshot is filtered and sorted once, then only paged. */
-const views = new WeakMap<LeaderboardData, Map<string, LeaderboardRow[]>>();
+const views = new WeakMap<LeaderboardData, Map<string, { rows: LeaderboardRow[]; hiddenTuned: number }>>();
 
-function sortedRows(data: LeaderboardData, filter: LeaderboardFilter, dir: "asc" | "desc"): LeaderboardRow[] {
+function sortedRows(data: LeaderboardData, filter: LeaderboardFilter, dir: "asc" | "desc"): { rows: LeaderboardRow[]; hiddenTuned: number } {
   const { rateKeys, focus } = shownCells(filter);
-  const key = [filter.workload, filter.distribution, filter.sort, dir].join("|");
+  const key = [filter.workload, filter.distribution, filter.sort, dir, filter.tuned].join("|");
   let byView = views.get(data);
   if (!byView) views.set(data, (byView = new Map()));
   const cached = byView.get(key);
@@ -133,6 +138,8 @@ function sortedRows(data: LeaderboardData, filter: LeaderboardFilter, dir: "asc"
   if (filter.workload !== "all" || filter.distribution !== "all") {
     rows = rows.filter((row) => rateKeys.some((k) => k in row.rates));
   }
+  const { shown, hiddenTuned } = byImplementation(rows, filter.tuned);
+  rows = shown;
   const sign = dir === "asc" ? 1 : -1;
   const keyed = rows.map((row) => ({ row, value: sortValue(row, filter.sort), name: row.name.toLowerCase() }));
   keyed.sort((a, b) => {
@@ -143,7 +150,7 @@ function sortedRows(data: LeaderboardData, filter: LeaderboardFilter, dir: "asc"
     } else if (x !== y) return x < y ? -sign : sign;
     return a.name < b.name ? -1 : a.name > b.name ? 1 : a.row.nodes - b.row.nodes;
   });
-  const sorted = keyed.map((k) => k.row);
+  const sorted = { rows: keyed.map((k) => k.row), hiddenTuned };
   byView.set(key, sorted);
   return sorted;
 }
@@ -152,7 +159,7 @@ export async function getLeaderboard(db: Db, filter: LeaderboardFilter): Promise
   const data = await leaderboardData(db, { kind: filter.kind === "all" ? undefined : filter.kind, nodes: filter.nodes });
   const { rateKeys, focus } = shownCells(filter);
   const dir = filter.dir ?? defaultDir(filter.sort);
-  const rows = sortedRows(data, filter, dir);
+  const { rows, hiddenTuned } = sortedRows(data, filter, dir);
   const pages = Math.max(1, Math.ceil(rows.length / PAGE_SIZE));
   const page = Math.min(filter.page, pages);
   return {
@@ -162,6 +169,7 @@ export async function getLeaderboard(db: Db, filter: LeaderboardFilter): Promise
     focus,
     rows: rows.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE),
     total: rows.length,
+    hiddenTuned,
     page,
     pages,
     environments: data.environments,
