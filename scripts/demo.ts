@@ -1,7 +1,9 @@
 /**
  * npm run demo: the whole system on one machine, used the way a person would.
- * Starts the services, the portal and the worker; creates a demo account and
- * an API token; submits every bundled target with `sfbench submit`; the
+ * Starts the services, a local SMTP server (messages in .sfbench/mail/*.eml),
+ * the portal and the worker; creates a demo account (the portal's operator,
+ * its address verified with the mailed link) and an API token; submits every
+ * bundled target with `sfbench submit`; the
  * worker verifies and benchmarks them (standard profile, checkout/uniform:
  * publishable numbers, knee known to 10%, see docs/running.md) and the leaderboard at
  * http://127.0.0.1:3000 fills in. Keeps running until Ctrl-C, then stops
@@ -16,8 +18,9 @@ import { fileURLToPath } from "node:url";
 import type { ProgressEvent } from "@sfbench/core";
 import { listTargets } from "@sfbench/provider-local";
 import { up, type ServiceName } from "@sfbench/services";
+import { linkIn, startMailSink, type MailSink } from "../apps/web/scripts/mail-sink.ts";
 import { ensureBuild } from "../apps/web/scripts/server.ts";
-import { demoAccount } from "./lib/demo-account.ts";
+import { demoAccount, demoCredentials } from "./lib/demo-account.ts";
 import { getJson, serversUp, startLogged, stopAll, waitHttp, type Started } from "./lib/processes.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -61,6 +64,7 @@ async function follow(runs: Map<string, string>): Promise<void> {
 }
 
 const started: Started[] = [];
+let mail: MailSink | undefined;
 let upBefore: Set<ServiceName> | undefined;
 let stopping: Promise<never> | undefined;
 
@@ -69,6 +73,7 @@ async function shutdown(code: number): Promise<never> {
   stopping ??= (async () => {
     say("\nstopping the worker (a run in progress ends as interrupted) and the portal");
     await stopAll(started, upBefore, say);
+    await mail?.stop();
     process.exit(code);
   })();
   return stopping;
@@ -80,7 +85,12 @@ async function main(): Promise<void> {
   say("== services (PostgreSQL, Redis, k6)");
   await up(wanted, { onProgress: (s, m) => say(`  ${s}: ${m}`) });
 
+  say("== mail");
+  mail = await startMailSink({ dir: join(root, ".sfbench/mail") });
+  say(`  SMTP server on ${mail.host}:${mail.port}; the portal's mail is written to ${mail.dir}/*.eml`);
+
   say("== portal");
+  const credentials = demoCredentials(join(root, ".sfbench/demo-account.json"));
   ensureBuild(say);
   say("  portal build is up to date");
   const inUse = await fetch(server, { signal: AbortSignal.timeout(1000) }).then(() => true, () => false);
@@ -89,7 +99,13 @@ async function main(): Promise<void> {
     cwd: join(root, "apps/web"),
     log: join(logs, "web.log"),
     // the demo is this portal's operator submitting its own bundled targets, again on every demo: the public limit (10 an hour per account) is for strangers
-    env: { SFBENCH_SUBMISSIONS_PER_HOUR: process.env.SFBENCH_SUBMISSIONS_PER_HOUR ?? "1000" },
+    // the demo account is the operator: the bundled targets' names are reserved for it
+    env: {
+      SFBENCH_SUBMISSIONS_PER_HOUR: process.env.SFBENCH_SUBMISSIONS_PER_HOUR ?? "1000",
+      SFBENCH_OPERATOR_EMAIL: credentials.email,
+      SFBENCH_SMTP_HOST: mail.host,
+      SFBENCH_SMTP_PORT: String(mail.port),
+    },
   });
   started.push(web);
   await waitHttp(server, 120_000, () => web.child.exitCode !== null);
@@ -101,8 +117,14 @@ async function main(): Promise<void> {
   say(`  worker started (log ${worker.log})`);
 
   say("== demo account");
-  const account = await demoAccount(server, join(root, ".sfbench/demo-account.json"));
-  say(`  email ${account.email}, password ${account.password}`);
+  const sink = mail;
+  const account = await demoAccount(server, credentials, async (email) => {
+    const received = await sink.next(email);
+    say(`  verification mail: ${received.file}`);
+    return linkIn(received, "/verify-email");
+  });
+  say(`  email ${account.email}, password ${account.password} (the portal's operator: SFBENCH_OPERATOR_EMAIL)`);
+  if (account.verifiedWith) say(`  address verified with the mailed link ${account.verifiedWith}`);
   say(`  API token: ${account.token}`);
   say(`  try: SFBENCH_TOKEN=${account.token} npx sfbench submit --manifest packages/targets/node-postgres/target.json --server ${server}`);
 

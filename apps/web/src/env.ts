@@ -27,8 +27,20 @@ const EnvSchema = z.object({
   SFBENCH_SUBMISSIONS_PER_HOUR: z.coerce.number().int().positive().default(10),
   /** how long the leaderboard's data may be served from memory (0: never) */
   SFBENCH_LEADERBOARD_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
-  /** a rating counts in a system's means once its author's account is this many days old (or has a verified run) */
-  SFBENCH_RATING_ACCOUNT_DAYS: z.coerce.number().int().min(0).max(365).default(7),
+  /** the operator's account (its address verified): the only one that may submit the bundled targets' names (packages/targets/*) */
+  SFBENCH_OPERATOR_EMAIL: z
+    .email({ message: "must be the operator's email address, like operator@example.com" })
+    .transform((e) => e.toLowerCase())
+    .optional(),
+  /** the SMTP server that sends verification links; without it the links are written to the portal's log */
+  SFBENCH_SMTP_HOST: z.string().min(1).optional(),
+  SFBENCH_SMTP_PORT: z.coerce.number().int().min(1).max(65535).default(25),
+  /** the sender of the portal's mail */
+  SFBENCH_SMTP_FROM: z.string().min(3).default("sfbench <no-reply@sfbench.local>"),
+  /** how long a verification link works */
+  SFBENCH_VERIFICATION_HOURS: z.coerce.number().int().positive().max(24 * 30).default(24),
+  /** verification mails an account may ask for per hour (sign-up's included) */
+  SFBENCH_VERIFICATION_EMAILS_PER_HOUR: z.coerce.number().int().positive().default(5),
   /** reverse proxies in front of the portal that append to X-Forwarded-For (the client's address for throttling) */
   SFBENCH_TRUSTED_PROXIES: z.coerce.number().int().min(0).max(5).default(0),
   /** sign-in attempts (failed or under way) per account per 15 minutes */

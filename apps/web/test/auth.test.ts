@@ -16,7 +16,7 @@ describe("accounts", () => {
     const anon = await caller(t.db, { headers: { origin: ORIGIN } });
     expect(await anon.api.auth.signUp({ email: "Ada@Example.com", password: "correct horse battery" })).toEqual({
       email: "ada@example.com",
-      next: "sign in with this email and password",
+      next: "sign in with this email and password; a link to verify the address is on its way",
     });
     expect(anon.resHeaders.getSetCookie()).toEqual([]);
     const user = await anon.api.auth.signIn({ email: "ada@example.com", password: "correct horse battery" });
@@ -24,7 +24,7 @@ describe("accounts", () => {
     const setCookie = anon.resHeaders.getSetCookie()[0]!;
     expect(setCookie).toMatch(/^sfbench_session=[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
     const { api } = await caller(t.db, { headers: { cookie: cookieFrom(anon.resHeaders) } });
-    expect(await api.auth.me()).toEqual({ id: user.id, email: "ada@example.com" });
+    expect(await api.auth.me()).toEqual({ id: user.id, email: "ada@example.com", emailVerified: false });
   });
 
   it("stores the password hashed with argon2id and the session only as a digest", async () => {

@@ -11,6 +11,7 @@ import path from "node:path";
 import { chromiumPath } from "@sfbench/services";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { linkIn, startMailSink, type MailSink } from "../scripts/mail-sink.ts";
 import { appDir, ensureBuild, startServer, type RunningServer } from "../scripts/server.ts";
 import { fixtureManifest } from "../fixtures/manifest.ts";
 import { testDatabase, type TestDatabase } from "./helpers/database.ts";
@@ -21,6 +22,7 @@ const EVIL = "<script>alert(1)</script>";
 
 let t: TestDatabase;
 let server: RunningServer;
+let mail: MailSink;
 let browser: Browser;
 let page: Page;
 const dialogs: string[] = [];
@@ -34,8 +36,11 @@ beforeAll(async () => {
   await importFixture(t.db, "beta", { system: "Beta Functions", capacity: 900, seed: 3, size: "full", finishedAt: new Date(Date.UTC(2026, 10, 20)) });
   await importFixture(t.db, "gamma", { system: "Gamma Grains", capacity: 600, seed: 4, invalidCell: "analytics/zipf" });
   await importFixture(t.db, "delta", { system: "Delta Down", failed: true, seed: 5 });
+  await importFixture(t.db, "epsilon", { system: "Epsilon Tuned", capacity: 4000, seed: 6, manifest: { implementation: "tuned" } });
   ensureBuild((line) => process.stdout.write(`${line}\n`));
-  server = await startServer({ databaseUrl: t.url });
+  // the portal mails its verification links to a real SMTP server on loopback
+  mail = await startMailSink({ dir: path.join(artifacts, "mail") });
+  server = await startServer({ databaseUrl: t.url, env: { SFBENCH_SMTP_HOST: mail.host, SFBENCH_SMTP_PORT: String(mail.port) } });
   browser = await chromium.launch({ executablePath: await chromiumPath(), args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
   page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   page.setDefaultTimeout(20_000);
@@ -49,6 +54,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
+  await mail?.stop();
   await t?.drop();
 });
 
@@ -142,23 +148,67 @@ describe("the portal in Chromium", () => {
     expect(await page.locator("[data-testid=leaderboard] tbody tr").count()).toBe(1);
   });
 
+  it("shows each row's implementation class and guarantees, and hides tuned implementations until asked", async () => {
+    await go("/");
+    expect(await page.locator("tr[data-system=alpha] [data-implementation=idiomatic]").count()).toBe(2);
+    expect(await page.locator("tr[data-system=beta] [data-guarantees]").first().textContent()).toBe("durable · serializable · synchronous");
+    expect(await page.locator("tr[data-system=epsilon]").count()).toBe(0);
+    expect(await page.textContent("[data-testid=tuned-hidden]")).toContain("1 row of tuned implementations hidden");
+    await page.click("[data-testid=tuned-hidden] >> text=show tuned implementations");
+    await page.waitForURL(/[?&]tuned=1/);
+    await page.waitForSelector("tr[data-system=epsilon] [data-implementation=tuned]");
+    expect(await page.locator("[data-testid=tuned-hidden]").count()).toBe(0);
+    await shot("08b-leaderboard-tuned");
+    // the filter form's switch turns them off again
+    await page.uncheck("[data-testid=show-tuned]");
+    await page.click("form.filters button[type=submit]");
+    await page.waitForURL((url) => !url.search.includes("tuned="));
+    expect(await page.locator("tr[data-system=epsilon]").count()).toBe(0);
+  });
+
+  it("leaves a tuned implementation out of compare unless asked, with the class shown", async () => {
+    await go("/compare?systems=alpha,epsilon");
+    expect(await page.textContent("[data-testid=compare-systems] [data-system=epsilon] [data-testid=tuned-hidden]")).toContain("a tuned implementation");
+    expect(await page.locator("[data-testid=compare-systems] [data-system=alpha] [data-implementation=idiomatic]").count()).toBe(1);
+    await page.click("[data-testid=tuned-hidden] >> text=show tuned implementations");
+    await page.waitForSelector("[data-testid=compare-systems] [data-system=epsilon] [data-implementation=tuned]");
+    expect(page.url()).toContain("tuned=1");
+    await shot("11b-compare-tuned");
+  });
+
   it("opens a system page with its runs, versions and manifest", async () => {
     await go("/systems/alpha");
     expect(await page.locator("[data-testid=run-history] tbody tr").count()).toBe(2);
     expect(await page.textContent("[data-testid=manifest]")).toContain('"name": "alpha"');
+    expect(await page.textContent("[data-testid=system-class]")).toContain("durable · serializable · synchronous");
     await shot("09-system");
   });
 
-  it("takes a new account's rating but does not count it yet, and says so", async () => {
+  it("takes an unverified account's rating but does not count it, says why, and counts it once the mailed link is followed", async () => {
     await go("/systems/alpha");
     expect(await page.textContent("[data-testid=ratings]")).toBe("Not rated yet.");
+    expect(await page.textContent("[data-testid=verify-email-notice]")).toContain("Your address e2e@example.com is not verified");
     await page.selectOption("#programmingModel", "5");
     await page.selectOption("#understandability", "5");
     await page.click("button >> text=Rate");
-    expect(await page.textContent("form [role=status]")).toMatch(/^Saved\. It counts from \d{4}-\d{2}-\d{2}, when your account is old enough/);
-    await page.waitForSelector("[data-testid=ratings-rule] >> text=1 more from new accounts not counted yet");
+    expect(await page.textContent("form [role=status]")).toBe("Saved, but not counted yet: it counts once you verify e2e@example.com with the link mailed to it (you can send a new one).");
+    await page.waitForSelector("[data-testid=ratings-rule] >> text=1 more not counted because their authors have not verified their email addresses");
     expect(await page.textContent("[data-testid=ratings]")).toBe("Not rated yet.");
     await shot("09b-rating-not-counted");
+
+    // the link the portal mailed at sign-up, as the local SMTP server received it
+    const link = linkIn(await mail.next("e2e@example.com"), "/verify-email");
+    await page.goto(link, { waitUntil: "networkidle" });
+    await page.click("[data-testid=verify-button]");
+    expect(await page.textContent("[data-testid=verify-result]")).toBe("e2e@example.com is verified: your ratings count.");
+    await shot("09c-email-verified");
+    await go("/systems/alpha");
+    expect(await page.textContent("[data-testid=ratings]")).toContain("from 1 rating");
+    expect(await page.locator("[data-testid=verify-email-notice]").count()).toBe(0);
+    // a link works once
+    await page.goto(link, { waitUntil: "networkidle" });
+    await page.click("[data-testid=verify-button]");
+    expect(await page.textContent("[data-testid=verify-result]")).toMatch(/^this verification link was already used/);
   });
 
   it("throttles sign-in on the real server: 30 wrong passwords at once get 10 answers and 20 refusals with Retry-After", async () => {

@@ -3,11 +3,9 @@ import { importResult } from "@sfbench/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureResult } from "../fixtures/result-doc.ts";
 import { ratingCountsSql } from "../src/server/ratings/counted.ts";
-import { browser, caller, failure, fields } from "./helpers/callers.ts";
+import { browser, caller, failure, fields, ORIGIN } from "./helpers/callers.ts";
 import { testDatabase, type TestDatabase } from "./helpers/database.ts";
 import { submission } from "./helpers/submission.ts";
-
-const DAY_MS = 24 * 3600_000;
 
 /** What the worker does when a run completes: its result document goes through importResult. */
 async function completeRun(runId: string) {
@@ -27,11 +25,11 @@ afterAll(async () => {
 });
 
 describe("ratings", () => {
-  /** An account old enough for its ratings to count (the default rule: 7 days). */
+  /** An account whose address is verified, so its ratings count (the link itself is followed in email-verification.test.ts). */
   async function established(email: string) {
     const user = await browser(t.db, email);
-    await t.db.user.update({ where: { id: user.user.id }, data: { createdAt: new Date(Date.now() - 8 * DAY_MS) } });
-    return user;
+    await t.db.user.update({ where: { id: user.user.id }, data: { emailVerifiedAt: new Date() } });
+    return { ...user, api: (await caller(t.db, { headers: { origin: ORIGIN, cookie: user.cookie } })).api };
   }
 
   it("keeps one rating per user and system, editable, and averages the ratings that count", async () => {
@@ -48,17 +46,20 @@ describe("ratings", () => {
     expect(mine[0]!.comment).toBe("changed my mind");
   });
 
-  it("does not count a fresh account's 5/5, says from when it counts, and shows the count next to the mean", async () => {
+  it("does not count an unverified account's 5/5, says why, and shows the count next to the mean", async () => {
     const fresh = await browser(t.db, "fresh@example.com");
     const rated = await fresh.api.ratings.rate({ slug: "rated", programmingModel: 5, understandability: 5 });
-    const created = (await t.db.user.findUniqueOrThrow({ where: { id: fresh.user.id } })).createdAt;
     expect(rated).toEqual({
       summary: { programmingModel: 4.5, understandability: 3.5, count: 2 },
       counted: false,
-      countsFrom: new Date(created.getTime() + 7 * DAY_MS).toISOString(),
+      why: "it counts once you verify fresh@example.com with the link mailed to it (you can send a new one)",
     });
-    // many fresh accounts move nothing either
-    for (const n of [1, 2, 3]) await (await browser(t.db, `sock${n}@example.com`)).api.ratings.rate({ slug: "rated", programmingModel: 5, understandability: 5 });
+    // many unverified accounts move nothing either, however old they are or whatever they submitted
+    for (const n of [1, 2, 3]) {
+      const sock = await browser(t.db, `sock${n}@example.com`);
+      await t.db.user.update({ where: { id: sock.user.id }, data: { createdAt: new Date(Date.UTC(2020, 0, 1)) } });
+      await sock.api.ratings.rate({ slug: "rated", programmingModel: 5, understandability: 5 });
+    }
     const { api } = await caller(t.db);
     const page = await api.systems.bySlug({ slug: "rated" });
     expect(page.ratings).toEqual({ programmingModel: 4.5, understandability: 3.5, count: 2 });
@@ -69,17 +70,9 @@ describe("ratings", () => {
       FROM "Rating" WHERE "systemId" = ${page.id}::uuid AND ${ratingCountsSql()}`;
     expect(sql).toEqual({ count: 2, programmingModel: 4.5 });
 
-    // a week later the account counts
-    await t.db.user.update({ where: { id: fresh.user.id }, data: { createdAt: new Date(created.getTime() - 8 * DAY_MS) } });
+    // once the address is verified, the rating counts
+    await t.db.user.update({ where: { id: fresh.user.id }, data: { emailVerifiedAt: new Date() } });
     expect(await api.ratings.summary({ slug: "rated" })).toEqual({ programmingModel: 14 / 3, understandability: 4, count: 3 });
-  });
-
-  it("counts a new account's rating at once when it has submitted a run that verified", async () => {
-    const team = await browser(t.db, "team@example.com");
-    const { runId } = await team.api.submissions.submit(submission("teams-own"));
-    expect((await team.api.ratings.rate({ slug: "rated", programmingModel: 1, understandability: 1 })).counted).toBe(false);
-    await completeRun(runId);
-    expect((await team.api.ratings.rate({ slug: "rated", programmingModel: 1, understandability: 1 })).counted).toBe(true);
   });
 
   it("refuses scores outside 1-5, naming the field", async () => {

@@ -29,6 +29,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
               {viewer ? (
                 <>
                   <span className="muted" data-testid="viewer">{viewer.email}</span>
+                  {viewer.emailVerifiedAt ? null : <span className="badge unverified" data-testid="viewer-unverified" title="ratings count once the address is verified">not verified</span>}
                   <Link href="/tokens">API tokens</Link>
                   <SignOutButton />
                 </>

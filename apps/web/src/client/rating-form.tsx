@@ -48,7 +48,7 @@ export function RatingForm({ slug, mine }: { slug: string; mine: Rating | null }
         <p className="ok" role="status">
           {rate.data.counted
             ? "Saved; it counts in the means above."
-            : `Saved. It counts from ${rate.data.countsFrom.slice(0, 10)}, when your account is old enough (or sooner, once you have submitted a run that verified).`}
+            : `Saved, but not counted yet: ${rate.data.why}.`}
         </p>
       ) : null}
       <button type="submit" disabled={rate.isPending}>{mine ? "Update my rating" : "Rate"}</button>

@@ -17,12 +17,14 @@ export interface CallerOptions {
   headers?: Record<string, string>;
   limits?: Partial<Context["limits"]>;
   uploads?: UploadSettings;
+  /** the operator and the verification mail (default: the environment's, i.e. links written to the log) */
+  portal?: Partial<Context["portal"]>;
 }
 
 export async function caller(db: Db, opts: CallerOptions = {}) {
   const resHeaders = new Headers();
   const req = new Request(`${ORIGIN}/api/trpc`, { headers: opts.headers });
-  const ctx = await createContext({ db, req, resHeaders, limits: opts.limits, ...(opts.uploads ? { uploads: opts.uploads } : {}) });
+  const ctx = await createContext({ db, req, resHeaders, limits: opts.limits, portal: opts.portal, ...(opts.uploads ? { uploads: opts.uploads } : {}) });
   return { api: createCaller(ctx), resHeaders, ctx };
 }
 
@@ -34,12 +36,12 @@ export function cookieFrom(resHeaders: Headers): string {
 }
 
 /** A signed-up user in a browser (sign up, then sign in, as the form does): same-origin requests with their session cookie. */
-export async function browser(db: Db, email: string, limits?: CallerOptions["limits"]) {
-  const anon = await caller(db, { headers: { origin: ORIGIN } });
+export async function browser(db: Db, email: string, limits?: CallerOptions["limits"], portal?: CallerOptions["portal"]) {
+  const anon = await caller(db, { headers: { origin: ORIGIN }, portal });
   await anon.api.auth.signUp({ email, password: "correct horse battery" });
   const user = await anon.api.auth.signIn({ email, password: "correct horse battery" });
   const cookie = cookieFrom(anon.resHeaders);
-  const { api } = await caller(db, { headers: { origin: ORIGIN, cookie }, limits });
+  const { api } = await caller(db, { headers: { origin: ORIGIN, cookie }, limits, portal });
   return { api, user, cookie };
 }
 

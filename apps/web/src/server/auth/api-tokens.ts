@@ -25,7 +25,7 @@ export async function findTokenUser(db: Db, token: string, now = new Date()): Pr
   if (!token.startsWith(TOKEN_PREFIX)) return null;
   const row = await db.apiToken.findUnique({
     where: { tokenHash: hashSecret(token) },
-    select: { id: true, revokedAt: true, lastUsedAt: true, user: { select: { id: true, email: true } } },
+    select: { id: true, revokedAt: true, lastUsedAt: true, user: { select: { id: true, email: true, emailVerifiedAt: true } } },
   });
   if (!row || row.revokedAt) return null;
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > TOUCH_EVERY_MS) {

@@ -9,6 +9,8 @@ import { hashSecret, newSecret } from "./secrets.ts";
 export interface SessionUser {
   id: string;
   email: string;
+  /** null until the owner followed a verification link (auth/email-verification.ts) */
+  emailVerifiedAt: Date | null;
 }
 
 export async function createSession(db: Db, userId: string, now = new Date()): Promise<{ secret: string; maxAge: number }> {
@@ -21,7 +23,7 @@ export async function createSession(db: Db, userId: string, now = new Date()): P
 export async function findSessionUser(db: Db, secret: string, now = new Date()): Promise<SessionUser | null> {
   const session = await db.session.findUnique({
     where: { tokenHash: hashSecret(secret) },
-    select: { expiresAt: true, user: { select: { id: true, email: true } } },
+    select: { expiresAt: true, user: { select: { id: true, email: true, emailVerifiedAt: true } } },
   });
   return session && session.expiresAt > now ? session.user : null;
 }

@@ -1,6 +1,7 @@
 /** The system page: the system, its versions (manifest, LOC), its run history (newest first), ratings. */
 import { TargetManifest } from "@sfbench/core";
 import type { Db, LocCounts } from "@sfbench/db";
+import { bundledTargetNames } from "../operator/bundled.ts";
 import { pendingRatings, ratingSummary } from "./ratings.ts";
 
 export const HISTORY_LIMIT = 100;
@@ -50,7 +51,8 @@ export async function getSystem(db: Db, slug: string, viewerId?: string | null) 
   return {
     ...rest,
     owned: Boolean(viewerId && ownerId === viewerId),
-    bundled: ownerId === null,
+    // a bundled target's name (packages/targets/*), whether the operator submitted it or the worker imported it
+    bundled: bundledTargetNames().has(rest.slug),
     runCount: _count.runs,
     versions: versions.map((v) => ({ ...v, manifest: inSchemaOrder(v.manifest), loc: v.loc as LocCounts | null })),
     ratings,

@@ -6,20 +6,27 @@
  * Sign-up does not tell whether the email already has an account: it answers
  * the same either way, takes as long (one argon2id hash), and signs nobody in;
  * the form then signs in with the same email and password, which works for a
- * new account or for the owner of an existing one.
+ * new account or for the owner of an existing one. A new account is mailed a
+ * verification link (in the background, so that the answer takes as long as
+ * for an existing email); `resendVerification` mails another, and
+ * `verifyEmail` follows one (auth/email-verification.ts).
  */
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { sessionCookie } from "../auth/cookies.ts";
+import { sendVerification, verifyEmail } from "../auth/email-verification.ts";
 import { dummyHash, hashPassword, verifyPassword } from "../auth/password.ts";
 import { createSession, deleteSession } from "../auth/sessions.ts";
 import { attemptSucceeded, beginAttempt } from "../auth/throttle.ts";
 import type { Context } from "../trpc/context.ts";
-import { publicProcedure, router } from "../trpc/init.ts";
+import { protectedProcedure, publicProcedure, router } from "../trpc/init.ts";
 
 const Email = z.email({ message: "must be an email address like you@example.com" }).max(254).transform((e) => e.toLowerCase());
 const Password = z.string().min(10, { message: "must be at least 10 characters" }).max(200, { message: "must be at most 200 characters" });
 const Credentials = z.object({ email: Email, password: Password });
+
+/** Where a mailed link points: the configured public origin, else the origin this request was sent to. */
+const linkOrigin = (ctx: Context) => ctx.portal.linkOrigin ?? ctx.origin;
 
 async function signIn(ctx: Context, userId: string) {
   const { secret, maxAge } = await createSession(ctx.db, userId);
@@ -31,8 +38,14 @@ export const authRouter = router({
     await beginAttempt(ctx.db, { action: "sign-up", email: input.email, address: ctx.address }, ctx.limits);
     const passwordHash = await hashPassword(input.password);
     // an existing email is left as it is (its password unchanged), with the same answer
-    await ctx.db.user.createMany({ data: [{ email: input.email, passwordHash }], skipDuplicates: true });
-    return { email: input.email, next: "sign in with this email and password" };
+    const created = await ctx.db.user.createManyAndReturn({ data: [{ email: input.email, passwordHash }], skipDuplicates: true, select: { id: true, email: true } });
+    for (const user of created) {
+      // not awaited: a new account must not answer later than an existing one; the user can resend and then sees any error
+      void sendVerification(ctx.db, user, linkOrigin(ctx), ctx.portal.verification).catch((e: Error) => {
+        process.stderr.write(`verification mail to ${user.email} not sent: ${e.message}\n`);
+      });
+    }
+    return { email: input.email, next: "sign in with this email and password; a link to verify the address is on its way" };
   }),
 
   signIn: publicProcedure
@@ -53,5 +66,20 @@ export const authRouter = router({
     return { ok: true };
   }),
 
-  me: publicProcedure.query(({ ctx }) => ctx.user),
+  me: publicProcedure.query(({ ctx }) => (ctx.user ? { id: ctx.user.id, email: ctx.user.email, emailVerified: ctx.user.emailVerifiedAt !== null } : null)),
+
+  /** Mails a new verification link to the signed-in account's address (at most SFBENCH_VERIFICATION_EMAILS_PER_HOUR an hour). */
+  resendVerification: protectedProcedure.mutation(async ({ ctx }) => {
+    if (ctx.user.emailVerifiedAt) return { alreadyVerified: true as const, email: ctx.user.email };
+    const sent = await sendVerification(ctx.db, ctx.user, linkOrigin(ctx), ctx.portal.verification);
+    return { alreadyVerified: false as const, email: sent.sentTo, expiresAt: sent.expiresAt.toISOString() };
+  }),
+
+  /** Follows a verification link (the token from its query): the address is verified, the token used up. */
+  verifyEmail: publicProcedure
+    .input(z.object({ token: z.string().min(1, { message: "is required" }).max(200) }))
+    .mutation(async ({ ctx, input }) => {
+      const { email } = await verifyEmail(ctx.db, input.token);
+      return { email, verified: true as const };
+    }),
 });

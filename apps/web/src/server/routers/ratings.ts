@@ -1,8 +1,8 @@
 /**
  * Ratings: one per user and system (1-5 for programming model and
  * understandability, optional comment), editable; not of one's own system.
- * The means count only ratings from established accounts (ratings/counted.ts);
- * `rate` says whether the new rating counts, and from when.
+ * The means count only ratings from accounts with a verified email address
+ * (ratings/counted.ts); `rate` says whether the new rating counts, and if not, why.
  */
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
@@ -41,13 +41,8 @@ export const ratingsRouter = router({
         update: scores,
       });
       invalidateLeaderboard(ctx.db);
-      const rater = await ctx.db.user.findUniqueOrThrow({
-        where: { id: ctx.user.id },
-        select: { createdAt: true, _count: { select: { runs: { where: { status: "completed" } } } } },
-      });
-      const standing = raterStanding({ createdAt: rater.createdAt, verifiedRuns: rater._count.runs });
+      const standing = raterStanding(ctx.user);
       const summary = await ratingSummary(ctx.db, system.id);
-      // countsFrom as an ISO string: the API has no date transformer
-      return standing.counted ? { summary, counted: true as const } : { summary, counted: false as const, countsFrom: standing.countsFrom.toISOString() };
+      return standing.counted ? { summary, counted: true as const } : { summary, counted: false as const, why: standing.why };
     }),
 });

@@ -5,6 +5,7 @@ import { authenticate, type Authentication } from "../auth/authenticate.ts";
 import { clientAddress } from "../auth/client-address.ts";
 import { requestOrigin } from "../auth/origin.ts";
 import { defaultThrottleLimits, type ThrottleLimits } from "../auth/throttle.ts";
+import { defaultPortalSettings, type PortalSettings } from "../portal-settings.ts";
 import { defaultUploadSettings, type UploadSettings } from "../uploads/limits.ts";
 
 export interface Context extends Authentication {
@@ -17,6 +18,8 @@ export interface Context extends Authentication {
   /** the client's address (auth/client-address.ts); null when the request did not say */
   address: string | null;
   limits: { submissionsPerHour: number } & ThrottleLimits;
+  /** the operator and the mail of verification links */
+  portal: PortalSettings;
   /** where uploads are stored (a submission claims them there) */
   uploads: UploadSettings;
 }
@@ -26,10 +29,11 @@ export interface CreateContextOptions {
   req: Request;
   resHeaders?: Headers;
   limits?: Partial<Context["limits"]>;
+  portal?: Partial<PortalSettings>;
   uploads?: UploadSettings;
 }
 
-export async function createContext({ db, req, resHeaders = new Headers(), limits, uploads = defaultUploadSettings() }: CreateContextOptions): Promise<Context> {
+export async function createContext({ db, req, resHeaders = new Headers(), limits, portal, uploads = defaultUploadSettings() }: CreateContextOptions): Promise<Context> {
   return {
     db,
     headers: req.headers,
@@ -37,6 +41,7 @@ export async function createContext({ db, req, resHeaders = new Headers(), limit
     origin: requestOrigin(req.headers, req.url),
     address: clientAddress(req.headers),
     limits: { submissionsPerHour: env.SFBENCH_SUBMISSIONS_PER_HOUR, ...defaultThrottleLimits(), ...limits },
+    portal: { ...defaultPortalSettings(), ...portal },
     uploads,
     ...(await authenticate(db, req.headers)),
   };

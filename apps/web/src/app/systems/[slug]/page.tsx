@@ -3,6 +3,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { RatingForm } from "../../../client/rating-form.tsx";
+import { VerifyEmailNotice } from "../../../client/verify-email-notice.tsx";
 import { SystemEditForm } from "../../../client/system-edit-form.tsx";
 import { ClusterOnly, clusterOnlyReason } from "../../../components/cluster-only.tsx";
 import { RunStatus } from "../../../components/run-status.tsx";
@@ -13,6 +14,8 @@ import { getSystemExperiments } from "../../../server/queries/system-experiments
 import { countingRule } from "../../../server/ratings/counted.ts";
 import { getViewer } from "../../../server/viewer.ts";
 import { fmtDate, fmtEnvironment } from "../../../shared/format.ts";
+import { implementationClass } from "../../../shared/implementation.ts";
+import { ImplementationBadge } from "../../../components/implementation-class.tsx";
 import { safeHref } from "../../../shared/safe-url.ts";
 
 export const dynamic = "force-dynamic";
@@ -41,6 +44,11 @@ export default async function SystemPage({ params }: Props) {
         {" · "}<img src={`/badge/${encodeURIComponent(system.slug)}.svg`} alt={`${system.name} badge`} height={20} style={{ verticalAlign: "middle" }} />
       </p>
       {system.description ? <p data-testid="system-description">{system.description}</p> : <p className="muted">No description.</p>}
+      {system.versions[0] ? (
+        <p data-testid="system-class">
+          Implementation (version {system.versions[0].version}):<ImplementationBadge cls={implementationClass(system.versions[0].manifest)} />
+        </p>
+      ) : null}
       {clusterOnly ? <ClusterOnly reason={clusterOnly} /> : null}
 
       <h2>Ratings</h2>
@@ -50,10 +58,12 @@ export default async function SystemPage({ params }: Props) {
           : "Not rated yet."}
       </p>
       <p className="muted" data-testid="ratings-rule">
+        {`${system.ratings?.count ?? 0} rating${system.ratings?.count === 1 ? "" : "s"} counted`}
         {system.ratingsPending > 0
-          ? `${system.ratingsPending} more from new accounts not counted yet: ${countingRule()}.`
-          : `${countingRule().replace(/^r/, "R")}.`}
+          ? `; ${system.ratingsPending} more not counted because their authors have not verified their email addresses: ${countingRule()}.`
+          : `: ${countingRule()}.`}
       </p>
+      {viewer && !viewer.emailVerifiedAt ? <VerifyEmailNotice email={viewer.email} /> : null}
       {!viewer ? (
         <p className="muted"><Link href={`/signin?next=/systems/${encodeURIComponent(system.slug)}`}>Sign in</Link> to rate this system.</p>
       ) : system.owned ? (
