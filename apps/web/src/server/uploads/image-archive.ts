@@ -4,6 +4,7 @@
  * and index.json with ref.name annotations). Read from the tar's headers and
  * those two files only; no podman needed.
  */
+import { findImageReference } from "@sfbench/core/image-ref";
 import { z } from "zod";
 import type { TarEntry } from "./tar.ts";
 
@@ -45,19 +46,4 @@ export function checkImageArchive(entries: TarEntry[], kept: Map<string, Buffer>
   return { ok: false, problem: "it is a tar but not an image archive: neither manifest.json (docker-archive) nor index.json with oci-layout (oci-archive) at its root; write one with `podman save -o image.tar <image>`" };
 }
 
-/** "x", "x:latest", "docker.io/library/x:latest" and podman's "localhost/x:latest" name one image. */
-export function normalizeReference(ref: string): string {
-  let r = ref.trim();
-  const at = r.indexOf("@");
-  const lastSlash = r.lastIndexOf("/");
-  if (at < 0 && !r.slice(lastSlash + 1).includes(":")) r = `${r}:latest`;
-  for (const prefix of ["docker.io/library/", "docker.io/", "index.docker.io/library/", "localhost/"]) {
-    if (r.startsWith(prefix)) {
-      r = r.slice(prefix.length);
-      break;
-    }
-  }
-  return r;
-}
-
-export const namesImage = (references: string[], image: string) => references.some((r) => normalizeReference(r) === normalizeReference(image));
+export const namesImage = (references: string[], image: string) => findImageReference(references, image) !== undefined;
