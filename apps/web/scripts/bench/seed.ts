@@ -108,9 +108,9 @@ export async function seed(db: Db, opts: SeedOptions): Promise<Seeded> {
       );
       const raters = opts.raters ?? Math.max(10, Math.round(n / 5));
       await tx.$executeRawUnsafe(
-        // accounts a month old: their ratings count (src/server/ratings/counted.ts), as on a portal that has been up a while
-        `INSERT INTO "User" (id, email, "passwordHash", "createdAt")
-         SELECT gen_random_uuid(), format('rater-%s@bench.invalid', i), 'no-password', now() - interval '30 days' FROM generate_series(1, $1::int) i`,
+        // accounts a month old with verified addresses: their ratings count (src/server/ratings/counted.ts), as on a portal that has been up a while
+        `INSERT INTO "User" (id, email, "passwordHash", "createdAt", "emailVerifiedAt")
+         SELECT gen_random_uuid(), format('rater-%s@bench.invalid', i), 'no-password', now() - interval '30 days', now() - interval '30 days' FROM generate_series(1, $1::int) i`,
         raters,
       );
       // each rater rates about one system in ten
