@@ -22,7 +22,7 @@ export async function getSystem(db: Db, slug: string, viewerId?: string | null) 
       id: true, slug: true, name: true, description: true, repository: true, ownerId: true, createdAt: true,
       versions: {
         orderBy: { createdAt: "desc" },
-        select: { id: true, version: true, manifestDigest: true, manifest: true, image: true, loc: true, createdAt: true },
+        select: { id: true, version: true, manifestDigest: true, manifest: true, image: true, loc: true, declaredLoc: true, createdAt: true },
       },
       runs: {
         orderBy: { createdAt: "desc" },
@@ -54,7 +54,7 @@ export async function getSystem(db: Db, slug: string, viewerId?: string | null) 
     // a bundled target's name (packages/targets/*), whether the operator submitted it or the worker imported it
     bundled: bundledTargetNames().has(rest.slug),
     runCount: _count.runs,
-    versions: versions.map((v) => ({ ...v, manifest: inSchemaOrder(v.manifest), loc: v.loc as LocCounts | null })),
+    versions: versions.map((v) => ({ ...v, manifest: inSchemaOrder(v.manifest), loc: v.loc as LocCounts | null, declaredLoc: v.declaredLoc as LocCounts | null })),
     ratings,
     /** ratings from accounts too new to count yet */
     ratingsPending,

@@ -8,6 +8,7 @@ import { SystemEditForm } from "../../../client/system-edit-form.tsx";
 import { ClusterOnly, clusterOnlyReason } from "../../../components/cluster-only.tsx";
 import { RunStatus } from "../../../components/run-status.tsx";
 import { SystemExperimentsSections } from "../../../components/system-experiments.tsx";
+import { VersionLoc } from "../../../components/version-loc.tsx";
 import { getDb } from "../../../server/db.ts";
 import { getSystem, HISTORY_LIMIT } from "../../../server/queries/system.ts";
 import { getSystemExperiments } from "../../../server/queries/system-experiments.ts";
@@ -101,16 +102,7 @@ export default async function SystemPage({ params }: Props) {
             <strong>{v.version}</strong> <code className="muted">{v.manifestDigest.slice(0, 19)}…</code> · {fmtDate(v.createdAt)}
             {v.image ? <> · <code>{v.image}</code></> : null}
           </summary>
-          {v.loc ? (
-            <table className="table" style={{ width: "auto" }}>
-              <thead><tr><th>Language</th><th className="num">app LOC</th><th className="num">gateway LOC</th></tr></thead>
-              <tbody>
-                {Object.entries(v.loc).map(([lang, c]) => (
-                  <tr key={lang}><td>{lang}</td><td className="num">{c?.app}</td><td className="num">{c?.gateway}</td></tr>
-                ))}
-              </tbody>
-            </table>
-          ) : <p className="muted">LOC not counted.</p>}
+          <VersionLoc loc={v.loc} declaredLoc={v.declaredLoc} />
           {v.manifest ? <pre data-testid="manifest">{JSON.stringify(v.manifest, null, 2)}</pre> : <p className="muted">target.json not known (only its digest).</p>}
         </details>
       ))}
