@@ -11,7 +11,8 @@
  *   1000 as in the official image.
  *
  * Each is built once and kept in the project's podman storage; the Node one is
- * rebuilt when the machine's Node version changes (a label records it).
+ * rebuilt when the machine's Node version changes (a label records it). The
+ * Go ones: go-bases.ts; which ARG gets which: local-bases.ts.
  */
 import { execFile } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -26,9 +27,6 @@ export const NODE_BASE = `localhost/sfbench-base/node:${NODE_MAJOR}-slim`;
 /** uid and gid of the `node` user in the official Node images. */
 const NODE_UID = 1000;
 const VERSION_LABEL = "org.sfbench.node-version";
-
-/** What a Dockerfile's base ARG is set to for a local build: ARG name -> local image. */
-export const LOCAL_BASES: Record<string, string> = { NODE_IMAGE: NODE_BASE };
 
 export async function imageExists(ref: string): Promise<boolean> {
   try {
@@ -50,7 +48,7 @@ export function aptMirror(): string {
   return "http://deb.debian.org/debian";
 }
 
-function run(cmd: string, args: string[], timeoutMs: number): Promise<void> {
+export function run(cmd: string, args: string[], timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) =>
     execFile(cmd, args, { env: podmanEnv(), timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (e, _o, stderr) =>
       e ? reject(new Error(`${cmd} ${args.slice(0, 3).join(" ")} failed: ${String(stderr).trim().split("\n").slice(-8).join("\n") || e.message}`)) : resolve(),
@@ -58,10 +56,10 @@ function run(cmd: string, args: string[], timeoutMs: number): Promise<void> {
   );
 }
 
-const DEBOOTSTRAP_TIMEOUT_MS = 1_200_000;
-const BUILD_TIMEOUT_MS = 1_200_000;
+export const DEBOOTSTRAP_TIMEOUT_MS = 1_200_000;
+export const BUILD_TIMEOUT_MS = 1_200_000;
 
-async function ensureDebian(onProgress?: (m: string) => void): Promise<void> {
+export async function ensureDebian(onProgress?: (m: string) => void): Promise<void> {
   if (await imageExists(DEBIAN_BASE)) return;
   if (!existsSync("/usr/sbin/debootstrap")) {
     if (process.getuid?.() !== 0) throw new MissingPrerequisiteError("debootstrap not found (it builds the local Debian base image): run `sudo apt-get install -y debootstrap`");
@@ -89,7 +87,7 @@ async function nodeBaseVersion(): Promise<string | undefined> {
   return stdout.trim();
 }
 
-async function ensureNode(onProgress?: (m: string) => void): Promise<void> {
+export async function ensureNode(onProgress?: (m: string) => void): Promise<void> {
   const version = process.version;
   if ((await nodeBaseVersion()) === version) return;
   const major = Number(version.slice(1).split(".")[0]);
@@ -123,11 +121,16 @@ async function ensureNode(onProgress?: (m: string) => void): Promise<void> {
   }
 }
 
-/** Builds the local base images that are missing or stale (podman installed first); idempotent, one builder at a time. */
-export async function ensureBaseImages(onProgress?: (m: string) => void): Promise<void> {
+/** Builds `build` under the bases' lock (podman installed first): one builder of base images at a time. */
+export async function withBasesLock(build: () => Promise<void>, onProgress?: (m: string) => void): Promise<void> {
   await ensurePodman(onProgress);
-  await withLock("podman-bases", DEBOOTSTRAP_TIMEOUT_MS + BUILD_TIMEOUT_MS, async () => {
+  await withLock("podman-bases", DEBOOTSTRAP_TIMEOUT_MS + BUILD_TIMEOUT_MS, build);
+}
+
+/** The Debian and Node stand-ins, built when missing or stale; idempotent. */
+export async function ensureBaseImages(onProgress?: (m: string) => void): Promise<void> {
+  await withBasesLock(async () => {
     await ensureDebian(onProgress);
     await ensureNode(onProgress);
-  });
+  }, onProgress);
 }

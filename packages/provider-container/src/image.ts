@@ -21,8 +21,9 @@ import { execFileSync, execFile } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { findTarget, TargetError, type BundledTarget } from "@sfbench/provider-local";
-import { paths } from "@sfbench/services";
-import { ensureBaseImages, imageExists, LOCAL_BASES } from "./bases.ts";
+import { paths, withLock } from "@sfbench/services";
+import { imageExists } from "./bases.ts";
+import { ensureLocalBases } from "./local-bases.ts";
 import { podman, podmanHome } from "./podman.ts";
 
 const DIGEST_LABEL = "org.sfbench.context-digest";
@@ -115,12 +116,26 @@ async function prefetchNpm(target: BundledTarget, ctx: Context, onProgress?: (m:
   }
 }
 
-/** ARG names the Dockerfile declares before its first FROM that have a local stand-in. */
-function baseArgs(dockerfile: string): Record<string, string> {
-  const text = readFileSync(dockerfile, "utf8");
-  const args: Record<string, string> = {};
-  for (const m of text.matchAll(/^ARG\s+([A-Za-z_][A-Za-z0-9_]*)/gm)) if (LOCAL_BASES[m[1]!]) args[m[1]!] = LOCAL_BASES[m[1]!]!;
-  return args;
+const goModCache = () => join(podmanHome(), "gomodcache");
+
+/**
+ * Fetches the Go modules of a context with a go.mod into the project's module
+ * cache, on the host (which reaches the Go module proxy); the build mounts it
+ * at /go/pkg/mod with the proxy off.
+ */
+async function prefetchGo(target: BundledTarget, ctx: Context, onProgress?: (m: string) => void): Promise<void> {
+  if (!ctx.files.includes("go.mod")) return;
+  onProgress?.(`fetching the Go modules of ${target.name} into ${goModCache()}`);
+  await new Promise<void>((resolve, reject) =>
+    execFile("go", ["mod", "download"], { cwd: ctx.dir, env: { ...process.env, GOMODCACHE: goModCache(), GOFLAGS: "-mod=mod" }, maxBuffer: 64 * 1024 * 1024, timeout: BUILD_TIMEOUT_MS }, (e, _o, stderr) =>
+      e ? reject(new TargetError(`go mod download (fetching ${target.name}'s modules for its image) failed: ${String(stderr).trim().slice(-800)}`)) : resolve(),
+    ),
+  );
+}
+
+/** The ARG names a Dockerfile declares. */
+function declaredArgs(dockerfile: string): string[] {
+  return [...readFileSync(dockerfile, "utf8").matchAll(/^ARG\s+([A-Za-z_][A-Za-z0-9_]*)/gm)].map((m) => m[1]!);
 }
 
 /**
@@ -129,9 +144,15 @@ function baseArgs(dockerfile: string): Record<string, string> {
  */
 export async function buildTargetImage(name: string, opts: { force?: boolean; targetsRoot?: string; onProgress?: (m: string) => void } = {}): Promise<BuiltImage> {
   const target = findTarget(name, opts.targetsRoot);
+  if (!existsSync(join(target.dir, "Dockerfile"))) throw new TargetError(`${name} has no Dockerfile in ${target.dir}`);
+  // one build of a target at a time: its staged context and npm prefetch directory are shared
+  return withLock(`image-${target.name}`, BUILD_TIMEOUT_MS, () => buildLocked(target, opts));
+}
+
+async function buildLocked(target: BundledTarget, opts: { force?: boolean; onProgress?: (m: string) => void }): Promise<BuiltImage> {
+  const { name } = target;
   const ref = localImageRef(target);
-  await ensureBaseImages(opts.onProgress);
-  const args = baseArgs(join(target.dir, "Dockerfile"));
+  const args = await ensureLocalBases(declaredArgs(join(target.dir, "Dockerfile")), opts.onProgress);
   const ctx = stageContext(target);
   try {
     const digest = await contextDigest(ctx, Object.values(args));
@@ -140,10 +161,14 @@ export async function buildTargetImage(name: string, opts: { force?: boolean; ta
       return { name, ref, built: false, digest };
     }
     await prefetchNpm(target, ctx, opts.onProgress);
+    await prefetchGo(target, ctx, opts.onProgress);
     const npmrc = join(podmanHome(), "npmrc-offline");
-    // npm in the build: the prefetched cache only, never the network (there is none)
+    // npm and go in the build: the prefetched caches only, never the network (there is none)
     writeFileSync(npmrc, "offline=true\naudit=false\nfund=false\nupdate-notifier=false\n");
+    const goenv = join(podmanHome(), "goenv-offline");
+    writeFileSync(goenv, "GOPROXY=off\nGOTOOLCHAIN=local\n");
     mkdirSync(npmCache(), { recursive: true });
+    mkdirSync(goModCache(), { recursive: true });
     opts.onProgress?.(`building ${ref} (podman build --network=none)`);
     await podman(
       [
@@ -155,6 +180,10 @@ export async function buildTargetImage(name: string, opts: { force?: boolean; ta
         `${npmCache()}:/root/.npm`,
         "--volume",
         `${npmrc}:/root/.npmrc:ro`,
+        "--volume",
+        `${goModCache()}:/go/pkg/mod`,
+        "--volume",
+        `${goenv}:/root/.config/go/env:ro`,
         "--label",
         `${DIGEST_LABEL}=${digest}`,
         "--tag",

@@ -1,0 +1,87 @@
+/**
+ * Local stand-ins for the Go targets' base images (golang:1.26-bookworm to
+ * build, gcr.io/distroless/static-debian12:nonroot to run), since no registry
+ * is reachable here.
+ *
+ * - Go: the Debian stand-in plus this machine's Go toolchain (its GOROOT, the
+ *   same minor version the real tag names, checked), GOPATH=/go as in the
+ *   official image.
+ * - Static: an image from scratch with what distroless/static holds that a
+ *   static binary uses: the CA certificates, /tmp, and the `nonroot` user
+ *   (uid 65532), whom it runs as.
+ */
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { MissingPrerequisiteError } from "@sfbench/services";
+import { BUILD_TIMEOUT_MS, DEBIAN_BASE, ensureDebian, imageExists } from "./bases.ts";
+import { podman, podmanHome } from "./podman.ts";
+
+/** The Go minor version of the real base (golang:1.26-bookworm) the stand-in replaces. */
+export const GO_MINOR = "1.26";
+export const GO_BASE = `localhost/sfbench-base/golang:${GO_MINOR}-bookworm`;
+export const STATIC_BASE = "localhost/sfbench-base/distroless-static:debian12-nonroot";
+const GO_LABEL = "org.sfbench.go-version";
+/** uid and gid of distroless's `nonroot` user. */
+const NONROOT_UID = 65532;
+const CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt";
+
+/** This machine's Go: its version ("go1.26.8") and GOROOT, from `go env` on PATH (as a target's `build` finds it). */
+export function hostGo(): { version: string; goroot: string } {
+  try {
+    const [version, goroot] = execFileSync("go", ["env", "GOVERSION", "GOROOT"], { encoding: "utf8" }).trim().split("\n");
+    return { version: version!, goroot: goroot! };
+  } catch {
+    throw new MissingPrerequisiteError("go not found on PATH: the local Go base image copies this machine's Go toolchain (install Go)");
+  }
+}
+
+async function build(ref: string, ctx: string, lines: string[]): Promise<void> {
+  writeFileSync(join(ctx, "Containerfile"), [...lines, ""].join("\n"));
+  try {
+    await podman(["build", "--network=none", "-t", ref, "-f", join(ctx, "Containerfile"), ctx], { timeoutMs: BUILD_TIMEOUT_MS });
+  } finally {
+    rmSync(ctx, { recursive: true, force: true });
+  }
+}
+
+const freshDir = (name: string) => {
+  const dir = join(podmanHome(), "bases", name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  return dir;
+};
+
+export async function ensureGo(onProgress?: (m: string) => void): Promise<void> {
+  const { version, goroot } = hostGo();
+  if ((await imageExists(GO_BASE)) && (await podman(["image", "inspect", "--format", `{{ index .Labels "${GO_LABEL}" }}`, GO_BASE])).stdout.trim() === version) return;
+  if (!version.startsWith(`go${GO_MINOR}.`) && version !== `go${GO_MINOR}`) throw new MissingPrerequisiteError(`the local ${GO_BASE} image copies this machine's Go, which is ${version}, not ${GO_MINOR}: install Go ${GO_MINOR}`);
+  await ensureDebian(onProgress);
+  const ctx = freshDir("go-context");
+  cpSync(goroot, join(ctx, "go"), { recursive: true });
+  onProgress?.(`building ${GO_BASE} from ${DEBIAN_BASE} with this machine's ${version}`);
+  await build(GO_BASE, ctx, [
+    `FROM ${DEBIAN_BASE}`,
+    "COPY go /usr/local/go",
+    "ENV GOPATH=/go PATH=/go/bin:/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    `ENV GOLANG_VERSION=${version.slice(2)}`,
+    "RUN mkdir -p /go/src /go/bin && chmod -R 1777 /go",
+    `LABEL ${GO_LABEL}=${version}`,
+    "WORKDIR /go",
+  ]);
+}
+
+export async function ensureStatic(onProgress?: (m: string) => void): Promise<void> {
+  if (await imageExists(STATIC_BASE)) return;
+  if (!existsSync(CA_BUNDLE)) throw new MissingPrerequisiteError(`${CA_BUNDLE} not found (the local static base image copies it): install ca-certificates`);
+  const ctx = freshDir("static-context");
+  const root = join(ctx, "rootfs");
+  mkdirSync(join(root, "etc", "ssl", "certs"), { recursive: true });
+  mkdirSync(join(root, "tmp"), { recursive: true });
+  mkdirSync(join(root, "home", "nonroot"), { recursive: true });
+  cpSync(CA_BUNDLE, join(root, "etc", "ssl", "certs", "ca-certificates.crt"));
+  writeFileSync(join(root, "etc", "passwd"), `root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\nnonroot:x:${NONROOT_UID}:${NONROOT_UID}:nonroot:/home/nonroot:/sbin/nologin\n`);
+  writeFileSync(join(root, "etc", "group"), `root:x:0:\nnobody:x:65534:\nnonroot:x:${NONROOT_UID}:\n`);
+  onProgress?.(`building ${STATIC_BASE} from scratch`);
+  await build(STATIC_BASE, ctx, ["FROM scratch", "COPY rootfs /", `USER ${NONROOT_UID}:${NONROOT_UID}`, "WORKDIR /home/nonroot"]);
+}
