@@ -54,7 +54,7 @@ func (a *Cart) Type() string { return KindCart }
 
 // Handle is the actor's one method (Call.Op names the operation).
 func (a *Cart) Handle(_ context.Context, call *Call) (*Reply, error) {
-	return a.call(KindCart, call, a.handle)
+	return a.call(KindCart, call, a.handle, func() { a.loaded, a.state, a.pending = false, nil, nil })
 }
 
 func (a *Cart) load(rt *Runtime, actorID string) error {
@@ -193,7 +193,7 @@ func compensate(rt *Runtime, items []CartItem, orderID, userID string, trace *Tr
 // resolve settles the cart's pending checkout: completed when its order was recorded, else compensated.
 func (a *Cart) resolve(rt *Runtime, actorID, id string, trace *TraceLink) error {
 	orderID, userID, items := a.pending.OrderID, a.pending.UserID, a.state.Items
-	r := rt.must(KindOrder, orderID, &Call{Op: "get", Trace: trace})
+	r := rt.must(KindOrder, orderID, &Call{Op: "settle", CartID: id, Trace: trace})
 	switch r.Status {
 	case 0:
 		if err := a.save(rt, actorID, cartState{Items: items, CheckedOut: true, OrderID: orderID}, nil); err != nil {
@@ -267,12 +267,16 @@ func (a *Cart) checkout(rt *Runtime, actorID, id string, call *Call, trace *Trac
 	if r := rt.must(KindUser, call.UserID, &Call{Op: "exists", Trace: trace}); r.Status != 0 {
 		return r
 	}
-	if err := a.save(rt, actorID, *a.state, &pendingCheckout{OrderID: call.OrderID, UserID: call.UserID}); err != nil {
+	// A fresh order id per attempt: Dapr's built-in actor retries may deliver
+	// this checkout again after a node died in it, and the first attempt's
+	// order id is voided when that attempt is settled.
+	orderID := NewOrderID()
+	if err := a.save(rt, actorID, *a.state, &pendingCheckout{OrderID: orderID, UserID: call.UserID}); err != nil {
 		return internal(err)
 	}
 	// fan out: every product retracts its amount or nothing; fan in: all answers
 	replies := fanOut(rt, items, func(it CartItem) *Call {
-		return &Call{Op: "retract", Amount: it.Amount, OrderID: call.OrderID, Trace: trace}
+		return &Call{Op: "retract", Amount: it.Amount, OrderID: orderID, Trace: trace}
 	})
 	var business, system *Reply
 	var total int64
@@ -292,18 +296,18 @@ func (a *Cart) checkout(rt *Runtime, actorID, id string, call *Call, trace *Trac
 	if business != nil {
 		return a.abandon(rt, actorID, id, trace, business)
 	}
-	if r := rt.must(KindUser, call.UserID, &Call{Op: "retract", Credits: total, OrderID: call.OrderID, Trace: trace}); r.Status == 409 {
+	if r := rt.must(KindUser, call.UserID, &Call{Op: "retract", Credits: total, OrderID: orderID, Trace: trace}); r.Status == 409 {
 		return a.abandon(rt, actorID, id, trace, r)
 	} else if r.Status != 0 {
 		return a.settle(rt, actorID, id, trace, r)
 	}
-	if r := rt.must(KindOrder, call.OrderID, &Call{Op: "create", CartID: id, UserID: call.UserID, Total: total, Trace: trace}); r.Status != 0 {
+	if r := rt.must(KindOrder, orderID, &Call{Op: "create", CartID: id, UserID: call.UserID, Total: total, Trace: trace}); r.Status != 0 {
 		return a.settle(rt, actorID, id, trace, r)
 	}
-	if err := a.save(rt, actorID, cartState{Items: items, CheckedOut: true, OrderID: call.OrderID}, nil); err != nil {
+	if err := a.save(rt, actorID, cartState{Items: items, CheckedOut: true, OrderID: orderID}, nil); err != nil {
 		// the order is recorded: the cart completes the checkout when it settles it
 		return internal(err)
 	}
-	coPurchase(rt, items, call.OrderID)
-	return &Reply{Result: &CheckoutView{OrderID: call.OrderID, Total: total}}
+	coPurchase(rt, items, orderID)
+	return &Reply{Result: &CheckoutView{OrderID: orderID, Total: total}}
 }

@@ -41,10 +41,18 @@ type base struct {
 	rt *Runtime
 }
 
-func (b *base) call(kind string, call *Call, h handler) (*Reply, error) {
+// call runs h for one call, and first forgets what the actor object holds in
+// memory, so that every call reads the state it needs from the state store.
+// An object outlives its actor's stay on this node: after node 1 joined,
+// actors moved there, and node 1 was killed, the Go SDK handed their calls
+// back on node 0 to the objects from before the move, whose cached stock was
+// missing what node 1 had retracted (the next write undid it). Reading per
+// call costs one state store read per key the call needs.
+func (b *base) call(kind string, call *Call, h handler, forget func()) (*Reply, error) {
 	if call == nil {
 		return fail(400, "bad-request", "%s: empty call", kind), nil
 	}
+	forget()
 	return b.rt.serve(kind, b.ID(), call, h), nil
 }
 

@@ -14,7 +14,9 @@ type productState struct {
 // Product is the product actor: price and stock (key "product"), the
 // co-purchase counts count[id][*] (key "counts"), and one key "r/<order>"
 // per retraction, written in the same transaction as the stock it took, so
-// that a compensation puts back exactly what its order took, once.
+// that a compensation puts back exactly what its order took, once; a
+// compensation leaves -1 there, which refuses the order's retraction if it
+// arrives later (sent by a node that died before it was delivered).
 type Product struct {
 	base
 	loaded, exists bool
@@ -26,7 +28,7 @@ func (a *Product) Type() string { return KindProduct }
 
 // Handle is the actor's one method (Call.Op names the operation).
 func (a *Product) Handle(_ context.Context, call *Call) (*Reply, error) {
-	return a.call(KindProduct, call, a.handle)
+	return a.call(KindProduct, call, a.handle, func() { a.loaded, a.exists, a.counts = false, false, nil })
 }
 
 func (a *Product) load(rt *Runtime, actorID string) error {
@@ -59,6 +61,9 @@ func (a *Product) view(id string) *Reply {
 
 func retractionKey(orderID string) string { return "r/" + orderID }
 
+// tombstone is the record of a compensated order: nothing taken, and nothing may be taken any more.
+const tombstone = int64(-1)
+
 func (a *Product) handle(rt *Runtime, actorID, id string, call *Call, _ *TraceLink) *Reply {
 	if err := a.load(rt, actorID); err != nil {
 		return internal(err)
@@ -86,6 +91,19 @@ func (a *Product) handle(rt *Runtime, actorID, id string, call *Call, _ *TraceLi
 		a.state, a.exists = next, true
 		return a.view(id)
 	case "retract":
+		// idempotent per order: Dapr's built-in actor retries may deliver a
+		// retraction twice, and a compensated order's late retraction is refused
+		var done int64
+		found, err := rt.load(KindProduct, actorID, retractionKey(call.OrderID), &done)
+		if err != nil {
+			return internal(err)
+		}
+		if found && done > 0 {
+			return &Reply{Price: a.state.Price}
+		}
+		if found {
+			return fail(409, "order-settled", "order %s was compensated already", call.OrderID)
+		}
 		if a.state.Stock < call.Amount {
 			return fail(409, "insufficient-stock", "product %s has %d in stock, %d wanted", id, a.state.Stock, call.Amount)
 		}
@@ -96,17 +114,21 @@ func (a *Product) handle(rt *Runtime, actorID, id string, call *Call, _ *TraceLi
 		a.state = next
 		return &Reply{Price: a.state.Price}
 	case "restore":
-		// idempotent: puts back what this order retracted, if anything
+		// puts back what this order retracted, once, and leaves a tombstone
+		// (-1) so that a retraction of the order arriving later is refused
 		var amount int64
 		found, err := rt.load(KindProduct, actorID, retractionKey(call.OrderID), &amount)
 		if err != nil {
 			return internal(err)
 		}
-		if !found {
+		if found && amount < 0 {
 			return &Reply{}
 		}
-		next := productState{Price: a.state.Price, Stock: a.state.Stock + amount}
-		if err := rt.commit(KindProduct, actorID, set("product", next), del(retractionKey(call.OrderID))); err != nil {
+		next := a.state
+		if found {
+			next.Stock += amount
+		}
+		if err := rt.commit(KindProduct, actorID, set("product", next), set(retractionKey(call.OrderID), tombstone)); err != nil {
 			return internal(err)
 		}
 		a.state = next

@@ -4,7 +4,7 @@ import "context"
 
 // User is the user actor: credits (key "credits") and one key "c/<order>" per
 // charge, written with the credits it took, so a refund gives back exactly
-// that order's charge, once.
+// that order's charge, once (and leaves -1, as product's compensation does).
 type User struct {
 	base
 	loaded, exists bool
@@ -15,7 +15,7 @@ func (a *User) Type() string { return KindUser }
 
 // Handle is the actor's one method (Call.Op names the operation).
 func (a *User) Handle(_ context.Context, call *Call) (*Reply, error) {
-	return a.call(KindUser, call, a.handle)
+	return a.call(KindUser, call, a.handle, func() { a.loaded, a.exists = false, false })
 }
 
 func chargeKey(orderID string) string { return "c/" + orderID }
@@ -49,6 +49,18 @@ func (a *User) handle(rt *Runtime, actorID, id string, call *Call, _ *TraceLink)
 		a.credits = next
 		return &Reply{}
 	case "retract":
+		// idempotent per order, and refused once the order was compensated (as product's)
+		var done int64
+		found, err := rt.load(KindUser, actorID, chargeKey(call.OrderID), &done)
+		if err != nil {
+			return internal(err)
+		}
+		if found && done >= 0 {
+			return &Reply{}
+		}
+		if found {
+			return fail(409, "order-settled", "order %s was compensated already", call.OrderID)
+		}
 		if a.credits < call.Credits {
 			return fail(409, "insufficient-credits", "user %s has %d credits, the order costs %d", id, a.credits, call.Credits)
 		}
@@ -59,17 +71,20 @@ func (a *User) handle(rt *Runtime, actorID, id string, call *Call, _ *TraceLink)
 		a.credits = next
 		return &Reply{}
 	case "refund":
-		// idempotent: gives back this order's charge, if there was one
+		// gives back this order's charge, once, and leaves a tombstone
 		var charged int64
 		found, err := rt.load(KindUser, actorID, chargeKey(call.OrderID), &charged)
 		if err != nil {
 			return internal(err)
 		}
-		if !found {
+		if found && charged < 0 {
 			return &Reply{}
 		}
-		next := a.credits + charged
-		if err := rt.commit(KindUser, actorID, set("credits", next), del(chargeKey(call.OrderID))); err != nil {
+		next := a.credits
+		if found {
+			next += charged
+		}
+		if err := rt.commit(KindUser, actorID, set("credits", next), set(chargeKey(call.OrderID), tombstone)); err != nil {
 			return internal(err)
 		}
 		a.credits = next

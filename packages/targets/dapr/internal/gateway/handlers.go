@@ -185,7 +185,7 @@ func checkout(s *Server, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	reply, err := s.call(actors.KindCart, cartID, &actors.Call{Op: "checkout", UserID: userID, OrderID: newID()}, r)
+	reply, err := s.call(actors.KindCart, cartID, &actors.Call{Op: "checkout", UserID: userID}, r)
 	if err != nil {
 		return nil, err
 	}
