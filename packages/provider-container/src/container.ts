@@ -17,9 +17,10 @@
  */
 import { spawn } from "node:child_process";
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import type { TargetManifest } from "@sfbench/core";
-import { isAlive, TargetError } from "@sfbench/provider-local";
+import { isAlive, TargetBusyError, TargetError } from "@sfbench/provider-local";
 import { DURABLE, kafkaBrokers, paths, redisUrl, SCRATCH, startPostgresInstance, stopPostgresInstance, up, type PostgresReportedSettings, type ServiceName } from "@sfbench/services";
 import { z } from "zod";
 import { MachineClass } from "./machine.ts";
@@ -166,6 +167,15 @@ export async function launchNode(state: ContainerTarget, manifest: TargetManifes
   return { node, exited: () => exited };
 }
 
+/** Whether nothing listens on 127.0.0.1:`port`. */
+export function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
 /** The last lines of a log, for an error message. */
 export function tail(file: string, lines = 15): string {
   try {
@@ -225,6 +235,8 @@ export async function startContainerTarget(opts: ContainerStartOptions): Promise
   const { runId, manifest } = opts;
   if (readContainerState(runId)) throw new TargetError(`run ${runId} already has a container target; tear it down first (teardownRun)`);
   const port = opts.port ?? manifest.port;
+  // with the host's network a taken port would let the health check reach someone else's server
+  if (!(await portFree(port))) throw new TargetBusyError(`port ${port} on 127.0.0.1 is in use; choose another port`);
   const state: ContainerTarget = {
     runId,
     name: manifest.name,
