@@ -12,13 +12,14 @@ import { UnrecoverableError, type Job } from "bullmq";
 import { cellsOf, manifestDigest, microOf, parseManifest, parseResult, RunParameters, type Profile, type ResultDocument, type TargetManifest } from "@sfbench/core";
 import { runConformance } from "@sfbench/conformance";
 import { importResult, type Db } from "@sfbench/db";
-import { costPids, findTarget, isAlive, startTarget, stopTarget, storageFingerprint, TargetBusyError, TargetError, type StartedTarget } from "@sfbench/provider-local";
+import { findTarget, TargetBusyError, TargetError } from "@sfbench/provider-local";
 import { kafkaBrokers, status as serviceStatus, up } from "@sfbench/services";
 import { aliveCheck, failedRunDocument, runBenchmark, writeResult } from "@sfbench/workloads";
 import { countVersionLoc, locSource } from "./count-loc.ts";
 import { runNeedingCluster, type ClusterProvider } from "./kubernetes/index.ts";
 import type { RunJob } from "./queue.ts";
 import { RunProgress } from "./progress.ts";
+import { imageProvider, localProvider, type RunTarget } from "./run-target.ts";
 import { acquireRunLock, releaseRunLock } from "./run-lock.ts";
 
 export interface PipelineDeps {
@@ -93,7 +94,7 @@ export function createRunPipeline(deps: PipelineDeps) {
     }
     const manifest: TargetManifest = parsed.manifest;
 
-    // Only bundled targets run here, and only as bundled: submitted images wait for a cluster.
+    // Bundled targets run here as bundled (processes); a submitted image runs here when its archive is stored (a container); else it waits for a cluster.
     let bundledDir: string | undefined;
     try {
       const found = findTarget(manifest.name, deps.targetsRoot);
@@ -107,7 +108,8 @@ export function createRunPipeline(deps: PipelineDeps) {
       (o) => void (!o.counted && o.reason !== "already counted" && process.stderr.write(`${new Date().toISOString()} run ${runId}: LOC not counted: ${o.reason}\n`)),
       (e: Error) => void process.stderr.write(`${new Date().toISOString()} run ${runId}: LOC not counted: ${e.message}\n`),
     );
-    if (!bundled || run.environmentKind !== "local") {
+    const archive = !bundled && run.environmentKind === "local" ? await db.upload.findFirst({ where: { targetVersionId: run.targetVersionId, kind: "image_archive" }, select: { path: true } }) : null;
+    if ((!bundled && !archive) || run.environmentKind !== "local") {
       return await runNeedingCluster(db, deps.cluster, {
         runId,
         manifest,
@@ -124,12 +126,13 @@ export function createRunPipeline(deps: PipelineDeps) {
     const profile = run.profile as Profile;
     const cells = cellsOf(params.data);
 
+    const provider = archive ? imageProvider(runId, manifest, archive.path) : localProvider(manifest, deps.targetsRoot);
     await acquireRunLock(runId, manifest.name, { signal });
     const progress = new RunProgress(db, runId);
     const startedAt = new Date();
-    let started: StartedTarget | undefined;
+    let started: RunTarget | undefined;
     // stopping the target makes whatever is in flight (health wait, conformance, audit) end at once
-    const onAbort = () => void stopTarget(manifest.name).catch(() => {});
+    const onAbort = () => void provider.stop().catch(() => {});
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
       await db.run.update({ where: { id: runId }, data: { status: "running", startedAt, stage: "provision", progress: 1, errorStage: null, errorMessage: null } });
@@ -146,7 +149,7 @@ export function createRunPipeline(deps: PipelineDeps) {
             },
           ));
         try {
-          started = await startTarget(manifest.name, { targetsRoot: deps.targetsRoot, trace: tracing });
+          started = await provider.start({ trace: tracing });
         } catch (e) {
           if (signal?.aborted) return await interruptRun(runId, target, profile, startedAt, "provision", signal);
           // a busy machine is retried with backoff; a target that does not start is the target's failure
@@ -180,14 +183,14 @@ export function createRunPipeline(deps: PipelineDeps) {
           repoRoot: deps.repoRoot,
           resultsDir: deps.resultsDir,
           rawRoot: deps.rawRoot,
-          targetPids: () => costPids(t),
-          storage: storageFingerprint(t),
+          targetPids: () => t.pids(),
+          storage: t.storage,
           ...(tracing ? { trace: { logFile: t.log, brokers: kafkaBrokers() } } : {}),
           ...(signal ? { signal } : {}),
-          checkAlive: aliveCheck(() => t.exited() ?? (isAlive(t.pid) ? undefined : "an unknown code")),
+          checkAlive: aliveCheck(() => t.exited()),
           systemVersion: [
             `${manifest.system} ${manifest.version}`,
-            ...(t.postgres ? [`PostgreSQL ${t.postgres.settings.version}`] : []),
+            ...t.versions,
             ...services.map((s) => s.detail.split(" on ")[0]),
           ].join("; "),
           onProgress: (e) => {
@@ -207,7 +210,7 @@ export function createRunPipeline(deps: PipelineDeps) {
     } finally {
       signal?.removeEventListener("abort", onAbort);
       await progress.set("teardown", undefined, true).catch(() => {});
-      if (started) await stopTarget(manifest.name);
+      if (started) await provider.stop();
       releaseRunLock(runId);
       await progress.finish();
     }
