@@ -55,6 +55,12 @@ describe("submit uploads", () => {
     expect(r.stderr).toMatch(/source-archive: uploaded .*source\.tar\.gz \(\d+ bytes, sha256:/);
   });
 
+  it("sends the image archive first, so that a refused image leaves nothing else sent", async () => {
+    const r = await submit("sfb_completes", "--image-archive", MANIFEST);
+    expect(r.code, r.stderr).toBe(0);
+    expect([...portal.uploads.values()].slice(-2).map((u) => u.kind)).toEqual(["image-archive", "source-archive"]);
+  });
+
   it("a missing --image-archive file: exit 2 naming the flag", async () => {
     const r = await submit("sfb_completes", "--image-archive", "/nonexistent/image.tar");
     expect(r.code).toBe(2);

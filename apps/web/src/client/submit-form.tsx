@@ -97,7 +97,7 @@ export function SubmitForm() {
       {text("name", "Name", "the target name: the leaderboard row and the URL (a-z, 0-9, -)", "my-system")}
       {text("system", "System", "the system benchmarked, as people know it", "Restate")}
       {text("version", "Version", "of your implementation, a semantic version", "0.1.0")}
-      {text("image", "Image", "the OCI image the cluster provider deploys (optional)", "ghcr.io/you/my-system:0.1.0")}
+      {text("image", "Image", "the OCI image of your target: with its archive below it runs on sfbench's machine, without one it waits for a cluster (optional)", "ghcr.io/you/my-system:0.1.0")}
       {text("repository", "Repository URL", "where the source lives (optional)", "https://github.com/you/my-system")}
       <Field name="imageArchive" label="Image archive" hint={<>Your image as a tar, no registry needed: <code>podman save -o image.tar {values.image || "<image>"}</code> (docker-archive or oci-archive; it must hold the image above). Optional.</>} errors={errors.imageArchive}>
         <input id="imageArchive" name="imageArchive" type="file" accept=".tar,application/x-tar" onChange={pick("image-archive")} aria-invalid={Boolean(errors.imageArchive)} />

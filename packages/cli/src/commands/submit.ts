@@ -52,8 +52,9 @@ export async function submit(argv: string[]): Promise<number> {
       note(`${kind}: uploaded ${file} (${u.size} bytes, ${u.sha256})`);
       return u.id;
     };
-    const sourceArchive = await sent("source-archive", sources.file);
+    // the image first: it is the one the portal is likelier to refuse (its size, its image), and then nothing else was sent
     const imageArchive = values["image-archive"] ? await sent("image-archive", values["image-archive"]) : undefined;
+    const sourceArchive = await sent("source-archive", sources.file);
     submitted = await mutation(r, "submissions.submit", {
       name: manifest.name, system: manifest.system, version: manifest.version,
       image: manifest.image ?? "", repository: manifest.repository ?? "",
