@@ -21,6 +21,10 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   "sfbench image build": { summary: "build bundled targets' OCI images offline with podman, on local base images (cached)", example: "sfbench image build node-postgres" },
   "sfbench verify": { summary: "run the conformance suite against a target", example: "sfbench verify --url http://127.0.0.1:8080" },
   "sfbench run": { summary: "verify, then measure a target and print the summary table", example: "sfbench run --target node-postgres --workload checkout --profile quick" },
+  "sfbench campaign": {
+    summary: "several bundled targets in randomised interleaved rounds: per target the median knee of N trials, its 95% interval, the ratio to a reference",
+    example: "sfbench campaign --targets node-postgres,restate --trials 3 --reference node-postgres",
+  },
   "sfbench manifest check": { summary: "validate a target.json with the portal's schema", example: "sfbench manifest check target.json" },
   "sfbench loc": { summary: "lines of code per language, app and gateway, counted by cloc over the manifest's loc globs", example: "sfbench loc --manifest target.json" },
   "sfbench login": { summary: "store an API token (from the portal's tokens page) for a portal", example: "sfbench login --server https://sfbench.example --token sfb_..." },

@@ -18,6 +18,9 @@
  * interval: Kalibera & Jones's ratio with a t-based interval, kept symmetric
  * in log space so that a/b and b/a agree).
  */
+// jstat ships no types; a reference (not an import) brings the declaration to every package that compiles core's sources
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference
+/// <reference path="./jstat.d.ts" />
 import jStat from "jstat";
 
 /** The confidence level of every interval here. */

@@ -7,6 +7,8 @@
  *   npm run bench:harness [-- --quick] [-- --only headroom|fidelity|repeatability] [-- --json FILE]
  */
 import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { k6Path } from "@sfbench/services";
 import { listFlag, parseFlags } from "./lib/flags.ts";
 import { fidelity, type FidelityResult } from "./fidelity.ts";
@@ -17,6 +19,7 @@ import { describePriority, PRIORITY_NICE, prioritized, rerunPrioritized } from "
 import { fidelitySection, figureRows, figuresTable, headroomSection, machineSection, repeatabilitySection } from "./lib/report.ts";
 import { repeatability, type RepeatabilityResult } from "./repeatability.ts";
 
+const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const BENCHMARKS = ["headroom", "fidelity", "repeatability"] as const;
 type Benchmark = (typeof BENCHMARKS)[number];
 
@@ -74,7 +77,7 @@ async function main(): Promise<number> {
     try {
       if (b === "headroom") sections.push(headroomSection((results.headroom = await headroom({ k6, quick: opts.quick, split: cpuSplit, log }))));
       if (b === "fidelity") sections.push(fidelitySection((results.fidelity = await fidelity({ k6, quick: opts.quick, split: cpuSplit, log }))));
-      if (b === "repeatability") sections.push(repeatabilitySection((results.repeatability = await repeatability({ quick: opts.quick, log }))));
+      if (b === "repeatability") sections.push(repeatabilitySection((results.repeatability = await repeatability({ quick: opts.quick, results: join(REPO, "results"), log }))));
       log(`${b} done in ${((performance.now() - t) / 1000).toFixed(0)} s`);
     } catch (e) {
       const err = e instanceof Error ? e : new Error(String(e));

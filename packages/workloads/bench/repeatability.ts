@@ -1,150 +1,176 @@
 /**
- * Repeatability: the same benchmark three times, each through the CLI
- * exactly as a user runs it (`sfbench run --target node-postgres --workload
- * checkout --distribution uniform --profile standard`), each with the target
- * started fresh and stopped after; the figure is the coefficient of variation
- * of the sustainable rate.
+ * Repeatability: two campaigns back to back, each through the CLI exactly as
+ * a user runs it (`sfbench campaign --targets ... --trials N --reference
+ * node-postgres`), then per system both medians, their difference, both 95%
+ * intervals' half-widths, and whether systems whose intervals do not overlap
+ * kept their order. Goals: medians within 10% of each other, intervals no
+ * wider than +-10% of the median.
+ *
+ *   npm run bench:repeatability [-- --quick] [-- --targets a,b] [-- --results DIR] [-- --json FILE]
+ *
+ * Full: every bundled target, 3 trials each, standard profile. --quick:
+ * node-postgres and durable-objects (neither needs a build), 2 trials, quick
+ * profile. The campaigns' documents go under DIR/campaigns/ (default the
+ * repository's results/, kept in git).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ResultDocument } from "@sfbench/core";
-import { HarnessError, onInterrupt, runCommand, type CommandResult } from "./lib/children.ts";
+import { overlaps, parseCampaign, type CampaignDocument, type CellStatistics } from "@sfbench/core";
+import { listTargets } from "@sfbench/provider-local";
+import { HarnessError, interrupted, runCommand } from "./lib/children.ts";
+import { parseFlags, UsageError } from "./lib/flags.ts";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const CLI = join(REPO, "packages/cli/bin/sfbench.mjs");
 
-export const REPEATABILITY_GOAL = 0.1;
-export const RUNS = 3;
-/** when the target is already running (someone else's run), wait this long between tries, this many times */
-const BUSY_WAIT_S = 15;
-const BUSY_RETRIES = 20;
-/** what `sfbench run --target` says when the target, or the port it listens on, is taken */
-const BUSY = /is already running|port \d+ on [\d.]+ is in use/;
+/** the two campaigns' medians within 10% of each other */
+export const MEDIAN_GOAL = 0.1;
+/** each 95% interval no wider than +-10% of its median */
+export const INTERVAL_GOAL = 0.1;
+export const REFERENCE = "node-postgres";
+/** the quick campaigns' second target: it needs no build and no service, so the quick version starts fast */
+export const QUICK_OTHER = "durable-objects";
 
-/** a run of ours has started the target and not finished yet */
-let targetStarted = false;
-
-export interface RepeatRun {
-  sustainableRate: number | null;
-  maxMovingAvg10s: number;
-  stableRate: number | null;
-  stableP99Ms: number | null;
-  valid: boolean;
-  /** why the run's cell is not valid (e.g. the generator saturated) */
-  invalidReason?: string;
-  wallS: number;
-  rampRates: number[];
+export interface SystemRepeat {
+  target: string;
+  cell: string;
+  medians: [number | null, number | null];
+  /** |b - a| / a */
+  difference: number | null;
+  /** each interval's half-width over its median */
+  halfWidths: [number | null, number | null];
+  medianPass: boolean;
+  intervalPass: boolean;
 }
 
 export interface RepeatabilityResult {
   command: string;
-  runs: RepeatRun[];
-  mean: number;
-  /** sample standard deviation (n - 1) */
-  stddev: number;
-  cv: number;
-  /** the same for the max 10 s moving average, which is not quantized by the ramp's steps */
-  movingAvgCv: number;
-  goal: number;
-  pass: boolean;
+  campaigns: [string, string];
+  systems: SystemRepeat[];
+  /** pairs of systems whose intervals did not overlap in the first campaign, and whether the second kept their order */
+  order: Array<{ cell: string; higher: string; lower: string; kept: boolean }>;
+  goals: { median: number; interval: number };
 }
 
-export function cv(xs: number[]): { mean: number; stddev: number; cv: number } {
-  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
-  const stddev = xs.length < 2 ? 0 : Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / (xs.length - 1));
-  return { mean, stddev, cv: mean === 0 ? 0 : stddev / mean };
-}
+const halfWidth = (s: CellStatistics | undefined) => (s?.interval && s.median ? (s.interval.high - s.interval.low) / 2 / s.median : null);
 
-export async function repeatability(opts: { quick: boolean; log: (m: string) => void }): Promise<RepeatabilityResult> {
-  const profile = opts.quick ? "quick" : "standard";
-  const args = ["run", "--target", "node-postgres", "--workload", "checkout", "--distribution", "uniform", "--profile", profile];
-  const runs: RepeatRun[] = [];
-  // an interrupted `sfbench run` leaves the target it started up: take it down (only if this harness's run started it)
-  const unregister = onInterrupt(async () => {
-    if (targetStarted) await runCommand(process.execPath, [CLI, "target", "down", "node-postgres"], { cwd: REPO, timeoutMs: 30_000 });
+/** Compares two campaigns over the same targets and cells. */
+export function compareCampaigns(a: CampaignDocument, b: CampaignDocument, files: [string, string], command: string): RepeatabilityResult {
+  const cellOf = (s: CellStatistics) => `${s.workload}/${s.distribution}`;
+  const find = (doc: CampaignDocument, s: CellStatistics) => doc.statistics.find((x) => x.target === s.target && cellOf(x) === cellOf(s));
+  const systems = a.statistics.map((sa): SystemRepeat => {
+    const sb = find(b, sa);
+    const medians: [number | null, number | null] = [sa.median, sb?.median ?? null];
+    const difference = medians[0] && medians[1] !== null ? Math.abs(medians[1] - medians[0]) / medians[0] : null;
+    const halfWidths: [number | null, number | null] = [halfWidth(sa), halfWidth(sb)];
+    return {
+      target: sa.target,
+      cell: cellOf(sa),
+      medians,
+      difference,
+      halfWidths,
+      medianPass: difference !== null && difference <= MEDIAN_GOAL,
+      intervalPass: halfWidths.every((h) => h !== null && h <= INTERVAL_GOAL),
+    };
   });
-  try {
-    return await measure(args, runs, opts.log);
-  } finally {
-    unregister();
-  }
-}
-
-async function measure(args: string[], runs: RepeatRun[], log: (m: string) => void): Promise<RepeatabilityResult> {
-  const opts = { log };
-  for (let i = 1; i <= RUNS; i++) {
-    const results = mkdtempSync(join(tmpdir(), "sfbench-repeat-"));
-    try {
-      opts.log(`repeatability: run ${i}/${RUNS}: sfbench ${args.join(" ")}`);
-      let started = performance.now();
-      let r: CommandResult;
-      let killedOnce = false;
-      for (let wait = 0; ; wait++) {
-        started = performance.now();
-        let pending = "";
-        let startedTarget = false;
-        r = await runCommand(process.execPath, [CLI, ...args, "--results", results, "--json"], {
-          cwd: REPO,
-          onStderr: (text) => {
-            pending += text;
-            const lines = pending.split("\n");
-            pending = lines.pop()!;
-            for (const l of lines) {
-              if (/^starting node-postgres/.test(l.trim())) targetStarted = startedTarget = true;
-              if (l.trim()) opts.log(`repeatability: run ${i}: ${l.trim()}`);
-            }
-          },
-        });
-        targetStarted = false;
-        // killed from outside (on a shared machine): take down the target it left behind, then once more
-        if (r.signal && !killedOnce) {
-          killedOnce = true;
-          opts.log(`repeatability: run ${i}: sfbench run was killed by ${r.signal} (not by the harness); once more`);
-          if (startedTarget) await runCommand(process.execPath, [CLI, "target", "down", "node-postgres"], { cwd: REPO, timeoutMs: 30_000 });
-          continue;
-        }
-        // the target or its port is someone else's for now (another run or test on this machine): wait, a while
-        if (r.code === 0 || !BUSY.test(r.stderr) || wait >= BUSY_RETRIES) break;
-        opts.log(`repeatability: run ${i}: node-postgres or its port is in use; trying again in ${BUSY_WAIT_S} s (${wait + 1}/${BUSY_RETRIES})`);
-        await new Promise((res) => setTimeout(res, BUSY_WAIT_S * 1000));
-      }
-      const wallS = (performance.now() - started) / 1000;
-      let doc: ResultDocument;
-      try {
-        doc = JSON.parse(r.stdout) as ResultDocument;
-      } catch {
-        const how = r.signal ? `was killed by ${r.signal} (not by the harness)` : `exited with ${r.code}`;
-        throw new HarnessError(`sfbench run ${i} ${how} without a result document; its last lines: ${r.stderr.trim().split("\n").slice(-3).join(" | ") || "(no output)"}`);
-      }
-      if (r.code !== 0 || doc.status !== "completed") throw new HarnessError(`sfbench run ${i} failed (exit ${r.code}) during ${doc.error?.stage}: ${doc.error?.message}`);
-      const cell = doc.cells[0];
-      if (!cell?.maxThroughput) throw new HarnessError(`sfbench run ${i}: the result has no max-throughput figures`);
-      const run: RepeatRun = {
-        sustainableRate: cell.maxThroughput.sustainableRate,
-        maxMovingAvg10s: cell.maxThroughput.maxMovingAvg10s,
-        stableRate: cell.stable?.achievedRate ?? null,
-        stableP99Ms: cell.stable?.latency.p99 ?? null,
-        valid: cell.valid,
-        ...(cell.invalidReason ? { invalidReason: cell.invalidReason } : {}),
-        wallS,
-        rampRates: cell.maxThroughput.steps.map((s) => s.offeredRate),
-      };
-      runs.push(run);
-      opts.log(`repeatability: run ${i}: sustainable ${run.sustainableRate ?? "none"}/s, max 10 s average ${run.maxMovingAvg10s.toFixed(1)}/s (steps ${run.rampRates.join(", ")}) in ${wallS.toFixed(0)} s`);
-    } finally {
-      rmSync(results, { recursive: true, force: true });
+  const order: RepeatabilityResult["order"] = [];
+  for (const x of a.statistics) {
+    for (const y of a.statistics) {
+      if (cellOf(x) !== cellOf(y) || x.median === null || y.median === null || x.median <= y.median || !x.interval || !y.interval || overlaps(x.interval, y.interval)) continue;
+      const bx = find(b, x)?.median ?? null;
+      const by = find(b, y)?.median ?? null;
+      order.push({ cell: cellOf(x), higher: x.target, lower: y.target, kept: bx !== null && by !== null && bx > by });
     }
   }
-  const rates = runs.map((r) => r.sustainableRate ?? 0);
-  const s = cv(rates);
-  return {
-    command: `sfbench ${args.join(" ")} (x${RUNS})`,
-    runs,
-    ...s,
-    movingAvgCv: cv(runs.map((r) => r.maxMovingAvg10s)).cv,
-    goal: REPEATABILITY_GOAL,
-    pass: s.cv <= REPEATABILITY_GOAL,
-  };
+  return { command, campaigns: files, systems, order, goals: { median: MEDIAN_GOAL, interval: INTERVAL_GOAL } };
+}
+
+const pct = (x: number | null) => (x === null ? "-" : `${(x * 100).toFixed(1)}%`);
+const num = (x: number | null) => (x === null ? "-" : x.toFixed(0));
+const verdict = (ok: boolean) => (ok ? "PASS" : "MISS");
+
+export function repeatabilityReport(r: RepeatabilityResult): string {
+  const rows = [
+    ["cell", "system", "median 1", "median 2", "difference", "+- 1", "+- 2", `medians within ${pct(r.goals.median)}`, `intervals within +-${pct(r.goals.interval)}`],
+    ...r.systems.map((s) => [s.cell, s.target, num(s.medians[0]), num(s.medians[1]), pct(s.difference), pct(s.halfWidths[0]), pct(s.halfWidths[1]), verdict(s.medianPass), verdict(s.intervalPass)]),
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  const lines = rows.map((row) => row.map((v, i) => (i < 2 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join("  ").trimEnd());
+  const order = r.order.length
+    ? r.order.map((o) => `${o.cell}: ${o.higher} above ${o.lower} (intervals apart in campaign 1): ${o.kept ? "kept" : "NOT kept"} in campaign 2`)
+    : ["no two systems' intervals were apart in campaign 1: no order to keep"];
+  return [`== repeatability: ${r.command} (twice)`, `campaign 1: ${r.campaigns[0]}`, `campaign 2: ${r.campaigns[1]}`, ...lines, ...order].join("\n") + "\n";
+}
+
+/** Runs one campaign through the CLI; its document. */
+async function runCampaign(args: string[], results: string, n: number, log: (m: string) => void): Promise<{ doc: CampaignDocument; file: string }> {
+  const before = new Set(campaignFolders(results));
+  log(`campaign ${n}: sfbench ${args.join(" ")}`);
+  let pending = "";
+  const r = await runCommand(process.execPath, [CLI, ...args, "--results", results], {
+    cwd: REPO,
+    onStderr: (text) => {
+      pending += text;
+      const lines = pending.split("\n");
+      pending = lines.pop()!;
+      for (const l of lines) if (l.trim()) log(`campaign ${n}: ${l.trim()}`);
+    },
+  });
+  const folder = campaignFolders(results).find((f) => !before.has(f));
+  if (!folder) throw new HarnessError(`sfbench campaign ${n} ${r.signal ? `was killed by ${r.signal}` : `exited with ${r.code}`} without a campaign document; its last lines: ${r.stderr.trim().split("\n").slice(-3).join(" | ") || "(no output)"}`);
+  const file = join(results, "campaigns", folder, "campaign.json");
+  const parsed = parseCampaign(JSON.parse(readFileSync(file, "utf8")));
+  if (!parsed.ok) throw new HarnessError(`${file} does not validate: ${parsed.errors.slice(0, 3).join("; ")}`);
+  log(`campaign ${n}: ${parsed.campaign.status}, ${parsed.campaign.trials.length} trials (${parsed.campaign.busyRepeated} busy repeated) in ${file}`);
+  return { doc: parsed.campaign, file };
+}
+
+function campaignFolders(results: string): string[] {
+  try {
+    return readdirSync(join(results, "campaigns"));
+  } catch {
+    return [];
+  }
+}
+
+export async function repeatability(opts: { quick: boolean; targets?: string[]; results: string; log: (m: string) => void }): Promise<RepeatabilityResult> {
+  const targets = opts.targets ?? (opts.quick ? [REFERENCE, QUICK_OTHER] : listTargets().map((t) => t.manifest.name).sort((a, b) => (a === REFERENCE ? -1 : b === REFERENCE ? 1 : a.localeCompare(b))));
+  const args = ["campaign", "--targets", targets.join(","), "--trials", opts.quick ? "2" : "3", "--profile", opts.quick ? "quick" : "standard", ...(targets.includes(REFERENCE) ? ["--reference", REFERENCE] : [])];
+  const a = await runCampaign(args, opts.results, 1, opts.log);
+  const b = await runCampaign(args, opts.results, 2, opts.log);
+  return compareCampaigns(a.doc, b.doc, [a.file, b.file], `sfbench ${args.join(" ")}`);
+}
+
+const USAGE = `usage: npm run bench:repeatability -- [--quick] [--targets a,b] [--results DIR] [--json FILE]
+  --quick    node-postgres and ${QUICK_OTHER}, 2 trials each, quick profile (default: every bundled target, 3 trials, standard)
+  --targets  these bundled targets instead
+  --results  the campaigns' folders go under DIR/campaigns/ (default the repository's results/)
+  --json     also write the comparison as JSON to FILE`;
+
+async function main(): Promise<number> {
+  let values;
+  try {
+    values = parseFlags(process.argv.slice(2), { quick: { type: "boolean" }, targets: { type: "string" }, results: { type: "string" }, json: { type: "string" } }, USAGE);
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  const log = (m: string) => process.stderr.write(`[repeatability ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void interrupted().finally(() => process.exit(130)));
+  const targets = values.targets?.split(",").map((t) => t.trim()).filter(Boolean);
+  const r = await repeatability({ quick: values.quick ?? false, ...(targets?.length ? { targets } : {}), results: values.results ?? join(REPO, "results"), log });
+  process.stdout.write(repeatabilityReport(r));
+  if (values.json) writeFileSync(values.json, JSON.stringify(r, null, 2) + "\n");
+  return 0;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main().then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      process.stderr.write(`bench:repeatability: ${e instanceof UsageError ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      process.exit(1);
+    },
+  );
 }

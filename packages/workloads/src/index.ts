@@ -7,3 +7,4 @@ export { ProcessSampler } from "./cost/sampler.ts";
 export { planSplit, type CpuSplit } from "./cost/affinity.ts";
 export * from "./trace/index.ts";
 export * from "./resilience/index.ts";
+export * from "./campaign/index.ts";

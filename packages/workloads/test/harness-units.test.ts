@@ -1,10 +1,11 @@
-/** The harness's pure parts: the injected distribution, wrk's report, the coefficient of variation, the report table. */
+/** The harness's pure parts: the injected distribution, wrk's report, the comparison of two campaigns, the report table. */
 import { describe, expect, it } from "vitest";
 import { cpuList } from "../bench/lib/machine.ts";
 import { delaySource, injectedQuantile } from "../bench/lib/injected.ts";
 import { table } from "../bench/lib/report.ts";
 import { parseWrk } from "../bench/lib/wrk.ts";
-import { cv } from "../bench/repeatability.ts";
+import type { CampaignDocument, CellStatistics } from "@sfbench/core";
+import { compareCampaigns, repeatabilityReport } from "../bench/repeatability.ts";
 import { LatencyHistogram } from "../src/analysis/histogram.ts";
 
 describe("injected distribution", () => {
@@ -57,12 +58,27 @@ Transfer/sec:      4.03MB
 });
 
 describe("small helpers", () => {
-  it("cv: sample standard deviation over the mean", () => {
-    expect(cv([100, 100, 100])).toEqual({ mean: 100, stddev: 0, cv: 0 });
-    const r = cv([90, 100, 110]);
-    expect(r.mean).toBe(100);
-    expect(r.stddev).toBeCloseTo(10, 12);
-    expect(r.cv).toBeCloseTo(0.1, 12);
+  it("compares two campaigns: medians, interval half-widths, and the order of systems whose intervals are apart", () => {
+    const stat = (target: string, median: number, low: number, high: number) =>
+      ({ target, workload: "checkout", distribution: "uniform", median, interval: { low, high } }) as CellStatistics;
+    const campaign = (statistics: CellStatistics[]) => ({ statistics }) as CampaignDocument;
+    const r = compareCampaigns(
+      campaign([stat("a", 200, 190, 210), stat("b", 100, 80, 120)]),
+      campaign([stat("a", 230, 200, 260), stat("b", 105, 100, 110)]),
+      ["one.json", "two.json"],
+      "sfbench campaign --targets a,b",
+    );
+    const a = r.systems.find((s) => s.target === "a")!;
+    expect(a.difference).toBeCloseTo(0.15, 10);
+    expect(a.medianPass).toBe(false);
+    expect(a.halfWidths[0]).toBeCloseTo(0.05, 10);
+    expect(a.halfWidths[1]).toBeCloseTo(30 / 230, 10);
+    expect(a.intervalPass).toBe(false);
+    const b = r.systems.find((s) => s.target === "b")!;
+    expect(b.medianPass).toBe(true);
+    expect(b.halfWidths[0]).toBeCloseTo(0.2, 10);
+    expect(r.order).toEqual([{ cell: "checkout/uniform", higher: "a", lower: "b", kept: true }]);
+    expect(repeatabilityReport(r)).toMatch(/checkout\/uniform: a above b \(intervals apart in campaign 1\): kept in campaign 2/);
   });
 
   it("cpuList expands taskset lists", () => {

@@ -4,20 +4,19 @@
  * live progress and a summary table; one result document per run. With
  * --image the target runs from its OCI image in a podman container
  * (@sfbench/provider-container) with the machine class's CPU quota and memory.
+ * With --trials N: N trials of a bundled target, each started fresh, and the
+ * statistics over them (campaign-run.ts).
  */
-import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import { cellsOf, DISTRIBUTION_CHOICES, EXPERIMENTS, manifestDigest, microOf, nodeSupport, parametersOfChoice, PROFILES, WORKLOAD_CHOICES, type Profile, type ProgressEvent, type ResultDocument } from "@sfbench/core";
-import { formatFailure, runConformance } from "@sfbench/conformance";
-import { containerTargetControl, parseMachineClass, requireImage, startContainerTarget, teardownRun, type ContainerTargetControl } from "@sfbench/provider-container";
-import { findTarget, localTargetControl, nodeLogs, startTarget, stopTarget, storageFingerprint, type LocalTargetControl, type StartedTarget } from "@sfbench/provider-local";
-import { k6Path, kafkaBrokers, paths, status, up } from "@sfbench/services";
-import { aliveCheck, failedRunDocument, measuredNodeCount, runBenchmark, writeResult, type MeasuredNodeCount } from "@sfbench/workloads";
+import { cellsOf, DISTRIBUTION_CHOICES, EXPERIMENTS, nodeSupport, parametersOfChoice, PROFILES, WORKLOAD_CHOICES, type Profile } from "@sfbench/core";
+import { parseMachineClass } from "@sfbench/provider-container";
+import { findTarget } from "@sfbench/provider-local";
+import { k6Path, paths } from "@sfbench/services";
+import { measuredNodeCount, type MeasuredNodeCount } from "@sfbench/workloads";
 import { intFlag, oneOf, parseFlags, UsageError, urlFlag } from "../args.ts";
-import { readManifest } from "../manifest-file.ts";
+import { BUSY_REPEATS, MAX_TRIALS, runCampaign } from "../campaign-run.ts";
 import { note } from "../progress.ts";
-import { LiveLine } from "../live.ts";
-import { summaryTable } from "../summary.ts";
+import { runOnce } from "../run-once.ts";
 
 export const runFlags = {
   target: { type: "string", value: "NAME", help: "a bundled target: started fresh, measured, stopped" },
@@ -35,6 +34,8 @@ export const runFlags = {
   json: { type: "boolean", help: "print the result document instead of the summary" },
   "no-trace": { type: "boolean", help: "do not trace a target that supports it (no latency breakdown)" },
   nodes: { type: "string", value: "N[,N...]", help: "run the target as N processes (target.json nodes); several counts: the scalability experiment" },
+  trials: { type: "string", value: "N", help: "N independent trials, each with a fresh target, and their median and 95% interval (a campaign of one target), default 1" },
+  "busy-repeats": { type: "string", value: "N", help: `with --trials: repeat a trial taken while the machine was busy at most N times, default ${BUSY_REPEATS}` },
 } as const;
 
 export async function run(argv: string[]): Promise<number> {
@@ -62,125 +63,33 @@ export async function run(argv: string[]): Promise<number> {
 
   const k6 = await k6Path({ onProgress: (m) => note(`k6: ${m}`) });
   const nodeCounts = nodesFlag(cmd, values.nodes, values.target);
+  const trials = intFlag(cmd, "trials", values.trials, 1, MAX_TRIALS) ?? 1;
+  const busyRepeats = intFlag(cmd, "busy-repeats", values["busy-repeats"], 0, MAX_TRIALS) ?? BUSY_REPEATS;
 
-  /** One run: start the target (with `nodes` processes when given), verify, measure, stop. */
-  const once = async (nodes: number | undefined, scalability?: { measured: MeasuredNodeCount[]; routing: "balancer" | "self" }): Promise<{ code: number; doc?: ResultDocument }> => {
-    let started: StartedTarget | undefined;
-    let control: LocalTargetControl | ContainerTargetControl | undefined;
-    // a container target is keyed by the run's id: the document, its raw data and its containers share it
-    let containerRun: string | undefined;
-    let target: ResultDocument["target"];
-    let baseUrl: string;
-    let pids: () => number[] = () => [];
-    let systemVersion: string | undefined;
-    let storage: ReturnType<typeof storageFingerprint>;
-    let trace: { logFile: string; logFiles?: () => string[]; brokers: string[] } | undefined;
-    // the micro routes: what the manifest declares; a target given by URL is asked
-    let microDeclared = false;
-    let auditReadsPerSecond: number | undefined;
-    if (values.image) {
-      const manifest = values.manifest ? readManifest(cmd, values.manifest).manifest : findTarget(values.target!).manifest;
-      target = { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: manifestDigest(manifest) };
-      await requireImage(values.image);
-      const tracing = manifest.tracing && !values["no-trace"] && (await kafkaUp());
-      const runId = randomUUID();
-      containerRun = runId;
-      const c = await startContainerTarget({ runId, image: values.image, manifest, machine: machine!, trace: tracing, onProgress: note });
-      const cc = await containerTargetControl(c, manifest, { onProgress: note });
-      control = cc;
-      baseUrl = c.url;
-      note(`${manifest.name} is up at ${baseUrl} from ${values.image} (${machine!.cpus} CPU, ${Math.round(machine!.memoryBytes / 2 ** 20)} MiB)${tracing ? " (tracing: span lines from the container's output, shipped through Kafka)" : ""}`);
-      if (tracing) trace = { logFile: c.nodes[0]!.log, logFiles: () => cc.logs(), brokers: kafkaBrokers() };
-      pids = () => cc.pids();
-      storage = storageFingerprint(c);
-      microDeclared = manifest.micro === true;
-      auditReadsPerSecond = manifest.audit?.readsPerSecond;
-      systemVersion = [`${manifest.system} ${manifest.version}`, `image ${values.image} (${machine!.name})`, ...(c.postgres ? [`PostgreSQL ${c.postgres.settings.version}`] : [])].join("; ");
-    } else if (values.target) {
-      const { manifest } = findTarget(values.target);
-      target = { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: manifestDigest(manifest) };
-      const tracing = manifest.tracing && !values["no-trace"] && (await kafkaUp());
-      // scale-up adds a node to a target that runs as nodes: it starts as node 0 of 1
-      const asNodes = experiment === "scale-up" && manifest.nodes?.elastic === true;
-      const startNodes = nodes ?? (asNodes ? 1 : undefined);
-      started = await startTarget(values.target, { onProgress: note, trace: tracing, ...(startNodes !== undefined ? { nodes: startNodes } : {}) });
-      control = localTargetControl(started, { onProgress: note });
-      baseUrl = started.url;
-      note(`${values.target} is up at ${baseUrl}${tracing ? " (tracing: span lines to its log, shipped through Kafka)" : ""}`);
-      // a multi-node target writes span lines to one log per node
-      const name = values.target;
-      if (tracing) trace = { logFile: started.log, logFiles: () => nodeLogs(name), brokers: kafkaBrokers() };
-      // cost: the target and its own PostgreSQL; the shared servers (Redis, Kafka) also serve others and are not counted
-      const shared = manifest.services.filter((s) => s !== "postgres");
-      const services = shared.length ? await status(shared) : [];
-      const t = started;
-      // the processes and their liveness follow the state file: the resilience experiments kill and restart nodes
-      const c = control;
-      pids = () => c.pids();
-      storage = storageFingerprint(t);
-      microDeclared = manifest.micro === true;
-      auditReadsPerSecond = manifest.audit?.readsPerSecond;
-      systemVersion = [`${manifest.system} ${manifest.version}`, ...(t.postgres ? [`PostgreSQL ${t.postgres.settings.version}`] : []), ...services.map((s) => s.detail.split(" on ")[0])].join("; ");
-    } else {
-      baseUrl = url!;
-      microDeclared = microOf(chosen) && (await answers(`${baseUrl}/micro/empty`));
-      target = { name: new URL(baseUrl).host.replace(/[^a-z0-9-]/gi, "-").toLowerCase(), version: "0.0.0", system: `target at ${baseUrl}`, manifestDigest: `sha256:${"0".repeat(64)}` };
-    }
-    const checkAlive = aliveCheck(() => control?.exited());
-
-    try {
-      // 1. Verify before measuring.
-      note(`verifying ${baseUrl} (conformance suite)`);
-      const report = await runConformance(baseUrl, { micro: microDeclared });
-      if (report.failed > 0) {
-        for (const r of report.checks.filter((c) => !c.passed)) process.stderr.write(formatFailure(r) + "\n");
-        const message = `${report.failed} of ${report.checks.length} conformance checks failed: ${report.checks.filter((c) => !c.passed).map((c) => c.id).slice(0, 10).join(", ")}`;
-        const file = writeResult(resultsDir, failedRunDocument({ target, profile, startedAt: new Date(report.startedAt), stage: "verify", message, k6, repoRoot: paths.root, rawDir: join(paths.home, "runs") }));
-        note(`verify failed: no numbers for a non-conformant target; failed run written to ${file}`);
-        return { code: 1 };
-      }
-      note(`verify: ${report.passed} checks passed`);
-      await up(["k6"]);
-
-      // 2. The experiments.
-      const live = new LiveLine();
-      const outcome = await runBenchmark({
-        target,
-        baseUrl,
-        k6,
-        profile,
-        cells,
-        experiment,
-        ...(control ? { control } : {}),
-        ...(auditReadsPerSecond ? { auditReadsPerSecond } : {}),
-        ...(microOf(chosen) ? { micro: { declared: microDeclared } } : {}),
-        seed,
-        repoRoot: paths.root,
-        resultsDir,
-        rawRoot: join(paths.home, "runs"),
-        targetPids: pids,
-        checkAlive,
-        systemVersion,
-        storage,
-        trace,
-        ...(nodes !== undefined ? { nodes } : {}),
-        ...(containerRun ? { runId: containerRun } : {}),
-        ...(scalability ? { scalability } : {}),
-        onProgress: (e: ProgressEvent) => live.update(e),
-      });
-      live.done();
-      process.stdout.write(values.json ? JSON.stringify(outcome.doc, null, 2) + "\n" : summaryTable(outcome.doc) + `\nresult: ${outcome.file}\nraw data: ${outcome.doc.rawData.dir}\n`);
-      if (outcome.doc.status === "failed") {
-        note(`run failed during ${outcome.doc.error!.stage}: ${outcome.doc.error!.message}`);
-        return { code: 1, doc: outcome.doc };
-      }
-      return { code: 0, doc: outcome.doc };
-    } finally {
-      if (started) await stopTarget(values.target!);
-      if (containerRun) await teardownRun(containerRun, { logsTo: join(paths.home, "runs", containerRun) });
-    }
+  const base = {
+    cmd,
+    ...(values.target ? { target: values.target } : {}),
+    ...(url ? { url } : {}),
+    ...(values.image ? { image: values.image } : {}),
+    ...(values.manifest ? { manifest: values.manifest } : {}),
+    ...(machine ? { machine } : {}),
+    noTrace: Boolean(values["no-trace"]),
+    json: Boolean(values.json),
+    chosen,
+    cells,
+    profile,
+    experiment,
+    seed,
+    resultsDir,
+    k6,
   };
+  const once = (nodes: number | undefined, scalability?: { measured: MeasuredNodeCount[]; routing: "balancer" | "self" }) =>
+    runOnce({ ...base, ...(nodes !== undefined ? { nodes } : {}), ...(scalability ? { scalability } : {}) });
 
+  if (trials > 1) {
+    if (!values.target || values.image || nodeCounts.length > 1) throw new UsageError(`${cmd}: --trials N (more than 1) needs --target NAME (each trial starts the target fresh), without --image or several --nodes`);
+    return runCampaign({ kind: "trials", targets: [values.target], trials, busyRepeats, orderSeed: seed, resultsRoot: resultsDir, run: base, ...(nodeCounts[0] !== undefined ? { nodes: nodeCounts[0] } : {}) });
+  }
   if (nodeCounts.length <= 1) return (await once(nodeCounts[0])).code;
   // the scalability experiment: the same cells once per node count, one document each; the last one holds the chart's points
   const routing = nodeSupport(findTarget(values.target!).manifest).routing;
@@ -209,26 +118,4 @@ function nodesFlag(cmd: string, raw: string | undefined, target: string | undefi
   const n = [...new Set(counts.map(Number))].sort((a, b) => a - b);
   if (n.length !== counts.length) throw new UsageError(`${cmd}: --nodes: each node count once, got ${raw}`);
   return n;
-}
-
-/** Whether a GET answers 200 within 5 s (a target given by URL that implements the micro routes). */
-async function answers(url: string): Promise<boolean> {
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
-    await res.arrayBuffer();
-    return res.status === 200;
-  } catch {
-    return false;
-  }
-}
-
-/** Starts Kafka for the spans; false (with a note: the run goes on without a breakdown) when it cannot. */
-async function kafkaUp(): Promise<boolean> {
-  try {
-    await up(["kafka"], { onProgress: (_s, m) => note(`kafka: ${m}`) });
-    return true;
-  } catch (e) {
-    note(`tracing off, no latency breakdown: Kafka is not available: ${(e as Error).message}`);
-    return false;
-  }
 }

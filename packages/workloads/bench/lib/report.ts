@@ -2,7 +2,7 @@
 import type { FidelityResult } from "../fidelity.ts";
 import type { HeadroomResult } from "../headroom.ts";
 import type { Machine } from "./machine.ts";
-import type { RepeatabilityResult } from "../repeatability.ts";
+import { repeatabilityReport, type RepeatabilityResult } from "../repeatability.ts";
 
 export interface FigureRow {
   benchmark: string;
@@ -81,24 +81,7 @@ export function fidelitySection(f: FidelityResult): string {
 }
 
 export function repeatabilitySection(r: RepeatabilityResult): string {
-  return [
-    `== repeatability: ${r.command}`,
-    table([
-      ["run", "sustainable rate", "max 10 s avg", "stable achieved", "stable p99", "ramp steps (offered/s)", "valid", "wall"],
-      ...r.runs.map((x, i) => [
-        String(i + 1),
-        x.sustainableRate === null ? "none" : `${n0(x.sustainableRate)}/s`,
-        `${x.maxMovingAvg10s.toFixed(1)}/s`,
-        x.stableRate === null ? "-" : `${x.stableRate.toFixed(1)}/s`,
-        x.stableP99Ms === null ? "-" : ms(x.stableP99Ms),
-        x.rampRates.join(" "),
-        String(x.valid),
-        `${x.wallS.toFixed(0)} s`,
-      ]),
-    ]),
-    ...r.runs.flatMap((x, i) => (x.invalidReason ? [`run ${i + 1} not valid: ${x.invalidReason}`] : [])),
-    `sustainable rate: mean ${r.mean.toFixed(1)}/s, sd ${r.stddev.toFixed(1)}/s, CV ${pct(r.cv)} (goal <= ${pct(r.goal, 0)}) ${verdict(r.pass)}; CV of the max 10 s average ${pct(r.movingAvgCv)}`,
-  ].join("\n");
+  return repeatabilityReport(r).trimEnd();
 }
 
 export function figureRows(res: { headroom?: HeadroomResult | Error; fidelity?: FidelityResult | Error; repeatability?: RepeatabilityResult | Error }): FigureRow[] {
@@ -123,13 +106,12 @@ export function figureRows(res: { headroom?: HeadroomResult | Error; fidelity?: 
   const r = res.repeatability;
   if (r instanceof Error) err("repeatability", r);
   else if (r) {
-    rows.push({
-      benchmark: "repeatability",
-      figure: "CV of the sustainable rate",
-      value: `${pct(r.cv)} (${r.runs.map((x) => x.sustainableRate ?? "none").join(", ")} per s)`,
-      goal: `<= ${pct(r.goal, 0)}`,
-      verdict: verdict(r.pass),
-    });
+    for (const x of r.systems) {
+      rows.push(
+        { benchmark: "repeatability", figure: `${x.target} ${x.cell}: medians of two campaigns`, value: `${x.medians.map((m) => (m === null ? "none" : m.toFixed(0))).join(" vs ")} per s (${x.difference === null ? "-" : pct(x.difference)})`, goal: `within ${pct(r.goals.median, 0)}`, verdict: verdict(x.medianPass) },
+        { benchmark: "repeatability", figure: `${x.target} ${x.cell}: 95% intervals`, value: x.halfWidths.map((h) => (h === null ? "none" : `+-${pct(h)}`)).join(", "), goal: `+-${pct(r.goals.interval, 0)} or less`, verdict: verdict(x.intervalPass) },
+      );
+    }
   }
   return rows;
 }

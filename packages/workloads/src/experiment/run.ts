@@ -8,10 +8,11 @@ import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseResult, RESULT_SCHEMA_VERSION, type Cell, type CellChoice, type Environment, experimentSupport, type Experiment, type MicroResult, type Profile, type ResilienceResults, type ScalabilityResult, type ProgressEvent, type ResultDocument, type Workload } from "@sfbench/core";
+import { parseResult, RESULT_SCHEMA_VERSION, type Cell, type CellChoice, type Environment, experimentSupport, type Experiment, type MicroResult, type Profile, type ResilienceResults, type ScalabilityResult, type ProgressEvent, type ResultDocument, type TrialTag, type Workload } from "@sfbench/core";
 import { readAuditRecords } from "../audit/records.ts";
 import { TraceSession, type TraceOptions } from "../trace/session.ts";
 import { formatCpuList, pinTrees, planSplit, runCpus } from "../cost/affinity.ts";
+import { noiseBetween, noiseMark } from "../cost/noise.ts";
 import { runMicro } from "../micro/run-micro.ts";
 import { runRecovery } from "../resilience/recovery-run.ts";
 import { scalabilityPoints, type MeasuredNodeCount } from "../resilience/scalability.ts";
@@ -93,6 +94,8 @@ export interface BenchmarkOptions {
   signal?: AbortSignal;
   /** the target's storage settings, recorded in the environment fingerprint */
   storage?: Environment["storage"];
+  /** the campaign trial this run is (sfbench run --trials, sfbench campaign), recorded in the document */
+  campaign?: TrialTag;
 }
 
 export interface BenchmarkOutcome {
@@ -158,6 +161,9 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
   const cellsToRun = unsupported || experiment === "recovery" ? [] : opts.cells;
   let error: ResultDocument["error"];
   const pinned = split && opts.targetPids().length > 0;
+  // the machine's noise over the measurement: the run's own processes are this one (with its k6 runs) and the target's
+  const ownRoots = new Set([process.pid, ...opts.targetPids()]);
+  const noiseStart = noiseMark([...ownRoots]);
   try {
     if (pinned) {
       pinTrees(opts.targetPids(), split.target);
@@ -206,6 +212,8 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
     }
     await ctx.trace?.close().catch((e: Error) => progress({ cell: "-", phase: "trace", note: true, detail: `could not delete ${ctx.trace!.topic}: ${e.message}` }));
   }
+  for (const pid of opts.targetPids()) ownRoots.add(pid);
+  const noise = noiseBetween(noiseStart, noiseMark([...ownRoots]));
   const doc: ResultDocument = {
     schemaVersion: RESULT_SCHEMA_VERSION,
     runId,
@@ -227,6 +235,8 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
     ...(micro ? { micro } : {}),
     ...(scalabilityPart(opts, cells, resilience)),
     rawData: { dir: rawDir, files: ctx.rawFiles.map((f) => f.slice(rawDir.length + 1)) },
+    ...(opts.campaign ? { campaign: opts.campaign } : {}),
+    noise,
   };
   return { doc, file: writeResult(opts.resultsDir, doc) };
 }

@@ -1,0 +1,205 @@
+/**
+ * Trials and campaigns: several targets' cells measured in randomised
+ * interleaved rounds (every round one trial of each target, in a seeded
+ * shuffled order), each trial a fresh `sfbench run` of its own with its own
+ * result document, a busy trial repeated a bounded number of times, and a
+ * campaign document with the statistics over the counted trials
+ * (docs/running.md, "Trials and campaigns"). `sfbench run --trials N` is a
+ * campaign of one target.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import {
+  CAMPAIGN_SCHEMA_VERSION,
+  cellName,
+  cellStatistics,
+  cellTieGroups,
+  manifestDigest,
+  parseCampaign,
+  parseResult,
+  type CampaignDocument,
+  type CampaignTrial,
+  type ResultDocument,
+  type TrialFigures,
+} from "@sfbench/core";
+import { findTarget } from "@sfbench/provider-local";
+import { paths } from "@sfbench/services";
+import { failedRunDocument, interleavedRounds, writeResult } from "@sfbench/workloads";
+import { campaignTable } from "./campaign-table.ts";
+import { note } from "./progress.ts";
+import { runOnce, type RunOnceOptions } from "./run-once.ts";
+
+/** How often a busy trial is repeated by default: once, so a campaign takes at most twice its planned time. */
+export const BUSY_REPEATS = 1;
+/** A bound for --trials: a campaign of more trials than this belongs to several campaigns. */
+export const MAX_TRIALS = 100;
+
+export interface CampaignOptions {
+  kind: CampaignDocument["kind"];
+  targets: string[];
+  trials: number;
+  busyRepeats: number;
+  orderSeed: number;
+  reference?: string;
+  /** the campaign's folder goes under <resultsRoot>/campaigns/ */
+  resultsRoot: string;
+  /** what every trial's run shares (target, results and the campaign tag are the campaign's) */
+  run: Omit<RunOnceOptions, "target" | "url" | "image" | "manifest" | "resultsDir" | "campaign" | "nodes" | "scalability">;
+  nodes?: number;
+  /** the folder of target folders (default packages/targets) */
+  targetsRoot?: string;
+  /** stop the campaign (the CLI's Ctrl-C): the trial running finishes as an interrupted run, the campaign document is written */
+  signal?: AbortSignal;
+}
+
+export interface CampaignOutcome {
+  code: number;
+  doc: CampaignDocument;
+  file: string;
+  dir: string;
+}
+
+const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "").replace("T", "-");
+
+/** The campaign document's folder: results/campaigns/<UTC start>-<first 8 of the id>/. */
+export const campaignDir = (root: string, startedAt: Date, id: string) => join(root, "campaigns", `${stamp(startedAt)}-${id.slice(0, 8)}`);
+
+export async function runCampaign(opts: CampaignOptions): Promise<number> {
+  const outcome = await campaign(opts);
+  process.stdout.write(campaignTable(outcome.doc) + `\ncampaign: ${outcome.file}\n`);
+  return outcome.code;
+}
+
+export async function campaign(opts: CampaignOptions): Promise<CampaignOutcome> {
+  const campaignId = randomUUID();
+  const startedAt = new Date();
+  const dir = campaignDir(opts.resultsRoot, startedAt, campaignId);
+  mkdirSync(dir, { recursive: true });
+  const rounds = interleavedRounds(opts.targets, opts.trials, opts.orderSeed);
+  const trials: CampaignTrial[] = [];
+  const docs = new Map<string, ResultDocument>();
+  let busyRepeated = 0;
+  let error: string | undefined;
+  note(`campaign ${campaignId}: ${opts.targets.join(", ")}, ${opts.trials} round${opts.trials === 1 ? "" : "s"} (order seed ${opts.orderSeed}), documents in ${dir}`);
+  try {
+    for (const { round, order } of rounds) {
+      for (const target of order) {
+        for (let attempt = 1; ; attempt++) {
+          if (opts.signal?.aborted) throw new Error(`interrupted: ${String(opts.signal.reason ?? "stopped")}`);
+          note(`campaign: round ${round} of ${opts.trials}: ${target}${attempt > 1 ? ` (attempt ${attempt}: the last one was busy)` : ""}`);
+          const tag = { campaignId, trial: round, round, attempt };
+          const { doc, file } = await oneTrial(opts, target, dir, tag);
+          docs.set(doc.runId, doc);
+          const busy = doc.noise?.busy === true;
+          const repeat = busy && doc.status === "completed" && attempt <= opts.busyRepeats;
+          trials.push({ target, round, trial: round, attempt, runId: doc.runId, document: relative(dir, file), status: doc.status, counted: !repeat, ...(doc.noise ? { noise: doc.noise } : {}) });
+          if (busy) note(`campaign: ${target}'s trial was busy: ${doc.noise!.busyBecause.join("; ")}${repeat ? "; once more" : "; counted (no repeats left)"}`);
+          if (!repeat) break;
+          busyRepeated++;
+        }
+      }
+    }
+  } catch (e) {
+    error = (e as Error).message;
+  }
+  const doc = campaignDocument(opts, { campaignId, startedAt, rounds, trials, docs, busyRepeated, error });
+  const parsed = parseCampaign(doc);
+  if (!parsed.ok) throw new Error(`the campaign document does not validate (a bug): ${parsed.errors.slice(0, 5).join("; ")}`);
+  const file = join(dir, "campaign.json");
+  writeFileSync(file, JSON.stringify(parsed.campaign, null, 2) + "\n", { flag: "wx" });
+  const allCompleted = trials.filter((t) => t.counted).every((t) => t.status === "completed");
+  return { code: !error && allCompleted ? 0 : 1, doc: parsed.campaign, file, dir };
+}
+
+/** One trial: a fresh run of the target; a target that did not even start still gets a failed document, tagged. */
+async function oneTrial(opts: CampaignOptions, target: string, dir: string, tag: NonNullable<RunOnceOptions["campaign"]>): Promise<{ doc: ResultDocument; file: string }> {
+  try {
+    const r = await runOnce({ ...opts.run, target, resultsDir: dir, campaign: tag, ...(opts.nodes !== undefined ? { nodes: opts.nodes } : {}), ...(opts.targetsRoot ? { targetsRoot: opts.targetsRoot } : {}) });
+    if (r.doc && r.file) return { doc: r.doc, file: r.file };
+    if (r.file) return { doc: readDocument(r.file), file: r.file };
+    throw new Error("the run wrote no result document");
+  } catch (e) {
+    // the campaign goes on: a target that cannot start in one round is a failed trial of that round
+    if (!(e instanceof Error)) throw e;
+    const { manifest } = findTarget(target, opts.targetsRoot);
+    const doc: ResultDocument = {
+      ...failedRunDocument({
+        target: { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: manifestDigest(manifest) },
+        profile: opts.run.profile,
+        startedAt: new Date(),
+        stage: "provision",
+        message: e.message,
+        k6: opts.run.k6,
+        repoRoot: paths.root,
+        rawDir: join(paths.home, "runs"),
+      }),
+      campaign: tag,
+    };
+    note(`campaign: ${target} failed before measuring: ${e.message}`);
+    return { doc, file: writeResult(dir, doc) };
+  }
+}
+
+function readDocument(file: string): ResultDocument {
+  const parsed = parseResult(JSON.parse(readFileSync(file, "utf8")));
+  if (!parsed.ok) throw new Error(`${file} does not validate: ${parsed.errors.slice(0, 3).join("; ")}`);
+  return parsed.result;
+}
+
+/** The campaign document from its trials' documents: the statistics over the counted trials (core campaign-stats.ts). */
+export function campaignDocument(
+  opts: Pick<CampaignOptions, "kind" | "targets" | "trials" | "busyRepeats" | "orderSeed" | "reference" | "run" | "targetsRoot">,
+  c: { campaignId: string; startedAt: Date; rounds: CampaignDocument["rounds"]; trials: CampaignTrial[]; docs: Map<string, ResultDocument>; busyRepeated: number; error?: string },
+): CampaignDocument {
+  const counted = c.trials.filter((t) => t.counted);
+  const figures: TrialFigures[] = counted.map((t) => {
+    const d = c.docs.get(t.runId)!;
+    const knees: Record<string, number | null> = {};
+    // a failed run's cells are not figures, even the ones it finished
+    if (d.status === "completed") for (const cell of d.cells) knees[cellName(cell)] = cell.valid ? (cell.maxThroughput?.sustainableRate ?? null) : null;
+    return { target: t.target, round: t.round, busy: t.noise?.busy === true, knees };
+  });
+  const statistics = cellStatistics({ targets: opts.targets, cells: opts.run.cells, trials: figures, ...(opts.reference ? { reference: opts.reference } : {}) });
+  const first = [...c.docs.values()][0];
+  const env = first?.environment;
+  const targets = opts.targets.map((name) => {
+    const d = [...c.docs.values()].find((x) => x.target.name === name);
+    if (d) return { name, version: d.target.version, manifestDigest: d.target.manifestDigest };
+    const { manifest } = findTarget(name, opts.targetsRoot);
+    return { name, version: manifest.version, manifestDigest: manifestDigest(manifest) };
+  });
+  return {
+    schemaVersion: CAMPAIGN_SCHEMA_VERSION,
+    campaignId: c.campaignId,
+    kind: opts.kind,
+    status: c.error ? (c.error.startsWith("interrupted") ? "interrupted" : "failed") : "completed",
+    ...(c.error ? { error: c.error } : {}),
+    startedAt: c.startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    profile: opts.run.profile,
+    experiment: opts.run.experiment,
+    cells: opts.run.cells.map((x) => ({ workload: x.workload, distribution: x.distribution })),
+    runSeed: opts.run.seed,
+    orderSeed: opts.orderSeed,
+    targets,
+    ...(opts.reference ? { reference: opts.reference } : {}),
+    trialsPerTarget: opts.trials,
+    busyRepeats: opts.busyRepeats,
+    busyRepeated: c.busyRepeated,
+    machine: {
+      kind: env?.kind ?? "local",
+      cpuModel: env?.cpuModel ?? "",
+      cores: env?.cores ?? 1,
+      memoryBytes: env?.memoryBytes ?? 0,
+      os: env?.os ?? "",
+      node: env?.node ?? process.version,
+      k6Version: env?.k6Version ?? "",
+      ...(env?.gitSha ? { gitSha: env.gitSha } : {}),
+    },
+    rounds: c.rounds,
+    trials: c.trials,
+    statistics,
+    tieGroups: cellTieGroups(opts.run.cells, statistics),
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * The statistics of a campaign document as a table: per cell and target the
+ * median sustainable rate, min, max, CV, the 95% interval and how far it
+ * reaches from the median, n, invalid and busy trials, the ratio to the
+ * reference. Plain text for the CLI, markdown for docs (npm run results:table).
+ */
+import type { CampaignDocument } from "@sfbench/core";
+
+const num = (x: number | null | undefined, digits = 0) => (x === null || x === undefined || !Number.isFinite(x) ? "-" : x.toFixed(digits));
+const pct = (x: number | null | undefined) => (x === null || x === undefined ? "-" : `${(x * 100).toFixed(1)}%`);
+
+export const CAMPAIGN_HEAD = ["cell", "target", "median", "min", "max", "CV", "95% interval", "within", "n", "invalid", "busy", "tie group", "ratio to reference"];
+
+export function campaignRows(doc: CampaignDocument): string[][] {
+  return doc.statistics.map((s) => {
+    const groups = doc.tieGroups.find((g) => g.workload === s.workload && g.distribution === s.distribution)?.groups ?? [];
+    const group = groups.findIndex((g) => g.includes(s.target));
+    const r = s.ratioToReference;
+    return [
+      `${s.workload}/${s.distribution} (${s.unit})`,
+      s.target,
+      num(s.median),
+      num(s.min),
+      num(s.max),
+      pct(s.cv),
+      s.interval ? `${num(s.interval.low)} .. ${num(s.interval.high)}` : "-",
+      s.withinShareOfMedian === null ? "-" : `+-${pct(s.withinShareOfMedian)}`,
+      String(s.n),
+      String(s.invalid),
+      String(s.busy),
+      group < 0 ? "-" : String(group + 1),
+      r ? `${r.ratio.toFixed(2)}x${r.interval ? ` (${r.interval.low.toFixed(2)} .. ${r.interval.high.toFixed(2)})` : ""} of ${r.reference}` : "-",
+    ];
+  });
+}
+
+const heading = (doc: CampaignDocument) =>
+  `campaign ${doc.campaignId} (${doc.kind}, ${doc.status}${doc.error ? `: ${doc.error}` : ""}): ${doc.targets.map((t) => `${t.name} ${t.version}`).join(", ")}; profile ${doc.profile}, ${doc.trialsPerTarget} trial${doc.trialsPerTarget === 1 ? "" : "s"} each, order seed ${doc.orderSeed}; ${doc.busyRepeated} busy trial${doc.busyRepeated === 1 ? "" : "s"} repeated; ${doc.machine.cpuModel}, ${doc.machine.cores} cores`;
+
+export function campaignTable(doc: CampaignDocument): string {
+  const rows = campaignRows(doc);
+  const widths = CAMPAIGN_HEAD.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((v, i) => (i < 2 || i === r.length - 1 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join("  ").trimEnd();
+  return [heading(doc), line(CAMPAIGN_HEAD), ...rows.map(line)].join("\n") + "\n";
+}
+
+export function campaignMarkdown(doc: CampaignDocument, link?: string): string {
+  const esc = (v: string) => v.replace(/\|/g, "\\|");
+  return [
+    `**${link ? `[${doc.startedAt.slice(0, 10)} ${doc.campaignId.slice(0, 8)}](${link})` : doc.campaignId}**: ${esc(heading(doc).replace(/^campaign \S+ /, ""))}`,
+    "",
+    `| ${CAMPAIGN_HEAD.join(" | ")} |`,
+    `|${CAMPAIGN_HEAD.map((_, i) => (i < 2 ? "---" : "---:")).join("|")}|`,
+    ...campaignRows(doc).map((r) => `| ${r.map(esc).join(" | ")} |`),
+  ].join("\n") + "\n";
+}

@@ -1,0 +1,60 @@
+/**
+ * sfbench campaign --targets a,b,c [--workload ...] [--distribution ...] [--profile ...] [--trials N] [--reference NAME]:
+ * several bundled targets' cells in randomised interleaved rounds, every
+ * trial a fresh run with its own result document, and a campaign document
+ * with the median, 95% interval and ratio to the reference per target and
+ * cell (campaign-run.ts).
+ */
+import { join } from "node:path";
+import { cellsOf, DISTRIBUTION_CHOICES, PROFILES, WORKLOAD_CHOICES, parametersOfChoice, type Profile } from "@sfbench/core";
+import { findTarget } from "@sfbench/provider-local";
+import { k6Path, paths } from "@sfbench/services";
+import { intFlag, oneOf, parseFlags, UsageError } from "../args.ts";
+import { BUSY_REPEATS, MAX_TRIALS, runCampaign } from "../campaign-run.ts";
+import { note } from "../progress.ts";
+
+/** Three trials: the fewest with which a median differs from a mean and an interval has two degrees of freedom. */
+export const DEFAULT_TRIALS = 3;
+
+export const campaignFlags = {
+  targets: { type: "string", value: "A,B,...", help: "the bundled targets, each once (started fresh for every trial)" },
+  workload: { type: "string", value: WORKLOAD_CHOICES.join("|"), help: "default checkout" },
+  distribution: { type: "string", value: DISTRIBUTION_CHOICES.join("|"), help: "default uniform" },
+  profile: { type: "string", value: PROFILES.join("|"), help: "default standard" },
+  trials: { type: "string", value: "N", help: `trials per target, one per round, default ${DEFAULT_TRIALS}` },
+  reference: { type: "string", value: "NAME", help: "one of --targets: every other target's knee is also given as a ratio to it in the same round" },
+  seed: { type: "string", value: "N", help: "seeds every run's load, default 1" },
+  "order-seed": { type: "string", value: "N", help: "seeds the order of the targets in each round, default: from the clock (recorded)" },
+  "busy-repeats": { type: "string", value: "N", help: `repeat a trial taken while the machine was busy at most N times, default ${BUSY_REPEATS}` },
+  results: { type: "string", value: "DIR", help: "the campaign's folder goes under DIR/campaigns/, default results/" },
+  "no-trace": { type: "boolean", help: "do not trace targets that support it" },
+} as const;
+
+export async function campaign(argv: string[]): Promise<number> {
+  const cmd = "sfbench campaign";
+  const { values } = parseFlags(cmd, argv, campaignFlags);
+  const targets = (values.targets ?? "").split(",").map((t) => t.trim()).filter(Boolean);
+  if (!targets.length) throw new UsageError(`${cmd}: --targets needs one or more bundled targets, e.g. --targets node-postgres,restate`);
+  if (new Set(targets).size !== targets.length) throw new UsageError(`${cmd}: --targets: each target once, got ${values.targets}`);
+  for (const t of targets) findTarget(t);
+  if (values.reference !== undefined && !targets.includes(values.reference)) throw new UsageError(`${cmd}: --reference must be one of --targets (${targets.join(", ")}), got "${values.reference}"`);
+  const workload = oneOf(cmd, "--workload", values.workload, WORKLOAD_CHOICES) ?? "checkout";
+  const distribution = oneOf(cmd, "--distribution", values.distribution, DISTRIBUTION_CHOICES) ?? "uniform";
+  const profile: Profile = oneOf(cmd, "--profile", values.profile, PROFILES) ?? "standard";
+  const trials = intFlag(cmd, "trials", values.trials, 1, MAX_TRIALS) ?? DEFAULT_TRIALS;
+  const busyRepeats = intFlag(cmd, "busy-repeats", values["busy-repeats"], 0, MAX_TRIALS) ?? BUSY_REPEATS;
+  const seed = intFlag(cmd, "seed", values.seed, 0, 2 ** 31 - 1) ?? 1;
+  const orderSeed = intFlag(cmd, "order-seed", values["order-seed"], 0, 2 ** 31 - 1) ?? Date.now() % 2 ** 31;
+  const chosen = parametersOfChoice(workload, distribution);
+  const k6 = await k6Path({ onProgress: (m) => note(`k6: ${m}`) });
+  return runCampaign({
+    kind: "campaign",
+    targets,
+    trials,
+    busyRepeats,
+    orderSeed,
+    ...(values.reference ? { reference: values.reference } : {}),
+    resultsRoot: values.results ?? join(paths.root, "results"),
+    run: { cmd, noTrace: Boolean(values["no-trace"]), chosen, cells: cellsOf(chosen), profile, experiment: "throughput", seed, k6 },
+  });
+}

@@ -1,0 +1,2 @@
+export * from "./rounds.ts";
+export { noiseBetween, noiseMark, parseLoadAverage, parseProcStat, type NoiseMark } from "../cost/noise.ts";
