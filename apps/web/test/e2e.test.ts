@@ -170,9 +170,11 @@ describe("the portal in Chromium", () => {
     await go("/compare?systems=alpha,epsilon");
     expect(await page.textContent("[data-testid=compare-systems] [data-system=epsilon] [data-testid=tuned-hidden]")).toContain("a tuned implementation");
     expect(await page.locator("[data-testid=compare-systems] [data-system=alpha] [data-implementation=idiomatic]").count()).toBe(1);
+    expect(await page.textContent("[data-testid=micro-systems]")).not.toContain("Epsilon Tuned");
     await page.click("[data-testid=tuned-hidden] >> text=show tuned implementations");
     await page.waitForSelector("[data-testid=compare-systems] [data-system=epsilon] [data-implementation=tuned]");
     expect(page.url()).toContain("tuned=1");
+    expect(await page.textContent("[data-testid=micro-systems]")).toContain("Epsilon Tuned");
     await shot("11b-compare-tuned");
   });
 

@@ -46,7 +46,8 @@ async function CompareBody({ slugs, envText, tuned }: { slugs: string[]; envText
   const data = buildCompareData(compare.input);
   // micro runs may have no ranked cell (sfbench run --workload micro): without a chosen environment, the one asked for or local, 1 node
   const microEnv = compare.environment ?? wanted ?? { kind: "local" as const, nodes: 1 };
-  const micro = await microCompareInput(db, compare.systems, microEnv);
+  // a tuned implementation left out of the charts above is left out of these too
+  const micro = await microCompareInput(db, compare.systems.filter((s) => !s.tunedHidden), microEnv);
   return (
     <>
       {compare.unknown.length ? <p className="form-error">No system named {compare.unknown.map((s) => `"${s}"`).join(", ")}.</p> : null}
@@ -84,7 +85,7 @@ async function CompareBody({ slugs, envText, tuned }: { slugs: string[]; envText
         <CompareCharts data={data} />
       </div>
       <h2>Microbenchmarks</h2>
-      <p className="muted">
+      <p className="muted" data-testid="micro-systems">
         {fmtEnvironment(microEnv.kind, microEnv.nodes)}; each system&apos;s latest completed run with microbenchmarks:{" "}
         {micro.map((m, i) => (
           <span key={m.slug}>
