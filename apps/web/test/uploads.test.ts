@@ -171,3 +171,24 @@ describe("the submit form's upload", () => {
     expect(refused).toMatchObject({ ok: false, field: "imageArchive", message: expect.stringMatching(/^image-archive: not a tar archive/) });
   });
 });
+
+describe("unclaimed uploads", () => {
+  it("are limited per user, and deleted once older than the limit's hours", async () => {
+    const { token: own } = await (await browser(t.db, "hoarder@example.com")).api.tokens.create({ name: "cli" });
+    const strict: UploadSettings = { ...settings, unclaimed: { max: 2, hours: 1 } };
+    const send = async () => {
+      const req = new Request(`${ORIGIN}/api/uploads/image-archive`, { method: "POST", headers: { authorization: `Bearer ${own}` }, body: readFileSync(image.docker) });
+      const res = await handleUpload(req, "image-archive", { db: t.db, settings: strict });
+      return { status: res.status, body: (await res.json()) as { id: string; error?: { message: string } } };
+    };
+    const first = await send();
+    expect((await send()).status).toBe(201);
+    const refused = await send();
+    expect(refused.status).toBe(429);
+    expect(refused.body.error!.message).toBe("image-archive: you hold 2 uploads no submission has named (at most 2, SFBENCH_UNCLAIMED_UPLOADS); submit with them, or wait until they are deleted 1 hours after upload");
+    const row = await t.db.upload.update({ where: { id: first.body.id }, data: { createdAt: new Date(Date.now() - 2 * 3600_000) } });
+    expect((await send()).status).toBe(201);
+    expect(await t.db.upload.findUnique({ where: { id: first.body.id } })).toBeNull();
+    expect(existsSync(row.path)).toBe(false);
+  });
+});

@@ -9,6 +9,8 @@ export type UploadKindName = (typeof UPLOAD_KINDS)[number];
 export interface UploadSettings {
   dataDir: string;
   maxBytes: Record<UploadKindName, number>;
+  /** unclaimed uploads a user may hold, and after how many hours one is deleted (they bound what a user can leave on disk) */
+  unclaimed?: { max: number; hours: number };
 }
 
 const MIB = 1024 * 1024;
@@ -16,6 +18,7 @@ const MIB = 1024 * 1024;
 export const defaultUploadSettings = (): UploadSettings => ({
   dataDir: env.SFBENCH_DATA_DIR ?? join(paths.home, "portal"),
   maxBytes: { "image-archive": env.SFBENCH_IMAGE_ARCHIVE_MAX_MIB * MIB, "source-archive": env.SFBENCH_SOURCE_ARCHIVE_MAX_MIB * MIB },
+  unclaimed: { max: env.SFBENCH_UNCLAIMED_UPLOADS, hours: env.SFBENCH_UNCLAIMED_UPLOAD_HOURS },
 });
 
 /** "4 GiB", "64 MiB", "1.5 KiB": a limit as people read it */

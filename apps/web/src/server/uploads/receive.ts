@@ -41,6 +41,19 @@ const ENV_NAME: Record<UploadKindName, string> = { "image-archive": "SFBENCH_IMA
 export const tooLarge = (kind: UploadKindName, limit: number, size?: number) =>
   new UploadRefused(413, kind, `${kind}: ${size === undefined ? "more" : `${formatBytes(size)}, more`} than the portal's limit of ${formatBytes(limit)} (${ENV_NAME[kind]})`);
 
+/** Deletes the user's unclaimed uploads past their age, then refuses one more than the user may hold. */
+async function limitUnclaimed(db: Db, userId: string, kind: UploadKindName, unclaimed: { max: number; hours: number }): Promise<void> {
+  const stale = await db.upload.findMany({ where: { userId, targetVersionId: null, createdAt: { lt: new Date(Date.now() - unclaimed.hours * 3600_000) } }, select: { id: true, path: true } });
+  for (const u of stale) {
+    await db.upload.delete({ where: { id: u.id } });
+    await rm(u.path, { force: true });
+  }
+  const held = await db.upload.count({ where: { userId, targetVersionId: null } });
+  if (held >= unclaimed.max) {
+    throw new UploadRefused(429, kind, `${kind}: you hold ${held} uploads no submission has named (at most ${unclaimed.max}, SFBENCH_UNCLAIMED_UPLOADS); submit with them, or wait until they are deleted ${unclaimed.hours} hours after upload`);
+  }
+}
+
 async function isGzip(file: string): Promise<boolean> {
   const fh = await open(file);
   try {
@@ -61,6 +74,7 @@ export async function receiveUpload(
 ): Promise<Received> {
   const limit = settings.maxBytes[kind];
   if (declaredLength !== undefined && declaredLength > limit) throw tooLarge(kind, limit, declaredLength);
+  if (settings.unclaimed) await limitUnclaimed(db, userId, kind, settings.unclaimed);
   if (!body) throw new UploadRefused(400, kind, `${kind}: the request has no body; send the file as the body of the POST`);
   const dir = join(settings.dataDir, "uploads");
   await mkdir(dir, { recursive: true });
