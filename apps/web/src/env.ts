@@ -56,7 +56,7 @@ const EnvSchema = z.object({
   /** the largest source archive (the files a manifest's loc globs select) an upload may be, in MiB */
   SFBENCH_SOURCE_ARCHIVE_MAX_MIB: z.coerce.number().int().positive().default(64),
   /** uploads a user may hold that no submission has claimed yet; past it a new upload is refused (429) */
-  SFBENCH_UNCLAIMED_UPLOADS: z.coerce.number().int().positive().default(4),
+  SFBENCH_UNCLAIMED_UPLOADS: z.coerce.number().int().positive().default(10),
   /** an unclaimed upload older than this many hours is deleted (when its owner uploads again) */
   SFBENCH_UNCLAIMED_UPLOAD_HOURS: z.coerce.number().int().positive().max(24 * 30).default(24),
   /** how long a sign-in lasts */
