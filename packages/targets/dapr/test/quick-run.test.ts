@@ -24,7 +24,7 @@ describe("a quick run", () => {
     await stopTarget(TARGET);
     const { manifest } = findTarget(TARGET);
     const started = await startTarget(TARGET, { port: PORT });
-    const dir = mkdtempSync(join(tmpdir(), "protoactor-quick-"));
+    const dir = mkdtempSync(join(tmpdir(), "dapr-quick-"));
     const { doc } = await runBenchmark({
       target: { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: manifestDigest(manifest) },
       baseUrl: started.url,
