@@ -138,7 +138,7 @@ public final class Order extends EventSourcedBehavior<Order.Command, Order.Event
           stepStart = Spans.nowMicros();
           return Effect().persist(new Requested(c.cartId(), c.userId(), c.replyTo(), c.trace())).thenRun(this::advance);
         })
-        .onCommand(Get.class, (s, c) -> Effect().reply(c.replyTo(), view(s)))
+        .onCommand(Get.class, (s, c) -> Effect().reply(c.replyTo(), view(id, s)))
         .onCommand(Resume.class, (s, c) -> {
           advance(s);
           return Effect().none();
@@ -151,7 +151,8 @@ public final class Order extends EventSourcedBehavior<Order.Command, Order.Event
         .build();
   }
 
-  private Reply view(State s) {
+  /** GET /orders/{id} of an order in state `s`: completed and failed orders; one still running (or none) is 404. */
+  public static Reply view(String id, State s) {
     boolean completed = s.phase == Phase.COMPLETED || s.phase == Phase.COUNTED;
     if (!completed && s.phase != Phase.FAILED && s.phase != Phase.REJECTED) return Reply.notFound("order " + id);
     var body = Json.object().put("id", id).put("cartId", s.cartId).put("userId", s.userId).put("status", completed ? "completed" : "failed").put("total", s.total);
@@ -295,49 +296,39 @@ public final class Order extends EventSourcedBehavior<Order.Command, Order.Event
 
   @Override
   public EventHandler<State, Event> eventHandler() {
-    return newEventHandlerBuilder()
-        .forAnyState()
-        .onEvent(Requested.class, (s, e) -> {
-          s.phase = Phase.REQUESTED;
-          s.cartId = e.cartId();
-          s.userId = e.userId();
-          s.caller = e.caller();
-          s.trace = e.trace();
-          return s;
-        })
-        .onEvent(Rejected.class, (s, e) -> {
-          s.phase = Phase.REJECTED;
-          s.status = e.status();
-          s.error = e.error();
-          s.message = e.message();
-          return s;
-        })
-        .onEvent(Started.class, (s, e) -> {
-          s.phase = Phase.STARTED;
-          s.items = new ArrayList<>(e.items());
-          return s;
-        })
-        .onEvent(Compensating.class, (s, e) -> {
-          s.phase = Phase.COMPENSATING;
-          s.status = e.status();
-          s.error = e.error();
-          s.message = e.message();
-          s.restock = new ArrayList<>(e.restock());
-          return s;
-        })
-        .onEvent(Failed.class, (s, e) -> {
-          s.phase = Phase.FAILED;
-          return s;
-        })
-        .onEvent(Completed.class, (s, e) -> {
-          s.phase = Phase.COMPLETED;
-          s.total = e.total();
-          return s;
-        })
-        .onEvent(Counted.class, (s, e) -> {
-          s.phase = Phase.COUNTED;
-          return s;
-        })
-        .build();
+    return newEventHandlerBuilder().forAnyState().onAnyEvent(Order::apply);
+  }
+
+  /** The event handler, also used by the read side (OrderView) to fold an order's journal. */
+  public static State apply(State s, Event event) {
+    if (event instanceof Requested e) {
+      s.phase = Phase.REQUESTED;
+      s.cartId = e.cartId();
+      s.userId = e.userId();
+      s.caller = e.caller();
+      s.trace = e.trace();
+    } else if (event instanceof Rejected e) {
+      s.phase = Phase.REJECTED;
+      s.status = e.status();
+      s.error = e.error();
+      s.message = e.message();
+    } else if (event instanceof Started e) {
+      s.phase = Phase.STARTED;
+      s.items = new ArrayList<>(e.items());
+    } else if (event instanceof Compensating e) {
+      s.phase = Phase.COMPENSATING;
+      s.status = e.status();
+      s.error = e.error();
+      s.message = e.message();
+      s.restock = new ArrayList<>(e.restock());
+    } else if (event instanceof Failed) {
+      s.phase = Phase.FAILED;
+    } else if (event instanceof Completed e) {
+      s.phase = Phase.COMPLETED;
+      s.total = e.total();
+    } else if (event instanceof Counted) {
+      s.phase = Phase.COUNTED;
+    }
+    return s;
   }
 }

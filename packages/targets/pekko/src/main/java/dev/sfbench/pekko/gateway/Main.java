@@ -6,6 +6,7 @@ import com.typesafe.config.ConfigValueFactory;
 import dev.sfbench.pekko.app.Cart;
 import dev.sfbench.pekko.app.Micro;
 import dev.sfbench.pekko.app.Order;
+import dev.sfbench.pekko.app.OrderView;
 import dev.sfbench.pekko.app.PingPong;
 import dev.sfbench.pekko.app.Product;
 import dev.sfbench.pekko.app.Reply;
@@ -25,6 +26,11 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
 import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.model.HttpMethod;
+import org.apache.pekko.http.javadsl.model.HttpMethods;
+import org.apache.pekko.http.javadsl.model.RequestEntityAcceptances;
+import org.apache.pekko.http.javadsl.settings.ParserSettings;
+import org.apache.pekko.http.javadsl.settings.ServerSettings;
 import org.apache.pekko.stream.Materializer;
 
 /**
@@ -67,9 +73,9 @@ public final class Main {
     sharding.init(Entity.of(Micro.KEY, ctx -> Micro.create(ctx.getEntityId())));
     sharding.init(Entity.of(PingPong.KEY, ctx -> PingPong.create(ctx.getEntityId())));
 
-    List<Route> routes = new ArrayList<>(new Shop(sharding, ASK, CHECKOUT).routes());
-    routes.addAll(new MicroRoutes(system, sharding, ASK).routes());
     Materializer materializer = Materializer.matFromSystem(system);
+    List<Route> routes = new ArrayList<>(new Shop(sharding, new OrderView(system, materializer), ASK, CHECKOUT).routes());
+    routes.addAll(new MicroRoutes(system, sharding, ASK).routes());
     String probe = "health-probe-" + env.port();
     Gateway gateway = new Gateway(routes, materializer, () -> {
       if (cluster.selfMember().status() != MemberStatus.up()) return CompletableFuture.completedFuture(false);
@@ -77,7 +83,11 @@ public final class Main {
       CompletionStage<Reply> asked = sharding.entityRefFor(Product.KEY, probe).ask(to -> new Product.Get(null, to), Duration.ofSeconds(5));
       return asked.handle((r, e) -> e == null);
     });
-    Http.get(system).newServerAt(env.host(), env.port()).bind(gateway::handle).toCompletableFuture().get();
+    // pekko-http's parser answers 501 to a method it does not know; QUERY (the safe method with a body
+    // HTTP is adding) is let through so that it gets the 405 of a known path like any other method
+    HttpMethod query = HttpMethods.custom("QUERY", true, true, RequestEntityAcceptances.Expected);
+    ServerSettings settings = ServerSettings.create(system.classicSystem()).withParserSettings(ParserSettings.forServer(system).withCustomMethods(query));
+    Http.get(system).newServerAt(env.host(), env.port()).withSettings(settings).bind(gateway::handle).toCompletableFuture().get();
     System.err.println("pekko: member " + cluster.selfMember().address() + " serving http://" + env.host() + ":" + env.port());
   }
 }

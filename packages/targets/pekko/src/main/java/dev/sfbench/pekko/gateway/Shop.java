@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import dev.sfbench.pekko.app.Cart;
 import dev.sfbench.pekko.app.FreqItems;
 import dev.sfbench.pekko.app.Order;
+import dev.sfbench.pekko.app.OrderView;
 import dev.sfbench.pekko.app.Product;
 import dev.sfbench.pekko.app.Reply;
 import dev.sfbench.pekko.app.User;
@@ -21,9 +22,11 @@ public final class Shop {
   private final Duration timeout;
   private final Duration checkoutTimeout;
   private final FreqItems freqItems;
+  private final OrderView orders;
 
-  public Shop(ClusterSharding sharding, Duration timeout, Duration checkoutTimeout) {
+  public Shop(ClusterSharding sharding, OrderView orders, Duration timeout, Duration checkoutTimeout) {
     this.sharding = sharding;
+    this.orders = orders;
     this.timeout = timeout;
     this.checkoutTimeout = checkoutTimeout;
     this.freqItems = new FreqItems(sharding, timeout);
@@ -42,7 +45,7 @@ public final class Shop {
         Route.of("GET", "/shopping-carts/*", "cart", "get", r -> sharding.entityRefFor(Cart.KEY, r.id()).ask(to -> new Cart.Get(r.trace(), to), timeout)),
         Route.of("POST", "/shopping-carts/*/products", "cart", "addProduct", this::addToCart),
         Route.of("POST", "/orders/checkout", "order", "checkout", this::checkout),
-        Route.of("GET", "/orders/*", "order", "get", r -> sharding.entityRefFor(Order.KEY, r.id()).ask(to -> new Order.Get(r.trace(), to), timeout)));
+        Route.of("GET", "/orders/*", "order", "get", r -> orders.read(r.id())));
   }
 
   private static CompletionStage<Reply> created(CompletionStage<Reply> write, String id) {
