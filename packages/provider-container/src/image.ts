@@ -160,6 +160,7 @@ async function buildLocked(target: BundledTarget, opts: { force?: boolean; onPro
       opts.onProgress?.(`${ref} is up to date`);
       return { name, ref, built: false, digest };
     }
+    const previous = (await imageExists(ref)) ? (await podman(["image", "inspect", "--format", "{{.Id}}", ref])).stdout.trim() : undefined;
     await prefetchNpm(target, ctx, opts.onProgress);
     await prefetchGo(target, ctx, opts.onProgress);
     const npmrc = join(podmanHome(), "npmrc-offline");
@@ -196,6 +197,9 @@ async function buildLocked(target: BundledTarget, opts: { force?: boolean; onPro
       ],
       { timeoutMs: BUILD_TIMEOUT_MS },
     );
+    // the image this build replaced (untagged now) and its own layers go, unless a container still uses them
+    const now = (await podman(["image", "inspect", "--format", "{{.Id}}", ref])).stdout.trim();
+    if (previous && previous !== now) await podman(["rmi", previous]).catch(() => undefined);
     return { name, ref, built: true, digest };
   } finally {
     rmSync(ctx.dir, { recursive: true, force: true });
