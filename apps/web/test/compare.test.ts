@@ -16,8 +16,8 @@ beforeAll(async () => {
   await importFixture(t.db, "three", { capacity: 900, seed: 4, environment: { kind: "local", nodes: 2 } });
   await importFixture(t.db, "down", { failed: true, seed: 5 });
   const rater = await browser(t.db, "rater@example.com");
-  // an account old enough for its rating to count (src/server/ratings/counted.ts)
-  await t.db.user.update({ where: { id: rater.user.id }, data: { createdAt: new Date(Date.now() - 30 * 24 * 3600_000) } });
+  // an account with a verified address, so its rating counts (src/server/ratings/counted.ts)
+  await t.db.user.update({ where: { id: rater.user.id }, data: { emailVerifiedAt: new Date() } });
   await rater.api.ratings.rate({ slug: "two", programmingModel: 4, understandability: 2 });
 });
 afterAll(async () => {
