@@ -92,6 +92,16 @@ export const StepResult = z.strictObject({
   measuredWindowS: z.number().positive().optional(),
   /** highest 10 s moving average of successful requests per second inside the measured window (its mean when the window is shorter) */
   peakRate: nonneg.optional(),
+  /**
+   * what the step was for (documents since the knee is confirmed): warmup (not
+   * judged: it primes the target before the search), coarse and fine (the
+   * search), confirm (a longer repeat of the candidate knee). Absent: a search step.
+   */
+  phase: z.enum(["warmup", "coarse", "fine", "confirm"]).optional(),
+  /** seconds waited before the step for the target's CPU to settle after the previous one */
+  quietS: nonneg.optional(),
+  /** requests begun in the measured window and answered within the latency bound, per second / offered rate */
+  scheduledShare: nonneg.optional(),
 });
 export type StepResult = z.infer<typeof StepResult>;
 
@@ -103,6 +113,7 @@ export const KNEE_STOPS = [
   "max-rate-reached",
   "max-steps-reached",
   "min-rate-unsustainable",
+  "confirmation-failed",
   // written before the search bisected (kept so that stored documents still read)
   "unsustainable-step-found",
   "first-step-unsustainable",
@@ -117,6 +128,7 @@ export const KNEE_STOP_TEXT: Record<KneeStop, string> = {
   "max-rate-reached": "the target kept up with the profile's highest rate: the sustainable rate is a lower bound",
   "max-steps-reached": "the profile's coarse steps ran out before a step was unsustainable: the sustainable rate is a lower bound",
   "min-rate-unsustainable": "even the lowest rate was not sustainable",
+  "confirmation-failed": "no rate the search found held when it was repeated with longer steps, down to the profile's last step down",
   "unsustainable-step-found": "an unsustainable step was found (coarse steps only, the knee was not refined)",
   "first-step-unsustainable": "even the first step was not sustainable",
 };
@@ -147,6 +159,23 @@ export const MaxThroughput = z.strictObject({
       resolution: nonneg.nullable(),
       /** the resolution the profile aimed for; null for a profile without bisection (a smoke test) */
       targetResolution: nonneg.nullable(),
+      /**
+       * the confirmation (MLPerf-style): the search's candidate rate repeated
+       * `count` times with `stepS` steps; any failure steps down by the
+       * resolution and confirms again. sustainableRate is the highest
+       * confirmed rate. Absent: the profile does not confirm (a smoke test).
+       */
+      confirmation: z
+        .strictObject({
+          count: z.number().int().positive(),
+          stepS: z.number().positive(),
+          /** the search's highest sustainable rate */
+          candidateRate: nonneg,
+          /** null when no rate held */
+          confirmedRate: nonneg.nullable(),
+          stepsDown: z.number().int().nonnegative(),
+        })
+        .optional(),
     })
     .optional(),
 });

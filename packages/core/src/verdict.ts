@@ -141,8 +141,26 @@ export function kneeResolution(good: number | null, bad: number | null): number 
   return (bad - good) / good;
 }
 
-/** The knee as a set of judged steps brackets it: the highest sustainable rate and the lowest unsustainable rate above it. */
-export function kneeBracket(steps: readonly { offeredRate: number | null; sustainable: boolean }[]): KneeBracket {
+type JudgedStep = { offeredRate: number | null; sustainable: boolean; phase?: StepResult["phase"] };
+
+/**
+ * The knee as a set of judged steps brackets it: the highest sustainable rate
+ * and the lowest unsustainable rate above it. Warm-up steps are not judged.
+ * When the knee was confirmed, a rate is sustainable only if it was confirmed
+ * (repeated in confirm steps) and every step at it held: the search's
+ * candidate that failed its repeat is not the knee.
+ */
+export function kneeBracket(all: readonly JudgedStep[]): KneeBracket {
+  const steps = all.filter((s) => s.phase !== "warmup" && s.offeredRate !== null);
+  if (steps.some((s) => s.phase === "confirm")) {
+    const rates = [...new Set(steps.map((s) => s.offeredRate!))];
+    const held = (r: number) => steps.some((s) => s.offeredRate === r && s.phase === "confirm") && steps.every((s) => s.offeredRate !== r || s.sustainable);
+    const confirmed = rates.filter(held);
+    const sustainable = confirmed.length ? Math.max(...confirmed) : null;
+    const failed = rates.filter((r) => steps.some((s) => s.offeredRate === r && !s.sustainable) && (sustainable === null || r > sustainable));
+    const firstUnsustainableRate = failed.length ? Math.min(...failed) : null;
+    return { sustainableRate: sustainable, firstUnsustainableRate, resolution: kneeResolution(sustainable, firstUnsustainableRate) };
+  }
   const good = steps.filter((s) => s.sustainable && s.offeredRate !== null).map((s) => s.offeredRate!);
   const sustainable = good.length ? Math.max(...good) : null;
   const above = steps.filter((s) => !s.sustainable && s.offeredRate !== null && (sustainable === null || s.offeredRate > sustainable)).map((s) => s.offeredRate!);
@@ -166,7 +184,7 @@ export interface CellRecheck {
 export function recheckCell(cell: Pick<Cell, "maxThroughput" | "stable" | "cost">): CellRecheck {
   const reasons: string[] = [];
   const steps: readonly StepResult[] = cell.maxThroughput?.steps ?? [];
-  const verdicts = steps.map((s) => ({ offeredRate: s.offeredRate, sustainable: judgeStep(s).sustainable }));
+  const verdicts = steps.map((s) => ({ offeredRate: s.offeredRate, sustainable: judgeStep(s).sustainable, phase: s.phase }));
   const knee = cell.maxThroughput ? kneeBracket(verdicts) : { sustainableRate: null, firstUnsustainableRate: null, resolution: null };
   const claimed = cell.maxThroughput?.sustainableRate ?? null;
   if (cell.maxThroughput && claimed !== knee.sustainableRate)

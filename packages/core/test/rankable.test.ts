@@ -45,3 +45,18 @@ describe("which sustainable rates the leaderboard ranks", () => {
     expect(PUBLISHABLE_RESOLUTION).toBe(0.1);
   });
 });
+
+describe("the knee a confirmed search's steps show", () => {
+  const s = (offeredRate: number, sustainable: boolean, phase?: "warmup" | "coarse" | "fine" | "confirm") => ({ offeredRate, sustainable, phase });
+
+  it("is the highest rate whose repeats all held, not the search's candidate that failed its repeat", async () => {
+    const { kneeBracket } = await import("../src/index.ts");
+    const steps = [s(25, false, "warmup"), s(50, true, "coarse"), s(100, true, "coarse"), s(200, false, "coarse"), s(141, false, "fine"), s(119, true, "fine"), s(130, false, "fine"), s(119, true, "confirm"), s(119, false, "confirm"), s(108, true, "confirm"), s(108, true, "confirm")];
+    expect(kneeBracket(steps)).toEqual({ sustainableRate: 108, firstUnsustainableRate: 119, resolution: expect.closeTo(11 / 108, 6) });
+  });
+
+  it("ignores the warm-up, and without confirm steps is the highest sustainable step as before", async () => {
+    const { kneeBracket } = await import("../src/index.ts");
+    expect(kneeBracket([s(500, true, "warmup"), s(50, true), s(100, false)])).toEqual({ sustainableRate: 50, firstUnsustainableRate: 100, resolution: 1 });
+  });
+});

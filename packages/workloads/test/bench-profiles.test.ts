@@ -21,8 +21,8 @@ describe("npm run bench:profiles", () => {
     const json = join(mkdtempSync(join(tmpdir(), "sfbench-profiles-test-")), "figures.json");
     const r = bench(["--quick", "--only", "quick,standard-1core", "--stable-s", "3", "--rate", "40", "--json", json]);
     expect(r.status, r.stderr).toBe(0);
-    // how far the quick ramp gets depends on the machine: 2 or 3 steps, up to 120 or 360/s
-    expect(r.stdout).toMatch(/\| quick \| 1000 products, quick ramp, 3 s stable \| [23], (120|360)\/s \|/);
+    // how far the quick ramp gets depends on the machine and its load: only the row's shape is checked
+    expect(r.stdout).toMatch(/\| quick \| 1000 products, quick ramp, 3 s stable \| \d+, [\d.]+\/s \|/);
     expect(r.stdout).toMatch(/\| standard-1core \| .* \| 40\/s \|/);
     const { runs } = JSON.parse(readFileSync(json, "utf8")) as { runs: ProfileRun[] };
     expect(runs.map((x) => x.mode)).toEqual(["quick", "standard-1core"]);

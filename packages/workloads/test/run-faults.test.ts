@@ -38,7 +38,7 @@ describe("a target that dies during the run", () => {
       pin: false,
     });
     expect(doc.status).toBe("failed");
-    expect(doc.error!.message).toMatch(/^target exited with code 7 during ramp \(coarse step \d+ at \d+\/s\)$/);
+    expect(doc.error!.message).toMatch(/^target exited with code 7 during ramp \((warmup|coarse) step \d+ at [\d.]+\/s\)$/);
     expect(doc.error!.stage).toMatch(/^ramp/);
     expect(parseResult(doc).ok).toBe(true);
     expect(existsSync(file)).toBe(true);
@@ -86,7 +86,7 @@ describe("a run interrupted by its operator", () => {
       expect(abortedAt).toBeGreaterThan(0);
       expect(doc.status).toBe("interrupted");
       expect(doc.error!.stage).toMatch(/^ramp/);
-      expect(doc.error!.message).toMatch(/^interrupted during ramp \(coarse step \d+ at \d+\/s\): the worker was stopped \(SIGTERM\)$/);
+      expect(doc.error!.message).toMatch(/^interrupted during ramp \((warmup|coarse) step \d+ at [\d.]+\/s\): the worker was stopped \(SIGTERM\)$/);
       expect(doc.cells).toEqual([]);
       expect(parseResult(doc).ok).toBe(true);
       expect(existsSync(file)).toBe(true);

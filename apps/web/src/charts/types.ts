@@ -221,6 +221,8 @@ export interface RampData {
     /** whether the leaderboard ranks this sustainable rate, and if not why */
     ranked: boolean;
     rankNote: string;
+    /** the procedure around the search (warm-up, quiet time, confirmation), in words; null for documents from before it */
+    procedure: string | null;
   } | null;
 }
 

@@ -30,6 +30,7 @@ export function stepResult(s: StepAggregate, reasons: readonly string[]): StepRe
     ...(reasons.length ? { failedBecause: [...reasons] } : {}),
     measuredWindowS: s.window.durationS,
     peakRate: s.window.peakRate,
+    ...(s.window.scheduledShare != null ? { scheduledShare: s.window.scheduledShare } : {}),
   };
 }
 

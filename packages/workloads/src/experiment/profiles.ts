@@ -22,6 +22,21 @@ export interface ProfileSettings {
   stepS: number;
   /** the knee search; fineSteps 0 makes the profile a smoke test (no resolution promised, never ranked) */
   knee: KneePlan;
+  /**
+   * The procedure around the search, stored with every cell and shown on the
+   * run page. warmupS: load at warmupShare of the start rate before the first
+   * step, not judged (a cold first step set the knee). quiet: between steps,
+   * wait until the target's CPU settles. confirm: the candidate knee repeated
+   * `count` times with `stepS` steps; any failure steps down by the
+   * resolution and confirms again, at most `stepsDown` times (count 0: not
+   * confirmed, a smoke test).
+   */
+  procedure: {
+    warmupS: number;
+    warmupShare: number;
+    quiet: { maxS: number; cpuShare: number };
+    confirm: { count: number; stepS: number; stepsDown: number };
+  };
   /** seconds of stable load at 80% of the sustainable rate */
   stableS: number;
   /** share of the sustainable rate offered in the stable phase (SPEC 5: 80%) */
@@ -55,6 +70,7 @@ export const PROFILE_SETTINGS: Record<Profile, ProfileSettings> = {
     stepS: 2,
     // coarse steps only: the 90 s budget has no room to refine the knee (a smoke test)
     knee: { startRate: 40, factor: 3, maxCoarseSteps: 3, fineSteps: 0, maxRate: 2000 },
+    procedure: { warmupS: 2, warmupShare: 0.5, quiet: { maxS: 1, cpuShare: 0.1 }, confirm: { count: 0, stepS: 2, stepsDown: 0 } },
     stableS: 3,
     stableShare: 0.8,
     coPurchaseSample: 30,
@@ -79,6 +95,7 @@ export const PROFILE_SETTINGS: Record<Profile, ProfileSettings> = {
     // 6 s steps (5 s measured window): a x2 bracket needs 3 bisection steps to reach 10%
     stepS: 6,
     knee: { startRate: 50, factor: 2, maxCoarseSteps: 9, fineSteps: 5, resolution: 0.1, minRate: 2, maxRate: 20000 },
+    procedure: { warmupS: 8, warmupShare: 0.5, quiet: { maxS: 4, cpuShare: 0.1 }, confirm: { count: 2, stepS: 10, stepsDown: 3 } },
     stableS: 30,
     stableShare: 0.8,
     coPurchaseSample: 200,
@@ -114,6 +131,7 @@ export const PROFILE_SETTINGS: Record<Profile, ProfileSettings> = {
     populate: 20000,
     stepS: 60,
     knee: { startRate: 50, factor: 1.5, maxCoarseSteps: 14, fineSteps: 6, resolution: 0.05, minRate: 2, maxRate: 100000 },
+    procedure: { warmupS: 60, warmupShare: 0.5, quiet: { maxS: 15, cpuShare: 0.1 }, confirm: { count: 3, stepS: 60, stepsDown: 4 } },
     stableS: 600,
     stableShare: 0.8,
     coPurchaseSample: 500,

@@ -416,3 +416,20 @@ describe("on the result documents in the repository", () => {
     expect(compare.cells.length).toBeGreaterThan(0);
   });
 });
+
+describe("the knee procedure next to the knee", () => {
+  it("says the warm-up, the step length, the quiet time and how the confirmation went", async () => {
+    const { procedureText } = await import("../data/run.ts");
+    const mt = {
+      maxMovingAvg10s: 100,
+      sustainableRate: 90,
+      steps: [],
+      knee: { stoppedBecause: "resolution-reached" as const, firstUnsustainableRate: 99, resolution: 0.1, targetResolution: 0.1, confirmation: { count: 2, stepS: 10, candidateRate: 99, confirmedRate: 90, stepsDown: 1 } },
+    };
+    expect(procedureText(mt, { warmupS: 8, stepS: 6, quietMaxS: 4 })).toBe(
+      "Procedure: warm-up 8 s (not judged); steps of 6 s; quiet time up to 4 s between steps; confirmation: 2 repeats of 10 s at 99/s, held at 90/s after 1 step down.",
+    );
+    expect(procedureText({ ...mt, knee: { ...mt.knee, confirmation: undefined } }, { warmupS: 2, stepS: 2, quietMaxS: 1 })).toMatch(/not confirmed \(a smoke test\)\.$/);
+    expect(procedureText(mt, { stepS: 6 })).toBeNull(); // a document from before the procedure
+  });
+});

@@ -45,6 +45,12 @@ export function RampChart(props: { data: RampData | null; subtitle?: string }) {
                 {d.knee.firstUnsustainableRate !== null ? `; first unsustainable step ${formatNumber(d.knee.firstUnsustainableRate)} ${d.unit}` : ""}
                 {d.knee.resolution !== null ? `; resolution ${(d.knee.resolution * 100).toFixed(1)}%` : ""}
                 {d.knee.targetResolution !== null ? ` (the profile aims for ${Math.round(d.knee.targetResolution * 100)}%)` : " (the profile does not bisect)"}. <strong>{d.knee.rankNote}</strong>
+                {d.knee.procedure ? (
+                  <>
+                    <br />
+                    <span data-testid="knee-procedure">{d.knee.procedure}</span>
+                  </>
+                ) : null}
               </>
             ) : (
               "This document did not record its knee search: a smoke test, not ranked."

@@ -96,8 +96,27 @@ function runCell(cell: Cell, system: SeriesRef): RunCell {
   };
 }
 
+/**
+ * The knee procedure in words, from the cell's parameters and the knee's
+ * confirmation: what a reader needs to judge the number (the procedure is data).
+ */
+export function procedureText(mt: MaxThroughput, parameters: Cell["parameters"] | undefined): string | null {
+  const p = parameters ?? {};
+  const n = (k: string) => (typeof p[k] === "number" ? (p[k] as number) : undefined);
+  if (n("warmupS") === undefined) return null;
+  const parts = [`warm-up ${n("warmupS")} s (not judged)`, `steps of ${n("stepS") ?? "?"} s`, `quiet time up to ${n("quietMaxS")} s between steps`];
+  const c = mt.knee?.confirmation;
+  if (c)
+    parts.push(
+      `confirmation: ${c.count} repeats of ${c.stepS} s at ${c.candidateRate}/s` +
+        (c.confirmedRate === null ? ", none held" : c.stepsDown ? `, held at ${c.confirmedRate}/s after ${c.stepsDown} step${c.stepsDown === 1 ? "" : "s"} down` : ", held"),
+    );
+  else parts.push("not confirmed (a smoke test)");
+  return `Procedure: ${parts.join("; ")}.`;
+}
+
 /** Steps of the ramp in order; a step is sustainable when the analysis gave no reason against it. */
-export function rampData(mt: MaxThroughput, cell?: Pick<Cell, "workload" | "valid" | "anomalies">): RampData {
+export function rampData(mt: MaxThroughput, cell?: Pick<Cell, "workload" | "valid" | "anomalies" | "parameters">): RampData {
   // without a cell only the knee speaks (no audit was handed in, so none is held against it)
   const rank = rankable({ valid: cell?.valid ?? true, maxThroughput: mt, anomalies: cell ? cell.anomalies : { kinds: {}, total: 0 } });
   return {
@@ -124,6 +143,7 @@ export function rampData(mt: MaxThroughput, cell?: Pick<Cell, "workload" | "vali
           resolution: mt.knee.resolution === null ? null : round(mt.knee.resolution, 4),
           targetResolution: mt.knee.targetResolution,
           ranked: rank.ok,
+          procedure: procedureText(mt, cell?.parameters),
           rankNote: rank.ok ? `ranked: the knee is known to ${fmtResolution(rank.resolution)}` : `${rank.because === "knee" ? "smoke test, " : ""}not ranked: ${rank.reason}`,
         }
       : null,

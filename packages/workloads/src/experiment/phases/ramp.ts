@@ -1,14 +1,17 @@
 /**
- * Ramp: the max-throughput search. Stepped arrival rates, coarse, then
- * bisection to the profile's resolution (knee.ts); hands the sustainable rate
- * (or the peak when no step was sustainable) to the stable phase.
+ * Ramp: the max-throughput search. A warm-up step (not judged), then stepped
+ * arrival rates, coarse, then bisection to the profile's resolution
+ * (knee.ts), with quiet time between steps; then the candidate is confirmed by
+ * repeated longer steps, stepping down by the resolution on any failure. Hands
+ * the confirmed rate (or the peak when no step was sustainable) to the stable phase.
  */
-import type { KneeStop, MaxThroughput } from "@sfbench/core";
+import { kneeBracket, type KneeStop, type MaxThroughput, type StepResult } from "@sfbench/core";
 import { generatorSaturated, judgeStep, SUSTAINABLE } from "../../analysis/metrics.ts";
 import { peakThroughput, stepResult } from "../../analysis/result-parts.ts";
-import { findKnee } from "../knee.ts";
+import { findKnee, roundRate, type KneeResult, type KneeStep } from "../knee.ts";
 import { runLoadStep } from "../load-step.ts";
 import { progress, type LoadOutcome, type Phase } from "../phase.ts";
+import { waitQuiet } from "../quiet.ts";
 
 declare module "../phase.ts" {
   interface CellState {
@@ -23,29 +26,79 @@ declare module "../phase.ts" {
   }
 }
 
+type StepPhase = NonNullable<StepResult["phase"]>;
+
 export const ramp: Phase = {
   name: "ramp",
   needs: [],
   adds: ["ramp"],
   async run(ctx, cell) {
     const s = ctx.settings;
+    const proc = s.procedure;
     const steps: LoadOutcome[] = [];
-    const knee = await findKnee({ ...s.knee }, async (rate, kind) => {
+    const phases: StepPhase[] = [];
+    const quietS: number[] = [];
+    const load = async (rate: number, kind: StepPhase, durationS: number) => {
+      // the step after an overload inherits its drain unless the target settles first
+      const waited = steps.length ? await waitQuiet(proc.quiet, ctx.targetPids, ctx.signal) : 0;
       const detail = `${kind} step ${steps.length + 1} at ${rate}/s`;
-      const p = await runLoadStep(ctx, cell, { rate, durationS: s.stepS, name: cell.file(`ramp-${steps.length}`), stage: `ramp (${detail})`, phase: "ramp", detail, sampleTarget: false });
+      const p = await runLoadStep(ctx, cell, { rate, durationS, name: cell.file(`ramp-${steps.length}`), stage: `ramp (${detail})`, phase: "ramp", detail, sampleTarget: false });
       steps.push(p);
-      return { rate, sustainable: judgeStep(p.step).sustainable, generatorCpuShare: p.generatorCpuShare };
-    });
-    const peak = peakThroughput(steps.map((p) => p.step));
+      phases.push(kind);
+      quietS.push(waited);
+      return judgeStep(p.step).sustainable;
+    };
+
+    // a cold first step set the knee: prime the target, unjudged
+    if (proc.warmupS > 0) await load(Math.max(s.knee.minRate ?? 1, roundRate(s.knee.startRate * proc.warmupShare)), "warmup", proc.warmupS);
+    const found = await findKnee({ ...s.knee }, async (rate, kind) => ({ rate, sustainable: await load(rate, kind, s.stepS) }));
+
+    // MLPerf-style confirmation: the candidate repeated with longer steps; any failure steps down by the resolution
+    let knee: KneeResult<KneeStep> = found;
+    let confirmation: NonNullable<NonNullable<MaxThroughput["knee"]>["confirmation"]> | undefined;
+    if (proc.confirm.count > 0 && found.sustainableRate !== null) {
+      const resolution = s.knee.resolution ?? 0.1;
+      let candidate: number | null = found.sustainableRate;
+      let confirmed: number | null = null;
+      let stepsDown = 0;
+      while (candidate !== null) {
+        let held = true;
+        for (let i = 0; i < proc.confirm.count && held; i++) held = await load(candidate, "confirm", proc.confirm.stepS);
+        if (held) {
+          confirmed = candidate;
+          break;
+        }
+        const lower = roundRate(candidate / (1 + resolution));
+        candidate = stepsDown < proc.confirm.stepsDown && lower >= (s.knee.minRate ?? 1) && lower < candidate ? lower : null;
+        if (candidate !== null) stepsDown++;
+      }
+      const bracket = kneeBracket(steps.map((p, i) => ({ offeredRate: p.step.offeredRate, sustainable: judgeStep(p.step).sustainable, phase: phases[i] })));
+      knee = {
+        ...found,
+        sustainableRate: bracket.sustainableRate,
+        firstUnsustainableRate: bracket.firstUnsustainableRate,
+        resolution: bracket.resolution,
+        stoppedBecause: confirmed === null ? "confirmation-failed" : found.stoppedBecause,
+      };
+      confirmation = { count: proc.confirm.count, stepS: proc.confirm.stepS, candidateRate: found.sustainableRate, confirmedRate: confirmed, stepsDown };
+    }
+
+    const judged = steps.filter((_, i) => phases[i] !== "warmup");
+    const peak = peakThroughput(judged.map((p) => p.step));
     const maxThroughput: MaxThroughput = {
       ...peak,
       sustainableRate: knee.sustainableRate,
-      steps: steps.map((p, i) => stepResult({ ...p.step, scenario: `step_${i}` }, judgeStep(p.step).reasons)),
+      steps: steps.map((p, i) => ({
+        ...stepResult({ ...p.step, scenario: `step_${i}` }, phases[i] === "warmup" ? [] : judgeStep(p.step).reasons),
+        phase: phases[i]!,
+        ...(i > 0 ? { quietS: quietS[i]! } : {}),
+      })),
       knee: {
         stoppedBecause: knee.stoppedBecause,
         firstUnsustainableRate: knee.firstUnsustainableRate,
         resolution: knee.resolution,
         targetResolution: s.knee.fineSteps > 0 ? (s.knee.resolution ?? 0.1) : null,
+        ...(confirmation ? { confirmation } : {}),
       },
     };
     progress(
@@ -57,7 +110,7 @@ export const ramp: Phase = {
     // a saturated generator measures itself, not the target: checked on every step, since a
     // sustainable step whose generator fell behind offered less than its rate says
     const invalid: string[] = [];
-    for (const p of steps) {
+    for (const p of judged) {
       const gen = generatorSaturated({
         droppedIterations: p.step.droppedIterations,
         iterations: p.step.iterations,
@@ -69,7 +122,17 @@ export const ramp: Phase = {
     return {
       state: { ramp: { steps, sustainableRate: knee.sustainableRate, peak: peak.maxMovingAvg10s, stoppedBecause: knee.stoppedBecause } },
       result: { maxThroughput },
-      parameters: { stepS: s.stepS, kneeStoppedBecause: knee.stoppedBecause },
+      // the procedure is data: stored with the cell, shown on the run page
+      parameters: {
+        stepS: s.stepS,
+        kneeStoppedBecause: knee.stoppedBecause,
+        warmupS: proc.warmupS,
+        quietMaxS: proc.quiet.maxS,
+        quietCpuShare: proc.quiet.cpuShare,
+        confirmCount: proc.confirm.count,
+        confirmStepS: proc.confirm.stepS,
+        confirmStepsDown: proc.confirm.stepsDown,
+      },
       series: steps.map((p) => p.agg),
       invalid,
     };

@@ -1,0 +1,73 @@
+/**
+ * The knee procedure around the search, on the in-memory fixture with real
+ * k6: a warm-up step that is not judged, quiet time between steps, and the
+ * candidate confirmed by longer repeats; the document's knee is what its steps
+ * show when the import judges them again.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { judgeCell } from "@sfbench/core";
+import { startMemoryTarget, type MemoryTarget } from "@sfbench/conformance/testing";
+import { k6Path } from "@sfbench/services";
+import { runBenchmark } from "../src/experiment/run.ts";
+import { PROFILE_SETTINGS } from "../src/experiment/profiles.ts";
+
+let target: MemoryTarget | undefined;
+afterEach(async () => {
+  await target?.close();
+  target = undefined;
+});
+
+describe("the knee procedure", () => {
+  it("warms up unjudged, waits for quiet between steps, confirms the candidate and stores the procedure with the cell", { timeout: 240_000 }, async () => {
+    target = await startMemoryTarget();
+    const dir = mkdtempSync(join(tmpdir(), "sfbench-procedure-"));
+    const quick = PROFILE_SETTINGS.quick;
+    const { doc } = await runBenchmark({
+      target: { name: "procedure", version: "0.0.1", system: "Fixture", manifestDigest: `sha256:${"c".repeat(64)}` },
+      baseUrl: target.url,
+      k6: await k6Path(),
+      profile: "quick",
+      // a search that stays below the fixture's capacity, so the confirmation must hold at its top rate
+      settings: {
+        // low rates and 4 s steps: far below what the fixture serves even on a loaded machine
+        stepS: 4,
+        knee: { startRate: 3, factor: 2, maxCoarseSteps: 2, fineSteps: 0, maxRate: 6 },
+        procedure: { warmupS: 2, warmupShare: 0.5, quiet: { maxS: 1, cpuShare: 0.5 }, confirm: { count: 2, stepS: 4, stepsDown: 1 } },
+        stableS: 2,
+      },
+      cells: [{ workload: "checkout", distribution: "uniform" }],
+      seed: 9,
+      repoRoot: process.cwd(),
+      resultsDir: join(dir, "results"),
+      rawRoot: join(dir, "raw"),
+      targetPids: () => [],
+      checkAlive: () => {},
+      pin: false,
+    });
+    expect(doc.status).toBe("completed");
+    const cell = doc.cells[0]!;
+    const steps = cell.maxThroughput!.steps;
+    expect(steps[0]).toMatchObject({ phase: "warmup", offeredRate: 1.5, durationS: 2 });
+    expect(steps[0]!.failedBecause).toBeUndefined(); // not judged
+    expect(steps.slice(1, 3).map((s) => [s.phase, s.offeredRate])).toEqual([["coarse", 3], ["coarse", 6]]);
+    expect(steps.slice(1).every((s) => typeof s.quietS === "number" && s.quietS <= 2)).toBe(true);
+    const confirmation = cell.maxThroughput!.knee!.confirmation!;
+    expect(confirmation).toMatchObject({ count: 2, stepS: 4 });
+    const confirms = steps.filter((s) => s.phase === "confirm");
+    expect(confirms.length).toBeGreaterThanOrEqual(1);
+    expect(confirms.every((s) => s.durationS === 4)).toBe(true);
+    expect(confirms[0]!.offeredRate).toBe(confirmation.candidateRate);
+    // the published knee is the confirmed rate
+    expect(cell.maxThroughput!.sustainableRate).toBe(confirmation.confirmedRate);
+    expect(cell.parameters).toMatchObject({ warmupS: 2, quietMaxS: 1, confirmCount: 2, confirmStepS: 4, confirmStepsDown: 1 });
+    // the import's reading agrees with the engine's
+    const judged = judgeCell(cell);
+    expect(judged.sustainableRate).toBe(cell.maxThroughput!.sustainableRate);
+    expect(judged.kneeResolution).toBe(cell.maxThroughput!.knee!.resolution);
+    expect(judged.valid).toBe(cell.valid);
+    expect(quick.procedure.confirm.count).toBe(0); // the quick profile stays a smoke test
+  });
+});
