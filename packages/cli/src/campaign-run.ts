@@ -49,8 +49,6 @@ export interface CampaignOptions {
   nodes?: number;
   /** the folder of target folders (default packages/targets) */
   targetsRoot?: string;
-  /** stop the campaign (the CLI's Ctrl-C): the trial running finishes as an interrupted run, the campaign document is written */
-  signal?: AbortSignal;
 }
 
 export interface CampaignOutcome {
@@ -86,13 +84,12 @@ export async function campaign(opts: CampaignOptions): Promise<CampaignOutcome> 
     for (const { round, order } of rounds) {
       for (const target of order) {
         for (let attempt = 1; ; attempt++) {
-          if (opts.signal?.aborted) throw new Error(`interrupted: ${String(opts.signal.reason ?? "stopped")}`);
           note(`campaign: round ${round} of ${opts.trials}: ${target}${attempt > 1 ? ` (attempt ${attempt}: the last one was busy)` : ""}`);
           const tag = { campaignId, trial: round, round, attempt };
           const { doc, file } = await oneTrial(opts, target, dir, tag);
           docs.set(doc.runId, doc);
           const busy = doc.noise?.busy === true;
-          const repeat = busy && doc.status === "completed" && attempt <= opts.busyRepeats;
+          const repeat = repeatBusy(doc, attempt, opts.busyRepeats);
           trials.push({ target, round, trial: round, attempt, runId: doc.runId, document: relative(dir, file), status: doc.status, counted: !repeat, ...(doc.noise ? { noise: doc.noise } : {}) });
           if (busy) note(`campaign: ${target}'s trial was busy: ${doc.noise!.busyBecause.join("; ")}${repeat ? "; once more" : "; counted (no repeats left)"}`);
           if (!repeat) break;
@@ -110,6 +107,15 @@ export async function campaign(opts: CampaignOptions): Promise<CampaignOutcome> 
   writeFileSync(file, JSON.stringify(parsed.campaign, null, 2) + "\n", { flag: "wx" });
   const allCompleted = trials.filter((t) => t.counted).every((t) => t.status === "completed");
   return { code: !error && allCompleted ? 0 : 1, doc: parsed.campaign, file, dir };
+}
+
+/**
+ * Whether this attempt is run again: it completed while the machine was busy
+ * and repeats are left. A failed run is not repeated (a busy machine does not
+ * make a target fail; its failure is the figure).
+ */
+export function repeatBusy(doc: Pick<ResultDocument, "status" | "noise">, attempt: number, busyRepeats: number): boolean {
+  return doc.noise?.busy === true && doc.status === "completed" && attempt <= busyRepeats;
 }
 
 /** One trial: a fresh run of the target; a target that did not even start still gets a failed document, tagged. */
@@ -173,7 +179,7 @@ export function campaignDocument(
     schemaVersion: CAMPAIGN_SCHEMA_VERSION,
     campaignId: c.campaignId,
     kind: opts.kind,
-    status: c.error ? (c.error.startsWith("interrupted") ? "interrupted" : "failed") : "completed",
+    status: c.error ? "failed" : "completed",
     ...(c.error ? { error: c.error } : {}),
     startedAt: c.startedAt.toISOString(),
     finishedAt: new Date().toISOString(),

@@ -72,7 +72,8 @@ export const CampaignDocument = z.strictObject({
   campaignId: z.uuid(),
   /** trials: sfbench run --trials (one target); campaign: sfbench campaign */
   kind: z.enum(["trials", "campaign"]),
-  status: z.enum(["completed", "failed", "interrupted"]),
+  /** failed: something outside a trial stopped the campaign (error says what); the statistics cover the trials that ran */
+  status: z.enum(["completed", "failed"]),
   error: z.string().optional(),
   startedAt: z.iso.datetime({ offset: true }),
   finishedAt: z.iso.datetime({ offset: true }),

@@ -1,0 +1,20 @@
+import { describe, expect, it } from "vitest";
+import type { Noise } from "@sfbench/core";
+import { campaignDir, repeatBusy } from "../src/campaign-run.ts";
+
+const noise = (busy: boolean) => ({ busy, busyBecause: busy ? ["processes outside the run used 1.00 cores on average (more than 0.25)"] : [] }) as Noise;
+
+describe("a campaign's trials", () => {
+  it("repeats a completed busy trial while repeats are left, and nothing else", () => {
+    expect(repeatBusy({ status: "completed", noise: noise(true) }, 1, 1)).toBe(true);
+    expect(repeatBusy({ status: "completed", noise: noise(true) }, 2, 1)).toBe(false);
+    expect(repeatBusy({ status: "completed", noise: noise(true) }, 1, 0)).toBe(false);
+    expect(repeatBusy({ status: "completed", noise: noise(false) }, 1, 1)).toBe(false);
+    expect(repeatBusy({ status: "failed", noise: noise(true) }, 1, 1)).toBe(false);
+    expect(repeatBusy({ status: "completed" }, 1, 1)).toBe(false);
+  });
+
+  it("keeps each campaign in a folder of its own, named by its start and id", () => {
+    expect(campaignDir("/r", new Date("2026-11-25T01:02:03.456Z"), "7c235b82-0dac-4fbc-96f9-0478bec81804")).toBe("/r/campaigns/20261125-010203-7c235b82");
+  });
+});
