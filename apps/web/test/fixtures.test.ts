@@ -32,7 +32,10 @@ describe("fixture result documents", () => {
     const { maxThroughput } = fixtureResult({ target, seed: 9, capacity: 1000, size: "small" }).cells[0]!;
     const top = Math.max(...maxThroughput!.steps.map((s) => s.offeredRate));
     expect(maxThroughput!.sustainableRate).toBeLessThan(top);
-    expect(maxThroughput!.steps.at(-1)!.failedBecause?.[0]).toContain("of the offered rate");
+    // the steps above it fail by core's rule, which the fixture judges them by
+    const failed = maxThroughput!.steps.filter((s) => s.offeredRate > maxThroughput!.sustainableRate!);
+    expect(failed.length).toBeGreaterThan(0);
+    for (const s of failed) expect(s.failedBecause?.join("; ")).toMatch(/of the offered rate|error rate/);
   });
 
   it("make the cell asked for invalid, with a reason and no numbers", () => {
