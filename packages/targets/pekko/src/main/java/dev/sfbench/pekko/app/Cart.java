@@ -5,7 +5,6 @@ import java.util.Map;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
-import org.apache.pekko.persistence.typed.PersistenceId;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehavior;
@@ -58,7 +57,7 @@ public final class Cart extends EventSourcedBehavior<Cart.Command, Cart.Event, C
   private final String id;
 
   private Cart(String id) {
-    super(PersistenceId.of(KEY.name(), id));
+    super(Journal.id(KEY.name(), id));
     this.id = id;
   }
 

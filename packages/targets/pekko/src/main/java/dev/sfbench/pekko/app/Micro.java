@@ -11,7 +11,6 @@ import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
-import org.apache.pekko.persistence.typed.PersistenceId;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehavior;
@@ -50,7 +49,7 @@ public final class Micro extends EventSourcedBehavior<Micro.Command, Micro.Event
   private final ActorContext<Command> ctx;
 
   private Micro(String id, ActorContext<Command> ctx) {
-    super(PersistenceId.of(KEY.name(), id));
+    super(Journal.id(KEY.name(), id));
     this.ctx = ctx;
   }
 

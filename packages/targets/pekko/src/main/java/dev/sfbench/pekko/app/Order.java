@@ -15,7 +15,6 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
-import org.apache.pekko.persistence.typed.PersistenceId;
 import org.apache.pekko.persistence.typed.RecoveryCompleted;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandler;
 import org.apache.pekko.persistence.typed.javadsl.Effect;
@@ -100,7 +99,7 @@ public final class Order extends EventSourcedBehavior<Order.Command, Order.Event
   private long stepStart;
 
   private Order(String id, ActorContext<Command> ctx, Runnable passivate) {
-    super(PersistenceId.of(KEY.name(), id));
+    super(Journal.id(KEY.name(), id));
     this.id = id;
     this.ctx = ctx;
     this.sharding = ClusterSharding.get(ctx.getSystem());

@@ -4,7 +4,6 @@ import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal;
 import org.apache.pekko.persistence.query.PersistenceQuery;
-import org.apache.pekko.persistence.typed.PersistenceId;
 import org.apache.pekko.stream.Materializer;
 
 /**
@@ -26,7 +25,7 @@ public final class OrderView {
 
   public CompletionStage<Reply> read(String id) {
     return journal
-        .currentEventsByPersistenceId(PersistenceId.of(Order.KEY.name(), id).id(), 0, Long.MAX_VALUE)
+        .currentEventsByPersistenceId(Journal.id(Order.KEY.name(), id).id(), 0, Long.MAX_VALUE)
         .runFold(new Order.State(), (s, envelope) -> Order.apply(s, (Order.Event) envelope.event()), materializer)
         .thenApply(s -> Order.view(id, s));
   }

@@ -9,7 +9,6 @@ import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
-import org.apache.pekko.persistence.typed.PersistenceId;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehavior;
@@ -66,7 +65,7 @@ public final class Product extends EventSourcedBehavior<Product.Command, Product
   private final String id;
 
   private Product(String id) {
-    super(PersistenceId.of(KEY.name(), id));
+    super(Journal.id(KEY.name(), id));
     this.id = id;
   }
 

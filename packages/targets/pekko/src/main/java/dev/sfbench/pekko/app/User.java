@@ -5,7 +5,6 @@ import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
-import org.apache.pekko.persistence.typed.PersistenceId;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehavior;
@@ -42,7 +41,7 @@ public final class User extends EventSourcedBehavior<User.Command, User.Event, U
   private final String id;
 
   private User(String id) {
-    super(PersistenceId.of(KEY.name(), id));
+    super(Journal.id(KEY.name(), id));
     this.id = id;
   }
 
