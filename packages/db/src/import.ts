@@ -30,6 +30,7 @@ import { canonicalJson, sha256 } from "./canonical.ts";
 import type { Db } from "./client.ts";
 import { Prisma } from "./generated/client.ts";
 import type { CellHistograms, LatencyByTag, OutcomeRow } from "./json.ts";
+import { machineClass } from "./machine-class.ts";
 
 /** The document cannot be imported as it is (invalid, or its manifest does not match). */
 export class ImportError extends Error {}
@@ -155,6 +156,13 @@ async function write(tx: Tx, doc: ResultDocument, digest: string, opts: ImportOp
     finishedAt: new Date(doc.finishedAt),
     resultPath: opts.resultPath ?? null,
     rawData: json(doc.rawData),
+    // the trial this run was (the board takes the median of a campaign's trials on one class of machine)
+    campaignId: doc.campaign?.campaignId ?? null,
+    trial: doc.campaign?.trial ?? null,
+    round: doc.campaign?.round ?? null,
+    attempt: doc.campaign?.attempt ?? null,
+    busy: doc.noise?.busy ?? null,
+    machineClass: machineClass(doc.environment),
   };
   if (existing) await tx.run.update({ where: { id: runId }, data: run });
   else await tx.run.create({ data: { id: runId, systemId: system.id, targetVersionId: version.id, submittedById: opts.submittedById, ...run } });

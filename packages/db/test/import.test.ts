@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createDb, ImportError, importPath, importResult, latestRuns, migrate, ResultConflictError, type CellHistograms, type Db, type StepRow } from "../src/index.ts";
+import type { ResultDocumentInput } from "@sfbench/core";
 import { failedDoc, nodePostgresManifest, resultDoc, testDatabase, type TestDatabase } from "./helpers.ts";
 
 let test: TestDatabase;
@@ -116,6 +117,24 @@ describe("importResult", () => {
     expect(cells[0]).toMatchObject({ workload: "checkout", kneeResolution: 0.075, kneeStoppedBecause: "resolution-reached" });
     // a document written before the search bisected: no resolution, so never ranked
     expect(cells[1]).toMatchObject({ workload: "analytics", kneeResolution: null });
+  });
+
+  it("stores a trial's campaign tag, whether the machine was busy, and the machine class; a single run has no tag", async () => {
+    const campaignId = randomUUID();
+    const noise = {
+      loadAverage: { start: [1.2, 1, 0.9], end: [1.4, 1.1, 0.9] }, wallS: 300, cpus: 8, runCores: 3.1, outsideCores: 0.6, stealShare: 0,
+      thresholds: { outsideCores: 0.25, stealShare: 0.05 }, busy: true, busyBecause: ["processes outside the run used 0.60 cores on average (more than 0.25)"],
+    };
+    const trial = resultDoc({ campaign: { campaignId, trial: 2, round: 2, attempt: 3 }, noise } as Partial<ResultDocumentInput>);
+    const single = resultDoc();
+    await importResult(db, trial);
+    await importResult(db, single);
+    expect(await db.run.findUniqueOrThrow({ where: { id: trial.runId } })).toMatchObject({
+      campaignId, trial: 2, round: 2, attempt: 3, busy: true, machineClass: "8 cores, AMD EPYC, 15 GiB",
+    });
+    expect(await db.run.findUniqueOrThrow({ where: { id: single.runId } })).toMatchObject({
+      campaignId: null, trial: null, round: null, attempt: null, busy: null, machineClass: "8 cores, AMD EPYC, 15 GiB",
+    });
   });
 
   it("skips a document that is already stored, and changes nothing", async () => {
