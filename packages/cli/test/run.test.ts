@@ -145,7 +145,12 @@ describe("sfbench run refusals", () => {
     [["run", "--target", "node-postgres", "--workload", "browse"], /--workload must be one of checkout, analytics, contention, micro, all, got "browse"/],
     [["run", "--target", "node-postgres", "--distribution", "pareto"], /--distribution must be one of uniform, zipf, both, got "pareto"/],
     [["run", "--target", "node-postgres", "--seed", "1.5"], /--seed must be an integer from 0 to 2147483647, got "1.5"/],
-    [["run"], /give exactly one of --url URL or --target NAME/],
+    [["run"], /give exactly one of --url URL, --target NAME or --image REF/],
+    [["run", "--url", "http://127.0.0.1:19499", "--trials", "2"], /--trials N \(more than 1\) needs --target NAME/],
+    [["run", "--target", "node-postgres", "--trials", "0"], /--trials must be an integer from 1 to 100, got "0"/],
+    [["campaign", "--targets", "node-postgres", "--reference", "restate"], /--reference must be one of --targets \(node-postgres\), got "restate"/],
+    [["campaign", "--targets", "node-postgres,node-postgres"], /--targets: each target once/],
+    [["campaign"], /--targets needs one or more bundled targets/],
   ])("sfbench %j exits 2 naming the flag", async (args, message) => {
     const r = await sfbench(args);
     expect(r.code).toBe(2);
