@@ -31,5 +31,5 @@ ALTER TABLE "Upload" ADD CONSTRAINT "Upload_userId_fkey" FOREIGN KEY ("userId") 
 -- AddForeignKey
 ALTER TABLE "Upload" ADD CONSTRAINT "Upload_targetVersionId_fkey" FOREIGN KEY ("targetVersionId") REFERENCES "TargetVersion"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
--- LOC stored until now was the submitter's own figure: keep it as declared; sfbench counts anew at the next run
+-- LOC stored until now was the submitter's own figure: kept as declared, and sfbench counts anew at the next run
 UPDATE "TargetVersion" SET "declaredLoc" = "loc", "loc" = NULL WHERE "loc" IS NOT NULL;
