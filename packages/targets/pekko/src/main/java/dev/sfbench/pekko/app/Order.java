@@ -26,11 +26,12 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  * The checkout saga (SPEC 2.1), one event-sourced entity per order. It locks
  * the cart, fans retractions out to the products and waits for all of them,
  * charges the user, and completes the cart; a missing stock or credit undoes
- * the retractions and releases the cart. Every step is journaled before the
- * next begins and every message it sends carries the order id, so a saga cut
- * off by a crash is resumed from its journal (the order is a remembered
- * entity: sharding restarts it on a surviving member) and repeats only steps
- * the receivers apply once per order.
+ * the retractions and releases the cart. Each phase (locked, started,
+ * compensating, completed) is journaled before the next begins and every
+ * message it sends carries the order id, so a saga cut off by a crash is
+ * resumed from its journal (the order is a remembered entity: sharding
+ * restarts it on a surviving member) and repeats only steps the receivers
+ * apply once per order.
  */
 public final class Order extends EventSourcedBehavior<Order.Command, Order.Event, Order.State> {
   public static final EntityTypeKey<Command> KEY = EntityTypeKey.create(Command.class, "order");
