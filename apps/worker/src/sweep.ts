@@ -3,19 +3,25 @@
  * its run marked running, its target process, and maybe k6 processes. Before
  * taking jobs, the next worker on the machine ends that run as interrupted
  * ("worker lost during <stage>": the worker failed, not the target) and
- * removes what it left behind.
+ * removes what it left behind: its target's processes, its k6 processes, and
+ * the containers of a run from a submitted image (labelled with the run id).
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Db } from "@sfbench/db";
+import { runContainers, teardownRun } from "@sfbench/provider-container";
 import { stopTarget } from "@sfbench/provider-local";
+import { paths } from "@sfbench/services";
 import { interruptSweptRuns, type ClusterProvider } from "./kubernetes/index.ts";
-import { clearLock, deadLock } from "./run-lock.ts";
+import { clearLock, deadLock, type RunLock } from "./run-lock.ts";
 
 export interface SweepReport {
   run?: string;
   stage?: string | null;
   targetStopped: boolean;
   processesKilled: number;
+  /** the lost run's containers (a submitted image's), removed */
+  containersRemoved?: string[];
   /** the cluster part (a worker with a cluster provider): stacks destroyed, stacks whose destroy failed (kept for the next sweep), runs ended as interrupted */
   cluster?: { destroyed: string[]; failed: Record<string, string>; interrupted: string[] };
 }
@@ -53,8 +59,23 @@ export async function sweep(db: Db, cluster?: ClusterProvider): Promise<SweepRep
 async function sweepLocal(db: Db): Promise<SweepReport> {
   const lost = deadLock();
   if (!lost) return { targetStopped: false, processesKilled: 0 };
+  const report = await sweepLostRun(db, lost);
+  clearLock();
+  return report;
+}
+
+/**
+ * Ends one lost run (the record of the lock its worker died holding) and
+ * removes what it left: k6 processes, the bundled target's processes, and a
+ * container run's containers, PostgreSQL and state (teardownRun by run id:
+ * nothing happens for a run that had none). The lock itself is the caller's.
+ */
+export async function sweepLostRun(db: Db, lost: RunLock): Promise<SweepReport> {
   const processesKilled = killRunProcesses(lost.runId);
   const targetStopped = await stopTarget(lost.target);
+  const containers = await runContainers(lost.runId).catch(() => [] as string[]);
+  // the node logs stay with the run's raw files, as after a run that ended
+  await teardownRun(lost.runId, { logsTo: join(paths.home, "runs", lost.runId) });
   const run = await db.run.findUnique({ where: { id: lost.runId }, select: { status: true, stage: true } });
   if (run && (run.status === "running" || run.status === "queued")) {
     await db.run.update({
@@ -62,6 +83,5 @@ async function sweepLocal(db: Db): Promise<SweepReport> {
       data: { status: "interrupted", errorStage: run.stage ?? "provision", errorMessage: `worker lost during ${run.stage ?? "provision"} (its process ${lost.pid} ended mid-run)`, finishedAt: new Date(), stage: null },
     });
   }
-  clearLock();
-  return { run: lost.runId, stage: run?.stage, targetStopped, processesKilled };
+  return { run: lost.runId, stage: run?.stage, targetStopped, processesKilled, containersRemoved: containers };
 }
