@@ -19,12 +19,15 @@ describe("XSS", () => {
         {
           slug: "evil", name: EVIL, runId: "00000000-0000-4000-8000-000000000000", version: '1.0.0"><img src=x onerror=alert(2)>',
           environmentKind: "local", nodes: 1, finishedAt: new Date(), verified: true, profile: '"><script>alert(4)</script>', rates: { "checkout.uniform": 100 },
+          campaignId: null, machineClass: '"><script>alert(6)</script>', trials: 1, busyTrials: 0,
+          figures: { "checkout.uniform": { n: 1, median: 100, min: 100, max: 100, interval: null, withinShareOfMedian: null } },
+          standing: { rank: null, tiedWith: 0, provisional: true },
           resolutions: { "checkout.uniform": 0.08 }, invalid: { "checkout.zipf": '"><script>alert(3)</script>' },
           smoke: { "analytics.uniform": '"><script>alert(5)</script>' }, focus: null, loc: null, ratings: null,
           implementation: "idiomatic", guarantees: { durability: "durable", consistency: "serializable", messaging: "exactly-once" },
         },
       ],
-      total: 1, hiddenTuned: 0, page: 1, pages: 1, environments: [],
+      total: 1, hiddenTuned: 0, page: 1, pages: 1, environments: [], profiles: ["standard"], machineClasses: ['"><script>alert(7)</script>'],
       smoke: [{ runId: "00000000-0000-4000-8000-000000000001", slug: "evil2", name: EVIL, version: "<b>1</b>", profile: "quick", finishedAt: new Date() }],
     };
     const html = renderToStaticMarkup(<LeaderboardTable board={board} />);

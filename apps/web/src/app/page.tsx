@@ -19,7 +19,10 @@ export default async function LeaderboardPage({ searchParams }: { searchParams: 
     <>
       <h1>Leaderboard</h1>
       <p className="muted">
-        One row per system and environment: its latest completed run with a ranked number (it passed the <Link href="/docs/conformance">conformance suite</Link> first).
+        One row per system and environment: its latest campaign (<code>sfbench campaign</code>: trials in interleaved rounds), else its latest completed run with a ranked number
+        (it passed the <Link href="/docs/conformance">conformance suite</Link> first). A rate is the median of the campaign&apos;s trials on one profile and machine class, with
+        its 95% interval and n; systems whose intervals overlap are <span className="badge tied">tied</span> (same rank), and a single run
+        is <span className="badge provisional">provisional</span>: listed after every ranked median, never ranked.
         Sustainable rate = the highest offered rate (checkouts/s; analytics: queries/s) the system kept up with, ranked only when the knee is known to 10% or better
         (shown as +x%: the first unsustainable step was that much higher), with the run&apos;s profile; latency, errors and cost at 80% of it.
         Quick-profile runs and other coarse knees are smoke tests: on their run pages, never ranked. Failed runs and invalid cells never show numbers.

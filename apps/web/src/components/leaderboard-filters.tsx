@@ -1,6 +1,6 @@
 /** The leaderboard's filters: a plain GET form, so a filtered leaderboard is a shareable URL and works without JavaScript. */
 import type { Leaderboard } from "../server/queries/leaderboard.ts";
-import { DISTRIBUTIONS, ENVIRONMENT_KINDS, WORKLOADS } from "@sfbench/core/contract";
+import { DISTRIBUTIONS, ENVIRONMENT_KINDS, PROFILES, WORKLOADS } from "@sfbench/core/contract";
 import { fmtEnvironment } from "../shared/format.ts";
 
 /** In the micro view (`microRows`: its row count) only the environment filters apply. */
@@ -42,6 +42,24 @@ export function LeaderboardFilters({ board, microRows }: { board: Leaderboard; m
           {nodeCounts.map((n) => <option key={n} value={n}>{n}</option>)}
         </select>
       </label>
+      {micro ? null : (
+        <>
+          <label title="the load profile the runs used; medians are compared within one">
+            Profile
+            <select name="profile" defaultValue={filter.profile}>
+              <option value="all">any</option>
+              {PROFILES.filter((p) => board.profiles.includes(p) || p === filter.profile).map((p) => <option key={p} value={p}>{p}</option>)}
+            </select>
+          </label>
+          <label title="cores, CPU model and memory of the machine the runs measured on: knees of different machines are not one population">
+            Machine
+            <select name="machine" defaultValue={filter.machine ?? ""} data-testid="machine-filter">
+              <option value="">any</option>
+              {[...new Set([...board.machineClasses, ...(filter.machine ? [filter.machine] : [])])].map((m) => <option key={m} value={m}>{m}</option>)}
+            </select>
+          </label>
+        </>
+      )}
       {micro ? null : (
         <label title="tuned: optimised for this benchmark (target.json implementation); idiomatic implementations are always shown">
           <input type="checkbox" name="tuned" value="1" defaultChecked={filter.tuned} data-testid="show-tuned" /> show tuned implementations

@@ -4,14 +4,16 @@
  */
 import { PAGE_SIZE, type Leaderboard, type LeaderboardRow } from "../server/queries/leaderboard.ts";
 import { fmtDate, fmtEnvironment, fmtMs, fmtNumber, fmtPercent, fmtRate, fmtResolution, rateUnit } from "../shared/format.ts";
+import { fmtFigure, fmtInterval, fmtRatio } from "../shared/format-figure.ts";
 import { defaultDir, type LeaderboardFilter, type RateKey, type SortKey } from "../shared/leaderboard-params.ts";
+import { BoardChart } from "./board-chart.tsx";
 import { ImplementationBadge } from "./implementation-class.tsx";
 import { VerifiedBadge } from "./verified-badge.tsx";
 
 function href(filter: LeaderboardFilter, patch: Partial<Record<keyof LeaderboardFilter, string | number | boolean | undefined>>): string {
   const merged: Record<string, string | number | boolean | undefined> = { ...filter, ...patch };
   const params = new URLSearchParams();
-  const defaults: Record<string, string | number | boolean> = { view: "rates", workload: "all", distribution: "all", kind: "all", sort: "checkout.uniform", page: 1, tuned: false };
+  const defaults: Record<string, string | number | boolean> = { view: "rates", workload: "all", distribution: "all", kind: "all", profile: "all", sort: "checkout.uniform", page: 1, tuned: false };
   for (const [k, v] of Object.entries(merged)) if (v !== undefined && v !== "" && defaults[k] !== v) params.set(k, v === true ? "1" : String(v));
   const qs = params.toString();
   return qs ? `/?${qs}` : "/";
@@ -34,11 +36,38 @@ function RateCell({ row, k }: { row: LeaderboardRow; k: RateKey }) {
   if (!(k in row.rates)) return <td className="num muted">—</td>;
   const rate = row.rates[k];
   const resolution = row.resolutions[k];
+  const figure = row.figures[k];
   const unit = rateUnit(k.split(".")[0]!);
+  const spread = figure && figure.n > 1 ? `; median of ${figure.n} trials (min ${fmtRate(figure.min)}, max ${fmtRate(figure.max)}), 95% interval ${fmtInterval(figure)}` : "; one run: provisional";
   return (
-    <td className="num" title={`${k}: sustainable rate, ${unit} offered; the first unsustainable step was ${fmtResolution(resolution)} higher (knee resolution); profile ${row.profile}`}>
+    <td
+      className="num"
+      data-figure={figure ? fmtFigure(figure) : undefined}
+      title={`${k}: sustainable rate, ${unit} offered${spread}; the first unsustainable step was ${fmtResolution(resolution)} higher (knee resolution); profile ${row.profile}`}
+    >
       {rate === null ? <span className="muted">none</span> : fmtRate(rate)}
-      <br /><span className="muted" data-resolution={resolution}>{fmtResolution(resolution)}</span>
+      {figure ? (
+        <>
+          <br />
+          <span className="muted figure">{figure.interval ? `${fmtInterval(figure)}, n=${figure.n}` : `n=${figure.n}`}</span>
+          {figure.interval ? null : <span className="badge provisional" title="one run: no interval, so not ranked">provisional</span>}
+          {figure.ratio ? <><br /><span className="muted" data-ratio>{fmtRatio(figure.ratio)}</span></> : null}
+        </>
+      ) : null}
+      {resolution === undefined ? null : <><br /><span className="muted" data-resolution={resolution}>{fmtResolution(resolution)}</span></>}
+    </td>
+  );
+}
+
+/** The # column: sorted by a rate, the rank (tied rows share it) or "provisional"; sorted otherwise, the position. */
+function RankCell({ row, position }: { row: LeaderboardRow; position: number }) {
+  const s = row.standing;
+  if (!s) return <td className="muted">{position}</td>;
+  if (s.provisional) return <td className="muted" data-rank="provisional" title="a single run (no campaign, or one counted trial): shown, never ranked above a median with an interval">–</td>;
+  return (
+    <td data-rank={s.rank ?? undefined} data-tied={s.tiedWith > 0 ? "" : undefined} title={s.tiedWith > 0 ? `tied: its 95% interval overlaps ${s.tiedWith === 1 ? "another system's" : `${s.tiedWith} other systems'`}` : undefined}>
+      {s.rank}
+      {s.tiedWith > 0 ? <span className="badge tied">tied</span> : null}
     </td>
   );
 }
@@ -48,11 +77,12 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
   const focusLabel = `${focus.workload} ${focus.distribution}, stable load at 80%`;
   return (
     <>
+      <BoardChart board={board} />
       <form method="get" action="/compare" className="table-wrap">
         <table className="table" data-testid="leaderboard">
           <thead>
             <tr>
-              <th title="pick 2-4 systems to compare">⇆</th>
+              <th title="pick the systems to compare (2 or more)">⇆</th>
               <th>#</th>
               <SortHeader board={board} sort="system" label="System" num={false} />
               <th>Environment</th>
@@ -72,15 +102,18 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
             {board.rows.map((row, i) => (
               <tr key={`${row.slug}:${row.environmentKind}:${row.nodes}`} data-system={row.slug}>
                 <td><input type="checkbox" name="s" value={row.slug} aria-label={`compare ${row.name}`} /></td>
-                <td className="muted">{(board.page - 1) * PAGE_SIZE + i + 1}</td>
+                <RankCell row={row} position={(board.page - 1) * PAGE_SIZE + i + 1} />
                 <td>
                   <a href={`/systems/${encodeURIComponent(row.slug)}`}>{row.name}</a>
                   <VerifiedBadge verified={row.verified} />
                   <br /><a href={`/runs/${row.runId}`} className="muted">{`${row.slug} ${row.version}`}</a>
                   <span className="muted" data-profile={row.profile}>{` · ${row.profile} profile`}</span>
+                  <span className="muted" data-trials={row.trials}>
+                    {row.campaignId ? ` · campaign of ${row.trials} trial${row.trials === 1 ? "" : "s"}${row.busyTrials ? ` (${row.busyTrials} busy)` : ""}` : " · single run"}
+                  </span>
                   <ImplementationBadge cls={row} />
                 </td>
-                <td>{fmtEnvironment(row.environmentKind, row.nodes)}</td>
+                <td>{fmtEnvironment(row.environmentKind, row.nodes)}{row.machineClass ? <><br /><span className="muted" data-machine>{row.machineClass}</span></> : null}</td>
                 {board.rateKeys.map((k) => <RateCell key={k} row={row} k={k} />)}
                 <td className="num">{fmtMs(row.focus?.p50)}</td>
                 <td className="num">{fmtMs(row.focus?.p99)}</td>
@@ -99,7 +132,7 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
 
           </tbody>
         </table>
-        {board.rows.length > 1 ? <button type="submit" className="compare-button">Compare selected (2-4)</button> : null}
+        {board.rows.length > 1 ? <button type="submit" className="compare-button">Compare selected</button> : null}
       </form>
       {board.hiddenTuned > 0 ? (
         <p className="muted" data-testid="tuned-hidden">

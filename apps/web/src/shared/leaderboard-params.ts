@@ -3,7 +3,7 @@
  * and a lenient reader for the page's search params (a bad value falls back to
  * its default instead of failing the page).
  */
-import { DISTRIBUTIONS, ENVIRONMENT_KINDS, WORKLOADS, type Distribution, type Workload } from "@sfbench/core/contract";
+import { DISTRIBUTIONS, ENVIRONMENT_KINDS, PROFILES, WORKLOADS, type Distribution, type Workload } from "@sfbench/core/contract";
 import { z } from "zod";
 import { ShowTuned } from "./implementation.ts";
 
@@ -27,6 +27,9 @@ export const LeaderboardFilter = z.object({
   distribution: z.enum(["all", ...DISTRIBUTIONS]).default("all"),
   kind: z.enum(["all", ...ENVIRONMENT_KINDS]).default("all"),
   nodes: z.coerce.number().int().min(1).max(1000).optional(),
+  profile: z.enum(["all", ...PROFILES]).default("all"),
+  /** a machine class ("2 cores, AMD EPYC 9B14, 24 GiB"): knees of different machines are not one population */
+  machine: z.string().min(1).max(200).optional(),
   sort: z.enum(SORT_KEYS).default("checkout.uniform"),
   dir: z.enum(["asc", "desc"]).optional(),
   page: z.coerce.number().int().min(1).max(10_000).default(1),

@@ -6,15 +6,13 @@
  * scan): a run the worker completed (another process) shows on the next page
  * load. Ratings made here clear it at once.
  */
-import type { Db, EnvironmentKind } from "@sfbench/db";
+import type { Db } from "@sfbench/db";
 import { env } from "../../env.ts";
 import { swrCache, type Cache } from "../cache.ts";
-import { readLeaderboardData, type LeaderboardData } from "./leaderboard-data.ts";
+import { readLeaderboardData, type BoardFilter, type LeaderboardData } from "./leaderboard-data.ts";
 
-export interface EnvironmentFilter {
-  kind?: EnvironmentKind;
-  nodes?: number;
-}
+/** environment, profile and machine class */
+export type EnvironmentFilter = BoardFilter;
 
 const caches = new WeakMap<Db, Cache<LeaderboardData>>();
 
@@ -23,10 +21,8 @@ function cacheOf(db: Db): Cache<LeaderboardData> {
   if (!cache) {
     cache = swrCache(
       env.SFBENCH_LEADERBOARD_CACHE_SECONDS * 1000,
-      (key) => {
-        const [kind, nodes] = key.split(":");
-        return readLeaderboardData(db, { kind: (kind || undefined) as EnvironmentKind | undefined, nodes: nodes ? Number(nodes) : undefined });
-      },
+      // the key is the filter itself (a machine class may contain any character)
+      (key) => readLeaderboardData(db, JSON.parse(key) as BoardFilter),
       { version: () => completedRunsVersion(db) },
     );
     caches.set(db, cache);
@@ -42,7 +38,8 @@ export async function completedRunsVersion(db: Db): Promise<string> {
 }
 
 export function leaderboardData(db: Db, filter: EnvironmentFilter): Promise<LeaderboardData> {
-  return cacheOf(db).get(`${filter.kind ?? ""}:${filter.nodes ?? ""}`);
+  const { kind, nodes, profile, machineClass } = filter;
+  return cacheOf(db).get(JSON.stringify({ kind, nodes, profile, machineClass }));
 }
 
 /** After a change made through the portal (a rating): the next page shows it. */

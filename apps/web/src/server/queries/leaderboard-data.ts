@@ -7,9 +7,16 @@
  * (never series or histograms) and the systems' rating aggregates. Failed and
  * interrupted runs never appear, smoke tests (quick-profile runs, knees not
  * bracketed) stay on their run pages, and invalid cells carry no numbers.
+ *
+ * A system that ran a campaign shows its latest campaign (preferred to a
+ * newer single run: a median with an interval says more than one run): the
+ * campaign's trials on the same environment, profile and machine class are
+ * read too, each trial once by its last completed attempt (a busy trial is
+ * repeated), with the reference target's trials of the same campaign.
  */
 import { Prisma, type Db, type EnvironmentKind, type LocCounts } from "@sfbench/db";
 import { implementationClass, type ImplementationClass } from "../../shared/implementation.ts";
+import { REFERENCE_TARGET } from "../../shared/trial-figures.ts";
 import { ratingCountsSql } from "../ratings/counted.ts";
 
 export interface CellNumbers {
@@ -46,6 +53,45 @@ export interface RunMeta extends ImplementationClass {
   finishedAt: Date;
   /** the run's profile (quick, standard, thesis), shown next to its numbers */
   profile: string;
+  /** the campaign the run was a trial of; null for a single run */
+  campaignId: string | null;
+  machineClass: string | null;
+}
+
+/** A counted trial of a shown campaign: the last completed attempt of its trial index. */
+export interface TrialRun {
+  runId: string;
+  campaignId: string;
+  systemId: string;
+  slug: string;
+  environmentKind: EnvironmentKind;
+  nodes: number;
+  profile: string;
+  machineClass: string | null;
+  trial: number;
+  round: number | null;
+  attempt: number | null;
+  busy: boolean | null;
+}
+
+/** A cell of a trial, as the board counts it: its sustainable rate when ranked. */
+export interface TrialCell {
+  workload: string;
+  distribution: string;
+  ranked: boolean;
+  sustainableRate: number | null;
+}
+
+export interface BoardFilter {
+  kind?: EnvironmentKind;
+  nodes?: number;
+  profile?: string;
+  machineClass?: string;
+}
+
+/** The trials a row's campaign counts: same campaign, environment, profile and machine class (the row's own system, or the reference). */
+export function sameTrialsAs(run: Pick<RunMeta, "campaignId" | "environmentKind" | "nodes" | "profile" | "machineClass">, t: TrialRun): boolean {
+  return t.campaignId === run.campaignId && t.environmentKind === run.environmentKind && t.nodes === run.nodes && t.profile === run.profile && t.machineClass === run.machineClass;
 }
 
 /** Whether a cell's sustainable rate is ranked: the one rule, core rankable(), applied when the cell was imported. */
@@ -60,22 +106,42 @@ interface LatestRanked {
   nodes: number;
   finishedAt: Date;
   profile: string;
+  campaignId: string | null;
+  machineClass: string | null;
 }
 
 /** SQL condition: the run has a cell the leaderboard ranks (the same rule as ranked()). */
 const HAS_RANKED_CELL = Prisma.sql`EXISTS (SELECT 1 FROM "CellResult" c WHERE c."runId" = r.id AND c.ranked)`;
 
-/** One row per (environment kind, nodes, system): its latest completed run with a ranked cell. */
-function latestRankedRuns(db: Db, filter: { kind?: EnvironmentKind; nodes?: number }): Promise<LatestRanked[]> {
-  const where = [Prisma.sql`r.status = 'completed'`, HAS_RANKED_CELL];
+function boardWhere(filter: BoardFilter): Prisma.Sql[] {
+  const where = [Prisma.sql`r.status = 'completed'`];
   if (filter.kind) where.push(Prisma.sql`r."environmentKind" = ${filter.kind}::"EnvironmentKind"`);
   if (filter.nodes !== undefined) where.push(Prisma.sql`r.nodes = ${filter.nodes}`);
+  if (filter.profile) where.push(Prisma.sql`r.profile::text = ${filter.profile}`);
+  if (filter.machineClass) where.push(Prisma.sql`r."machineClass" = ${filter.machineClass}`);
+  return where;
+}
+
+/** One row per (environment kind, nodes, system): its latest campaign's latest trial with a ranked cell, else its latest completed run with one. */
+function latestRankedRuns(db: Db, filter: BoardFilter): Promise<LatestRanked[]> {
   return db.$queryRaw<LatestRanked[]>`
     SELECT DISTINCT ON (r."environmentKind", r.nodes, r."systemId")
-      r.id AS "runId", r."systemId", r."environmentKind", r.nodes, r."finishedAt", r.profile::text AS profile
+      r.id AS "runId", r."systemId", r."environmentKind", r.nodes, r."finishedAt", r.profile::text AS profile, r."campaignId", r."machineClass"
     FROM "Run" r
-    WHERE ${Prisma.join(where, " AND ")}
-    ORDER BY r."environmentKind", r.nodes, r."systemId", r."finishedAt" DESC`;
+    WHERE ${Prisma.join([...boardWhere(filter), HAS_RANKED_CELL], " AND ")}
+    ORDER BY r."environmentKind", r.nodes, r."systemId", (r."campaignId" IS NULL), r."finishedAt" DESC`;
+}
+
+/** Every counted trial of these campaigns (each trial index once: its last completed attempt), with the systems' slugs. */
+function campaignTrials(db: Db, campaignIds: string[]): Promise<TrialRun[]> {
+  if (!campaignIds.length) return Promise.resolve([]);
+  return db.$queryRaw<TrialRun[]>`
+    SELECT DISTINCT ON (r."campaignId", r."systemId", r."environmentKind", r.nodes, r.profile, r."machineClass", r.trial)
+      r.id AS "runId", r."campaignId", r."systemId", s.slug, r."environmentKind", r.nodes, r.profile::text AS profile, r."machineClass",
+      r.trial, r.round, r.attempt, r.busy
+    FROM "Run" r JOIN "System" s ON s.id = r."systemId"
+    WHERE r.status = 'completed' AND r."campaignId" = ANY(${campaignIds}::uuid[]) AND r.trial IS NOT NULL
+    ORDER BY r."campaignId", r."systemId", r."environmentKind", r.nodes, r.profile, r."machineClass", r.trial, r.attempt DESC NULLS LAST`;
 }
 
 export interface RatingSummary {
@@ -103,10 +169,17 @@ export interface LeaderboardData {
   cells: Map<string, CellNumbers[]>;
   ratings: Map<string, RatingSummary>;
   environments: { kind: EnvironmentKind; nodes: number }[];
+  /** the profiles and machine classes that have ranked runs (the filters' choices) */
+  profiles: string[];
+  machineClasses: string[];
+  /** the counted trials of the campaigns shown (the rows' systems and the reference) */
+  trials: TrialRun[];
+  /** the cells of those trials, by run */
+  trialCells: Map<string, TrialCell[]>;
 }
 
-export async function readLeaderboardData(db: Db, filter: { kind?: EnvironmentKind; nodes?: number }): Promise<LeaderboardData> {
-  const [latest, environments, smoke] = await Promise.all([
+export async function readLeaderboardData(db: Db, filter: BoardFilter): Promise<LeaderboardData> {
+  const [latest, environments, smoke, classes] = await Promise.all([
     latestRankedRuns(db, filter),
     db.$queryRaw<{ kind: EnvironmentKind; nodes: number }[]>`
       SELECT DISTINCT r."environmentKind" AS kind, r.nodes FROM "Run" r WHERE r.status = 'completed' AND ${HAS_RANKED_CELL} ORDER BY 1, 2`,
@@ -115,11 +188,20 @@ export async function readLeaderboardData(db: Db, filter: { kind?: EnvironmentKi
       FROM "Run" r JOIN "System" s ON s.id = r."systemId" JOIN "TargetVersion" v ON v.id = r."targetVersionId"
       WHERE r.status = 'completed' AND NOT ${HAS_RANKED_CELL}
       ORDER BY r."finishedAt" DESC LIMIT ${SMOKE_LIMIT}`,
+    db.$queryRaw<{ profile: string; machineClass: string | null }[]>`
+      SELECT DISTINCT r.profile::text AS profile, r."machineClass" FROM "Run" r WHERE r.status = 'completed' AND ${HAS_RANKED_CELL}`,
   ]);
-  if (latest.length === 0) return { smoke, runs: [], cells: new Map(), ratings: new Map(), environments };
+  const profiles = [...new Set(classes.map((c) => c.profile))].sort();
+  const machineClasses = [...new Set(classes.flatMap((c) => (c.machineClass ? [c.machineClass] : [])))].sort();
+  const empty = { smoke, environments, profiles, machineClasses, trials: [], trialCells: new Map() };
+  if (latest.length === 0) return { ...empty, runs: [], cells: new Map(), ratings: new Map() };
   const runIds = latest.map((r) => r.runId);
   const systemIds = [...new Set(latest.map((r) => r.systemId))];
-  const [meta, cellRows, ratingRows] = await Promise.all([
+  const campaignIds = [...new Set(latest.flatMap((l) => (l.campaignId ? [l.campaignId] : [])))];
+  const shownSystems = new Set(systemIds);
+  const trials = (await campaignTrials(db, campaignIds)).filter((t) => shownSystems.has(t.systemId) || t.slug === REFERENCE_TARGET);
+  const trialIds = trials.map((t) => t.runId);
+  const [meta, cellRows, ratingRows, trialCellRows] = await Promise.all([
     db.$queryRaw<(Omit<RunMeta, "environmentKind" | "nodes" | "finishedAt" | keyof ImplementationClass> & { declared: { implementation?: unknown; guarantees?: unknown } | null })[]>`
       SELECT r.id AS "runId", s.id AS "systemId", s.slug, s.name, v.version, v.loc, (v.manifest IS NOT NULL) AS "manifestKnown",
              jsonb_build_object('implementation', v.manifest->'implementation', 'guarantees', v.manifest->'guarantees') AS declared
@@ -133,17 +215,24 @@ export async function readLeaderboardData(db: Db, filter: { kind?: EnvironmentKi
       SELECT "systemId", avg("programmingModel")::float8 AS "programmingModel", avg(understandability)::float8 AS understandability,
              count(*)::int AS count
       FROM "Rating" WHERE "systemId" = ANY(${systemIds}::uuid[]) AND ${ratingCountsSql()} GROUP BY "systemId"`,
+    db.$queryRaw<(TrialCell & { runId: string })[]>`
+      SELECT "runId", workload::text, distribution::text, ranked, "sustainableRate" FROM "CellResult" WHERE "runId" = ANY(${trialIds}::uuid[])`,
   ]);
   const metaById = new Map(meta.map((m) => [m.runId, m]));
   const runs = latest.flatMap((l): RunMeta[] => {
     const found = metaById.get(l.runId);
     if (!found) return [];
     const { declared, ...m } = found;
-    return [{ ...m, ...implementationClass(declared), environmentKind: l.environmentKind, nodes: l.nodes, finishedAt: l.finishedAt, profile: l.profile }];
+    return [{
+      ...m, ...implementationClass(declared), environmentKind: l.environmentKind, nodes: l.nodes, finishedAt: l.finishedAt, profile: l.profile,
+      campaignId: l.campaignId, machineClass: l.machineClass,
+    }];
   });
   const cells = new Map<string, CellNumbers[]>();
   for (const { runId, ...cell } of cellRows) (cells.get(runId) ?? cells.set(runId, []).get(runId)!).push(cell);
   const ratings = new Map(ratingRows.map(({ systemId, ...r }) => [systemId, r]));
-  return { smoke, runs, cells, ratings, environments };
+  const trialCells = new Map<string, TrialCell[]>();
+  for (const { runId, ...cell } of trialCellRows) (trialCells.get(runId) ?? trialCells.set(runId, []).get(runId)!).push(cell);
+  return { ...empty, runs, cells, ratings, trials, trialCells };
 }
 

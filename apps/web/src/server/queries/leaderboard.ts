@@ -1,14 +1,22 @@
 /**
- * The leaderboard: one row per system and environment (its latest completed
- * run with a ranked cell), filtered, sorted (nulls last) and paged in memory from the few queries
- * of leaderboard-data.ts.
+ * The leaderboard: one row per system and environment (its latest campaign,
+ * else its latest completed run with a ranked cell), filtered, sorted (nulls
+ * last) and paged in memory from the few queries of leaderboard-data.ts.
+ *
+ * A rate is the median of the campaign's counted trials with its 95% interval
+ * (shared/trial-figures.ts). Sorted by a rate, medians with an interval come
+ * first and share a rank when their intervals overlap (core tieGroups); a
+ * figure of one run is provisional and listed after every ranked median,
+ * without a rank.
  */
 import { KNEE_STOP_TEXT, KNEE_STOPS, PUBLISHABLE_RESOLUTION } from "@sfbench/core";
+import { tieGroups } from "@sfbench/core/stats";
 import type { Db, EnvironmentKind, LocCounts } from "@sfbench/db";
 import { byImplementation, type ImplementationClass } from "../../shared/implementation.ts";
-import { defaultDir, shownCells, type LeaderboardFilter, type RateKey, type SortKey } from "../../shared/leaderboard-params.ts";
+import { defaultDir, RATE_KEYS, shownCells, type LeaderboardFilter, type RateKey, type SortKey } from "../../shared/leaderboard-params.ts";
+import { provisional, REFERENCE_TARGET, trialFigure, type TrialFigure, type TrialValue } from "../../shared/trial-figures.ts";
 import { leaderboardData } from "./leaderboard-cache.ts";
-import { ranked, type CellNumbers, type LeaderboardData, type RatingSummary, type RunMeta, type SmokeRun } from "./leaderboard-data.ts";
+import { ranked, sameTrialsAs, type CellNumbers, type LeaderboardData, type RatingSummary, type RunMeta, type SmokeRun } from "./leaderboard-data.ts";
 
 export const PAGE_SIZE = 50;
 
@@ -24,8 +32,19 @@ export interface LeaderboardRow extends ImplementationClass {
   verified: boolean;
   /** the run's profile, shown next to its numbers */
   profile: string;
-  /** sustainable rate per workload.distribution; only ranked cells (valid, knee known to 10%); absent when not measured */
+  /** the campaign whose trials the figures are the median of; null: a single run (provisional) */
+  campaignId: string | null;
+  machineClass: string | null;
+  /** the campaign's trials counted for this row (each trial once); 1 for a single run */
+  trials: number;
+  /** how many of them the machine was busy in (repeated trials that stayed busy) */
+  busyTrials: number;
+  /** sustainable rate per workload.distribution: the median of the ranked trials (valid, knee known to 10%); absent when not measured */
   rates: Partial<Record<RateKey, number | null>>;
+  /** per rate: n, median, min, max, 95% interval and ratio to the reference */
+  figures: Partial<Record<RateKey, TrialFigure>>;
+  /** where the row stands when the board is sorted by a rate: rank (shared by tied rows), tied, provisional */
+  standing: Standing | null;
   /** the knee's resolution of each ranked rate */
   resolutions: Partial<Record<RateKey, number>>;
   /** cells that ran but are invalid: never shown as numbers */
@@ -50,6 +69,9 @@ export interface Leaderboard {
   page: number;
   pages: number;
   environments: { kind: EnvironmentKind; nodes: number }[];
+  /** the profiles and machine classes with ranked runs (the filters' choices) */
+  profiles: string[];
+  machineClasses: string[];
   /** recent completed runs without a ranked number (smoke tests): shown under the table, never ranked */
   smoke: SmokeRun[];
 }
@@ -60,19 +82,52 @@ function locTotals(loc: LocCounts | null): LeaderboardRow["loc"] {
   return counts.reduce((sum, c) => ({ app: sum.app + (c?.app ?? 0), gateway: sum.gateway + (c?.gateway ?? 0) }), { app: 0, gateway: 0 });
 }
 
-function toRow(run: RunMeta, cells: CellNumbers[], ratings: RatingSummary | undefined, focusKey: string): LeaderboardRow {
+export interface Standing {
+  /** 1 = best; rows whose intervals overlap share the rank of the best of them; null: provisional (not ranked) */
+  rank: number | null;
+  /** how many other rows share the rank */
+  tiedWith: number;
+  provisional: boolean;
+}
+
+/** Per rate, the counted trials' values of a row (its campaign's trials of its own system, or of the reference). */
+function trialValues(data: LeaderboardData, run: RunMeta, slug: string): Map<RateKey, TrialValue[]> | null {
+  if (!run.campaignId) return null;
+  const trials = data.trials.filter((t) => t.slug === slug && sameTrialsAs(run, t));
+  if (!trials.length) return null;
+  const out = new Map<RateKey, TrialValue[]>(RATE_KEYS.map((k) => [k, []]));
+  for (const t of trials) {
+    const cells = data.trialCells.get(t.runId) ?? [];
+    for (const key of RATE_KEYS) {
+      const cell = cells.find((c) => `${c.workload}.${c.distribution}` === key);
+      out.get(key)!.push({ round: t.round, rate: cell?.ranked ? cell.sustainableRate : null });
+    }
+  }
+  return out;
+}
+
+function toRow(data: LeaderboardData, run: RunMeta, cells: CellNumbers[], ratings: RatingSummary | undefined, focusKey: string): LeaderboardRow {
   const rates: LeaderboardRow["rates"] = {};
   const resolutions: LeaderboardRow["resolutions"] = {};
   const invalid: LeaderboardRow["invalid"] = {};
   const smoke: LeaderboardRow["smoke"] = {};
+  const figures: LeaderboardRow["figures"] = {};
+  const own = trialValues(data, run, run.slug);
+  const reference = run.slug === REFERENCE_TARGET ? null : trialValues(data, run, REFERENCE_TARGET);
   for (const cell of cells) {
     const key = `${cell.workload}.${cell.distribution}` as RateKey;
-    if (!cell.valid) invalid[key] = cell.invalidReason ?? "invalid";
-    else if (ranked(cell)) {
-      rates[key] = cell.sustainableRate;
-      resolutions[key] = cell.kneeResolution!;
-    } else smoke[key] = smokeReason(cell);
+    const values = own?.get(key) ?? [{ round: null, rate: ranked(cell) ? cell.sustainableRate : null }];
+    const figure = trialFigure(values, reference ? { name: REFERENCE_TARGET, trials: reference.get(key) ?? [] } : undefined);
+    if (figure) {
+      // the median of the ranked trials, even when the latest trial's own cell is not ranked
+      rates[key] = figure.median;
+      figures[key] = figure;
+      if (ranked(cell)) resolutions[key] = cell.kneeResolution!;
+    } else if (!cell.valid) invalid[key] = cell.invalidReason ?? "invalid";
+    else if (ranked(cell)) rates[key] = null;
+    else smoke[key] = smokeReason(cell);
   }
+  const counted = run.campaignId ? data.trials.filter((t) => t.slug === run.slug && sameTrialsAs(run, t)) : [];
   // the latency columns come from the stable phase at 80% of a ranked sustainable rate only
   const focusCell = cells.find((c) => ranked(c) && `${c.workload}.${c.distribution}` === focusKey);
   return {
@@ -88,7 +143,13 @@ function toRow(run: RunMeta, cells: CellNumbers[], ratings: RatingSummary | unde
     // verified: the suite passed, every cell is valid and its audit found nothing wrong
     verified: run.manifestKnown && cells.length > 0 && cells.every((c) => c.valid && c.anomaliesTotal === 0),
     profile: run.profile,
+    campaignId: run.campaignId,
+    machineClass: run.machineClass,
+    trials: Math.max(1, counted.length),
+    busyTrials: counted.filter((t) => t.busy).length,
     rates,
+    figures,
+    standing: null,
     resolutions,
     invalid,
     smoke,
@@ -134,29 +195,54 @@ function sortedRows(data: LeaderboardData, filter: LeaderboardFilter, dir: "asc"
   const cached = byView.get(key);
   if (cached) return cached;
   const focusKey = `${focus.workload}.${focus.distribution}`;
-  let rows = data.runs.map((run) => toRow(run, data.cells.get(run.runId) ?? [], data.ratings.get(run.systemId), focusKey));
+  let rows = data.runs.map((run) => toRow(data, run, data.cells.get(run.runId) ?? [], data.ratings.get(run.systemId), focusKey));
   if (filter.workload !== "all" || filter.distribution !== "all") {
     rows = rows.filter((row) => rateKeys.some((k) => k in row.rates));
   }
   const { shown, hiddenTuned } = byImplementation(rows, filter.tuned);
   rows = shown;
   const sign = dir === "asc" ? 1 : -1;
-  const keyed = rows.map((row) => ({ row, value: sortValue(row, filter.sort), name: row.name.toLowerCase() }));
+  const rateSort = (RATE_KEYS as readonly string[]).includes(filter.sort) ? (filter.sort as RateKey) : null;
+  // sorted by a rate: ranked medians first, provisional single figures after them (either direction)
+  const tier = (row: LeaderboardRow) => (rateSort && row.rates[rateSort] != null && provisional(row.figures[rateSort]) ? 1 : 0);
+  const keyed = rows.map((row) => ({ row, tier: tier(row), value: sortValue(row, filter.sort), name: row.name.toLowerCase() }));
   keyed.sort((a, b) => {
     const x = a.value;
     const y = b.value;
+    if (x !== null && y !== null && a.tier !== b.tier) return a.tier - b.tier;
     if (x === null || y === null) {
       if (x !== y) return x === null ? 1 : -1; // nulls last, either way
     } else if (x !== y) return x < y ? -sign : sign;
     return a.name < b.name ? -1 : a.name > b.name ? 1 : a.row.nodes - b.row.nodes;
   });
-  const sorted = { rows: keyed.map((k) => k.row), hiddenTuned };
+  const sortedRows = keyed.map((k) => k.row);
+  if (rateSort) standings(sortedRows, rateSort);
+  const sorted = { rows: sortedRows, hiddenTuned };
   byView.set(key, sorted);
   return sorted;
 }
 
+const rowKey = (row: LeaderboardRow) => `${row.slug}:${row.environmentKind}:${row.nodes}`;
+
+/** Ranks by the rate's median, best first; rows whose 95% intervals overlap are one tie group and share the best rank among them. */
+function standings(rows: LeaderboardRow[], key: RateKey): void {
+  const rankedRows = rows.filter((r) => r.rates[key] != null && !provisional(r.figures[key]));
+  const byKey = new Map(rankedRows.map((r) => [rowKey(r), r]));
+  let rank = 1;
+  for (const group of tieGroups(rankedRows.map((r) => ({ name: rowKey(r), median: r.figures[key]!.median, interval: r.figures[key]!.interval })))) {
+    for (const name of group) byKey.get(name)!.standing = { rank, tiedWith: group.length - 1, provisional: false };
+    rank += group.length;
+  }
+  for (const r of rows) if (r.rates[key] != null && provisional(r.figures[key])) r.standing = { rank: null, tiedWith: 0, provisional: true };
+}
+
 export async function getLeaderboard(db: Db, filter: LeaderboardFilter): Promise<Leaderboard> {
-  const data = await leaderboardData(db, { kind: filter.kind === "all" ? undefined : filter.kind, nodes: filter.nodes });
+  const data = await leaderboardData(db, {
+    kind: filter.kind === "all" ? undefined : filter.kind,
+    nodes: filter.nodes,
+    profile: filter.profile === "all" ? undefined : filter.profile,
+    machineClass: filter.machine,
+  });
   const { rateKeys, focus } = shownCells(filter);
   const dir = filter.dir ?? defaultDir(filter.sort);
   const { rows, hiddenTuned } = sortedRows(data, filter, dir);
@@ -173,6 +259,8 @@ export async function getLeaderboard(db: Db, filter: LeaderboardFilter): Promise
     page,
     pages,
     environments: data.environments,
+    profiles: data.profiles,
+    machineClasses: data.machineClasses,
     smoke: data.smoke,
   };
 }

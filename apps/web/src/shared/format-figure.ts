@@ -1,0 +1,17 @@
+/** How a trial figure reads: "1,210 [1,150, 1,270], n=3"; a single run: "1,210, n=1 (provisional)". */
+import { fmtRate } from "./format.ts";
+import type { TrialFigure } from "./trial-figures.ts";
+
+export function fmtInterval(f: Pick<TrialFigure, "interval">): string {
+  return f.interval ? `[${fmtRate(f.interval.low)}, ${fmtRate(f.interval.high)}]` : "";
+}
+
+export function fmtFigure(f: TrialFigure): string {
+  return f.interval ? `${fmtRate(f.median)} ${fmtInterval(f)}, n=${f.n}` : `${fmtRate(f.median)}, n=${f.n} (provisional)`;
+}
+
+/** "×0.84 [0.79, 0.90] of node-postgres" */
+export function fmtRatio(r: NonNullable<TrialFigure["ratio"]>): string {
+  const x = (v: number) => v.toFixed(2);
+  return `×${x(r.ratio)}${r.interval ? ` [${x(r.interval.low)}, ${x(r.interval.high)}]` : ""} of ${r.reference}`;
+}

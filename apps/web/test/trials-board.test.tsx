@@ -1,0 +1,104 @@
+/**
+ * The board ranks what it can defend: a system's rate is the median of its
+ * latest campaign's trials (a busy trial once, by its repeat), with the 95%
+ * interval and n from core stats; overlapping intervals share a rank; a
+ * single run is provisional, listed after every ranked median; profile and
+ * machine class filter; the ratio to the reference comes from the same rounds.
+ */
+import { summarize } from "@sfbench/core/stats";
+import { renderToStaticMarkup } from "react-dom/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LeaderboardTable } from "../src/components/leaderboard-table.tsx";
+import { getLeaderboard } from "../src/server/queries/leaderboard.ts";
+import { LeaderboardFilter } from "../src/shared/leaderboard-params.ts";
+import { testDatabase, type TestDatabase } from "./helpers/database.ts";
+import { importCampaignFixture, importFixture } from "./helpers/results.ts";
+
+let t: TestDatabase;
+const OTHER_MACHINE = { cpuModel: "Intel Xeon 8375C", cores: 2, memoryBytes: 8 * 2 ** 30 };
+beforeAll(async () => {
+  t = await testDatabase();
+  await importCampaignFixture(t.db, [
+    { name: "node-postgres", capacities: [1000, 1040, 980] },
+    { name: "alpha", capacities: [1500, 1620, 1560], busyRounds: [2] },
+    { name: "beta", capacities: [1540, 1580, 1500] },
+    { name: "gamma", capacities: [600, 610, 590] },
+  ]);
+  // an older single run of alpha: the campaign is shown, not it
+  await importFixture(t.db, "alpha", { capacity: 400, seed: 90, finishedAt: new Date(Date.UTC(2026, 10, 20)) });
+  // a newer single run of a faster system: provisional, never above a ranked median
+  await importFixture(t.db, "solo", { capacity: 4000, seed: 91, finishedAt: new Date(Date.UTC(2026, 10, 25)) });
+  // another machine
+  await importFixture(t.db, "other", { capacity: 900, seed: 92, machine: OTHER_MACHINE });
+});
+afterAll(async () => {
+  await t?.drop();
+});
+
+const board = (filter: Partial<LeaderboardFilter> = {}) => getLeaderboard(t.db, LeaderboardFilter.parse(filter));
+
+/** The ranked checkout uniform rates of a system's counted trials, read back from the database. */
+async function storedTrialRates(slug: string): Promise<number[]> {
+  const runs = await t.db.run.findMany({ where: { system: { slug }, campaignId: { not: null } }, include: { cells: true }, orderBy: [{ trial: "asc" }, { attempt: "desc" }] });
+  const last = runs.filter((r, i) => i === 0 || runs[i - 1]!.trial !== r.trial);
+  return last.map((r) => r.cells.find((c) => c.workload === "checkout" && c.distribution === "uniform" && c.ranked)!.sustainableRate!);
+}
+
+describe("the board of campaigns", () => {
+  it("shows the median of the latest campaign's trials with min, max, the 95% interval and n; a busy trial counts once, by its repeat", async () => {
+    const { rows } = await board();
+    const alpha = rows.find((r) => r.slug === "alpha")!;
+    const rates = await storedTrialRates("alpha");
+    expect(rates).toHaveLength(3);
+    const s = summarize(rates);
+    expect(alpha.figures["checkout.uniform"]).toMatchObject({ n: 3, median: s.median, min: s.min, max: s.max, interval: s.interval });
+    expect(alpha.rates["checkout.uniform"]).toBe(s.median);
+    expect(alpha).toMatchObject({ trials: 3, busyTrials: 0, machineClass: "8 cores, AMD EPYC 7B13, 16 GiB" });
+    expect(alpha.campaignId).not.toBeNull();
+    // the busy first attempt of round 2 measured about half: it is not among the counted values
+    expect(Math.min(...rates)).toBeGreaterThan(s.median / 1.5);
+  });
+
+  it("ranks by the median: overlapping intervals share a rank (tied), a single run is provisional and listed after every ranked median", async () => {
+    const { rows } = await board({ machine: "8 cores, AMD EPYC 7B13, 16 GiB" });
+    expect(rows.map((r) => r.slug)).toEqual([expect.stringMatching(/^(alpha|beta)$/), expect.stringMatching(/^(alpha|beta)$/), "node-postgres", "gamma", "solo"]);
+    const standing = Object.fromEntries(rows.map((r) => [r.slug, r.standing]));
+    expect(standing.alpha).toEqual({ rank: 1, tiedWith: 1, provisional: false });
+    expect(standing.beta).toEqual({ rank: 1, tiedWith: 1, provisional: false });
+    expect(standing["node-postgres"]).toEqual({ rank: 3, tiedWith: 0, provisional: false });
+    expect(standing.gamma).toEqual({ rank: 4, tiedWith: 0, provisional: false });
+    expect(standing.solo).toEqual({ rank: null, tiedWith: 0, provisional: true });
+    // the single run measured more than anyone, and still does not rank above a median
+    expect(rows.at(-1)!.rates["checkout.uniform"]).toBeGreaterThan(rows[0]!.rates["checkout.uniform"]!);
+    expect(rows.find((r) => r.slug === "solo")!.figures["checkout.uniform"]).toMatchObject({ n: 1, interval: null });
+  });
+
+  it("gives each system its ratio to the reference from the same rounds, with its interval", async () => {
+    const { rows } = await board();
+    const gamma = rows.find((r) => r.slug === "gamma")!.figures["checkout.uniform"]!;
+    expect(gamma.ratio).toMatchObject({ reference: "node-postgres", n: 3 });
+    expect(gamma.ratio!.ratio).toBeLessThan(1);
+    expect(gamma.ratio!.interval!.high).toBeLessThan(1);
+    expect(rows.find((r) => r.slug === "node-postgres")!.figures["checkout.uniform"]!.ratio).toBeUndefined();
+    expect(rows.find((r) => r.slug === "solo")!.figures["checkout.uniform"]!.ratio).toBeUndefined();
+  });
+
+  it("filters by machine class and profile, and offers the classes there are", async () => {
+    const all = await board();
+    expect(all.machineClasses).toEqual(["2 cores, Intel Xeon 8375C, 8 GiB", "8 cores, AMD EPYC 7B13, 16 GiB"]);
+    expect(all.profiles).toEqual(["standard"]);
+    expect((await board({ machine: "2 cores, Intel Xeon 8375C, 8 GiB" })).rows.map((r) => r.slug)).toEqual(["other"]);
+    expect((await board({ profile: "thesis" })).rows).toEqual([]);
+  });
+
+  it("draws medians, intervals, n and ties in the table and the chart", async () => {
+    const html = renderToStaticMarkup(<LeaderboardTable board={await board()} />);
+    const alpha = (await board()).rows.find((r) => r.slug === "alpha")!.figures["checkout.uniform"]!;
+    const fmt = (v: number) => Math.round(v).toLocaleString("en-US");
+    expect(html).toContain(`data-figure="${fmt(alpha.median)} [${fmt(alpha.interval!.low)}, ${fmt(alpha.interval!.high)}], n=3"`);
+    expect(html.match(/class="badge tied"/g)).toHaveLength(2);
+    expect(html).toContain('data-rank="provisional"');
+    expect(html).toContain('data-testid="board-chart"');
+    expect(html.match(/class="error-bar"/g)!.length).toBeGreaterThanOrEqual(4);
+  });
+});
