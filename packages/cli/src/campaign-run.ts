@@ -90,7 +90,7 @@ export async function campaign(opts: CampaignOptions): Promise<CampaignOutcome> 
           docs.set(doc.runId, doc);
           const busy = doc.noise?.busy === true;
           const repeat = repeatBusy(doc, attempt, opts.busyRepeats);
-          trials.push({ target, round, trial: round, attempt, runId: doc.runId, document: relative(dir, file), status: doc.status, counted: !repeat, ...(doc.noise ? { noise: doc.noise } : {}) });
+          trials.push({ target, round, trial: round, attempt, runId: doc.runId, document: relative(dir, file), status: doc.status, counted: !repeat, ...(doc.noise ? { noise: doc.noise } : {}), notes: trialNotes(doc) });
           if (busy) note(`campaign: ${target}'s trial was busy: ${doc.noise!.busyBecause.join("; ")}${repeat ? "; once more" : "; counted (no repeats left)"}`);
           if (!repeat) break;
           busyRepeated++;
@@ -107,6 +107,12 @@ export async function campaign(opts: CampaignOptions): Promise<CampaignOutcome> 
   writeFileSync(file, JSON.stringify(parsed.campaign, null, 2) + "\n", { flag: "wx" });
   const allCompleted = trials.filter((t) => t.counted).every((t) => t.status === "completed");
   return { code: !error && allCompleted ? 0 : 1, doc: parsed.campaign, file, dir };
+}
+
+/** Why a trial gives no figure for a cell: its run's error, or each invalid cell's reason. */
+export function trialNotes(doc: Pick<ResultDocument, "error" | "cells">): string[] {
+  if (doc.error) return [`${doc.error.stage}: ${doc.error.message}`];
+  return doc.cells.flatMap((c) => (c.valid ? [] : [`${cellName(c)}: ${c.invalidReason ?? "invalid"}`]));
 }
 
 /**

@@ -34,14 +34,27 @@ export function campaignRows(doc: CampaignDocument): string[][] {
   });
 }
 
+/** How busy the machine was over the campaign's measured trials: busy count, CPU outside the runs and the 1-minute load average, lowest to highest. */
+export function noiseLine(doc: CampaignDocument): string {
+  const noises = doc.trials.flatMap((t) => (t.noise ? [t.noise] : []));
+  if (!noises.length) return "no trial measured the machine's noise";
+  const range = (xs: number[]) => `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}`;
+  return `${noises.filter((n) => n.busy).length} of ${noises.length} measured trials busy; CPU outside the runs ${range(noises.map((n) => n.outsideCores))} cores, load average (1 min) ${range(noises.map((n) => n.loadAverage.start[0]))}`;
+}
+
 const heading = (doc: CampaignDocument) =>
-  `campaign ${doc.campaignId} (${doc.kind}, ${doc.status}${doc.error ? `: ${doc.error}` : ""}): ${doc.targets.map((t) => `${t.name} ${t.version}`).join(", ")}; profile ${doc.profile}, ${doc.trialsPerTarget} trial${doc.trialsPerTarget === 1 ? "" : "s"} each, order seed ${doc.orderSeed}; ${doc.busyRepeated} busy trial${doc.busyRepeated === 1 ? "" : "s"} repeated; ${doc.machine.cpuModel}, ${doc.machine.cores} cores`;
+  `campaign ${doc.campaignId} (${doc.kind}, ${doc.status}${doc.error ? `: ${doc.error}` : ""}): ${doc.targets.map((t) => `${t.name} ${t.version}`).join(", ")}; profile ${doc.profile}, ${doc.trialsPerTarget} trial${doc.trialsPerTarget === 1 ? "" : "s"} each, order seed ${doc.orderSeed}; ${doc.busyRepeated} busy trial${doc.busyRepeated === 1 ? "" : "s"} repeated; ${noiseLine(doc)}; ${doc.machine.cpuModel}, ${doc.machine.cores} cores`;
+
+/** The trials that gave no figure for some cell, and why (round, target, attempt). */
+export function trialNotesLines(doc: CampaignDocument): string[] {
+  return doc.trials.flatMap((t) => t.notes.map((n) => `round ${t.round}, ${t.target}${t.attempt > 1 ? ` (attempt ${t.attempt})` : ""}${t.counted ? "" : " (busy, repeated)"}: ${n.split("\n")[0]}`));
+}
 
 export function campaignTable(doc: CampaignDocument): string {
   const rows = campaignRows(doc);
   const widths = CAMPAIGN_HEAD.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((v, i) => (i < 2 || i === r.length - 1 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join("  ").trimEnd();
-  return [heading(doc), line(CAMPAIGN_HEAD), ...rows.map(line)].join("\n") + "\n";
+  return [heading(doc), line(CAMPAIGN_HEAD), ...rows.map(line), ...trialNotesLines(doc)].join("\n") + "\n";
 }
 
 export function campaignMarkdown(doc: CampaignDocument, link?: string): string {
@@ -52,5 +65,6 @@ export function campaignMarkdown(doc: CampaignDocument, link?: string): string {
     `| ${CAMPAIGN_HEAD.join(" | ")} |`,
     `|${CAMPAIGN_HEAD.map((_, i) => (i < 2 ? "---" : "---:")).join("|")}|`,
     ...campaignRows(doc).map((r) => `| ${r.map(esc).join(" | ")} |`),
+    ...trialNotesLines(doc).map((l, i) => `${i === 0 ? "\n" : ""}- ${l}`),
   ].join("\n") + "\n";
 }

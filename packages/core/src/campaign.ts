@@ -32,6 +32,8 @@ export const CampaignTrial = z.strictObject({
   counted: z.boolean(),
   /** the trial's noise, copied from its document (absent when the run failed before measuring) */
   noise: Noise.optional(),
+  /** why the trial gives no figure for a cell: the run's error (stage: message), or a cell's invalid reason (cell: reason); empty when every cell counts */
+  notes: z.array(z.string().min(1)).default([]),
 });
 export type CampaignTrial = z.infer<typeof CampaignTrial>;
 
