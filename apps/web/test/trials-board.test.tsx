@@ -9,7 +9,12 @@ import { summarize } from "@sfbench/core/stats";
 import { renderToStaticMarkup } from "react-dom/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LeaderboardTable } from "../src/components/leaderboard-table.tsx";
+import { getHeadline } from "../src/server/queries/badge.ts";
+import { getCompare } from "../src/server/queries/compare.ts";
 import { getLeaderboard } from "../src/server/queries/leaderboard.ts";
+import { getSystemCampaigns } from "../src/server/queries/system-campaigns.ts";
+import { campaignChange } from "../src/shared/campaign-change.ts";
+import { readCompareSlugs } from "../src/shared/compare-params.ts";
 import { LeaderboardFilter } from "../src/shared/leaderboard-params.ts";
 import { testDatabase, type TestDatabase } from "./helpers/database.ts";
 import { importCampaignFixture, importFixture } from "./helpers/results.ts";
@@ -24,6 +29,11 @@ beforeAll(async () => {
     { name: "beta", capacities: [1540, 1580, 1500] },
     { name: "gamma", capacities: [600, 610, 590] },
   ]);
+  // an earlier campaign: gamma was much slower then (a change), beta about the same (noise)
+  await importCampaignFixture(t.db, [
+    { name: "beta", capacities: [1520, 1570, 1510] },
+    { name: "gamma", capacities: [300, 310, 305] },
+  ], { start: new Date(Date.UTC(2026, 10, 21, 6)), seed: 2 });
   // an older single run of alpha: the campaign is shown, not it
   await importFixture(t.db, "alpha", { capacity: 400, seed: 90, finishedAt: new Date(Date.UTC(2026, 10, 20)) });
   // a newer single run of a faster system: provisional, never above a ranked median
@@ -100,5 +110,36 @@ describe("the board of campaigns", () => {
     expect(html).toContain('data-rank="provisional"');
     expect(html).toContain('data-testid="board-chart"');
     expect(html.match(/class="error-bar"/g)!.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it("compares every system of the board at once, with each one's median, interval and n", async () => {
+    const slugs = ["node-postgres", "alpha", "beta", "gamma", "solo", "other"];
+    expect(readCompareSlugs({ systems: slugs.join(",") })).toMatchObject({ slugs, problem: null });
+    const c = await getCompare(t.db, slugs);
+    const shown = c.systems.filter((s) => s.runId);
+    expect(shown.length).toBeGreaterThanOrEqual(5);
+    expect(c.input.systems.length).toBe(shown.length);
+    const alpha = c.systems.find((s) => s.slug === "alpha")!;
+    expect(alpha.campaign).toBe(true);
+    expect(alpha.figures["checkout.uniform"]).toEqual((await board()).rows.find((r) => r.slug === "alpha")!.figures["checkout.uniform"]);
+  });
+
+  it("puts the median of the latest campaign on the badge", async () => {
+    const alpha = await getHeadline(t.db, "alpha");
+    const median = (await board()).rows.find((r) => r.slug === "alpha")!.figures["checkout.uniform"]!.median;
+    expect(alpha?.result).toMatchObject({ rate: median, n: 3, distribution: "uniform" });
+    expect((await getHeadline(t.db, "solo"))?.result?.n).toBe(1);
+  });
+
+  it("says a system changed since the previous campaign only when the two intervals do not overlap", async () => {
+    const id = async (slug: string) => (await t.db.system.findUniqueOrThrow({ where: { slug } })).id;
+    const gamma = (await getSystemCampaigns(t.db, await id("gamma")))!;
+    expect(gamma.latest.trials).toBe(3);
+    expect(gamma.previous?.trials).toBe(3);
+    expect(campaignChange(gamma.latest.figures["checkout.uniform"], gamma.previous!.figures["checkout.uniform"]).kind).toBe("changed");
+    const beta = (await getSystemCampaigns(t.db, await id("beta")))!;
+    expect(campaignChange(beta.latest.figures["checkout.uniform"], beta.previous!.figures["checkout.uniform"]).kind).toBe("noise");
+    expect((await getSystemCampaigns(t.db, await id("alpha")))!.previous).toBeNull();
+    expect(await getSystemCampaigns(t.db, await id("solo"))).toBeNull();
   });
 });

@@ -4,6 +4,7 @@
  */
 import { PAGE_SIZE, type Leaderboard, type LeaderboardRow } from "../server/queries/leaderboard.ts";
 import { fmtDate, fmtEnvironment, fmtMs, fmtNumber, fmtPercent, fmtRate, fmtResolution, rateUnit } from "../shared/format.ts";
+import { compareHref } from "../shared/compare-params.ts";
 import { fmtFigure, fmtInterval, fmtRatio } from "../shared/format-figure.ts";
 import { defaultDir, type LeaderboardFilter, type RateKey, type SortKey } from "../shared/leaderboard-params.ts";
 import { BoardChart } from "./board-chart.tsx";
@@ -132,7 +133,12 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
 
           </tbody>
         </table>
-        {board.rows.length > 1 ? <button type="submit" className="compare-button">Compare selected</button> : null}
+        {board.rows.length > 1 ? (
+          <>
+            <button type="submit" className="compare-button">Compare selected</button>{" "}
+            <a href={compareHref([...new Set(board.rows.map((r) => r.slug))], undefined, board.filter.tuned)} data-testid="compare-all">compare every system on this page</a>
+          </>
+        ) : null}
       </form>
       {board.hiddenTuned > 0 ? (
         <p className="muted" data-testid="tuned-hidden">

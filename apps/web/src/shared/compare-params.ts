@@ -1,11 +1,10 @@
 /**
- * The compare page's URL: `systems=a,b` (2-4 slugs); the leaderboard's checkboxes send `s=a&s=b`, which is redirected to it.
+ * The compare page's URL: `systems=a,b,...` (2 or more slugs, every system of the board if asked); the leaderboard's checkboxes send `s=a&s=b`, which is redirected to it.
  * `tuned=1` charts tuned implementations too (hidden by default, like on the leaderboard).
  */
 import { ShowTuned } from "./implementation.ts";
 
 export const MIN_SYSTEMS = 2;
-export const MAX_SYSTEMS = 4;
 
 type Search = Record<string, string | string[] | undefined>;
 
@@ -22,10 +21,9 @@ export function readCompareSlugs(params: Search): { slugs: string[]; problem: st
   const raw = [...list(params.systems).flatMap((v) => v.split(",")), ...fromS].map((s) => s.trim().toLowerCase()).filter(Boolean);
   const slugs = [...new Set(raw)].filter((s) => /^[a-z0-9][a-z0-9-]{0,62}$/.test(s));
   let problem: string | null = null;
-  if (raw.length === 0) problem = "Pick 2 to 4 systems: on the leaderboard, or type their names above.";
+  if (raw.length === 0) problem = `Pick ${MIN_SYSTEMS} or more systems: on the leaderboard, or type their names above.`;
   else if (slugs.length < MIN_SYSTEMS) problem = `Pick at least ${MIN_SYSTEMS} different systems to compare.`;
-  else if (slugs.length > MAX_SYSTEMS) problem = `Compare at most ${MAX_SYSTEMS} systems at once (you picked ${slugs.length}).`;
-  return { slugs: slugs.slice(0, 8), problem, canonical: fromS.length > 0 && problem === null };
+  return { slugs, problem, canonical: fromS.length > 0 && problem === null };
 }
 
 /** Whether the compare page shows tuned implementations (`tuned=1`); a bad value hides them. */

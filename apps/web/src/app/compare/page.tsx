@@ -1,4 +1,4 @@
-/** Compare 2-4 systems side by side: /compare?systems=a,b[,c,d][&env=local:1]. The charts are the thesis's figures. */
+/** Compare systems side by side (2 or more, up to every system of the board): /compare?systems=a,b[,...][&env=local:1]. The charts are the thesis's figures. */
 import type { Metadata } from "next";
 import Link from "next/link";
 import { redirect } from "next/navigation";
@@ -7,6 +7,7 @@ import { getDb } from "../../server/db.ts";
 import { getCompare, parseEnvironment } from "../../server/queries/compare.ts";
 import { microCompareInput } from "../../server/queries/micro.ts";
 import { fmtEnvironment } from "../../shared/format.ts";
+import { CompareFigures } from "../../components/compare-figures.tsx";
 import { ImplementationBadge } from "../../components/implementation-class.tsx";
 import { compareHref, readCompareSlugs, readShowTuned } from "../../shared/compare-params.ts";
 
@@ -26,7 +27,7 @@ export default async function ComparePage({ searchParams }: { searchParams: Prom
       <h1>Compare</h1>
       <form method="get" action="/compare" className="filters">
         <label>
-          Systems (2-4, comma-separated)
+          Systems (2 or more, comma-separated)
           <input name="systems" defaultValue={slugs.join(",")} placeholder="node-postgres,restate" size={40} />
         </label>
         <label title="tuned: optimised for this benchmark (target.json implementation)">
@@ -81,6 +82,7 @@ async function CompareBody({ slugs, envText, tuned }: { slugs: string[]; envText
           </li>
         ))}
       </ul>
+      <CompareFigures systems={compare.systems} />
       <div data-testid="compare-charts">
         <CompareCharts data={data} />
       </div>

@@ -1,5 +1,5 @@
 /**
- * The compare page's data: for 2-4 systems, the latest completed run of each in
+ * The compare page's data: for 2 or more systems, the latest completed run of each in
  * one environment, its stored result document, LOC, ratings, and the checkout
  * sustainable rate at every node count of that environment kind (scalability).
  * Latest runs, LOC, ratings and rates come from the leaderboard's data (one
@@ -7,12 +7,16 @@
  * The environment is the one asked for, else the one most of the systems have
  * (ties: more nodes). Tuned implementations are left out unless asked for
  * (shared/implementation.ts): a system whose latest run there is tuned is
- * listed as hidden, not charted.
+ * listed as hidden, not charted. Each system's rates are the board's figures
+ * (the median of its latest campaign's trials with their 95% interval).
  */
 import type { Db, EnvironmentKind } from "@sfbench/db";
 import type { CompareInput } from "../../charts/index.ts";
 import { HEADLINE } from "../../shared/headline.ts";
 import { byImplementation, type ImplementationClass } from "../../shared/implementation.ts";
+import type { RateKey } from "../../shared/leaderboard-params.ts";
+import type { TrialFigure } from "../../shared/trial-figures.ts";
+import { runFigures } from "./leaderboard.ts";
 import { leaderboardData } from "./leaderboard-cache.ts";
 import { ranked, type RunMeta } from "./leaderboard-data.ts";
 import { storedResult } from "./stored-result.ts";
@@ -32,6 +36,10 @@ export interface CompareSystem {
   cls: ImplementationClass | null;
   /** not charted because its latest runs are of a tuned implementation, left out */
   tunedHidden: boolean;
+  /** per rate: median, 95% interval, n and ratio to the reference, as on the board */
+  figures: Partial<Record<RateKey, TrialFigure>>;
+  /** the figures are a campaign's (else one run's) */
+  campaign: boolean;
 }
 
 export interface Compare {
@@ -104,6 +112,8 @@ export async function getCompare(db: Db, slugs: string[], wanted?: Environment, 
       version: run?.version ?? null,
       cls: run ? { implementation: run.implementation, guarantees: run.guarantees } : null,
       tunedHidden: !run && hiddenTuned.has(system.id),
+      figures: run ? runFigures(data, run) : {},
+      campaign: Boolean(run?.campaignId),
     });
     if (!run || !doc) continue;
     input.systems.push({

@@ -106,22 +106,32 @@ function trialValues(data: LeaderboardData, run: RunMeta, slug: string): Map<Rat
   return out;
 }
 
+/** Per rate, the figure of a shown run: its campaign's counted trials (with the reference's for the ratio), or the run alone. */
+export function runFigures(data: LeaderboardData, run: RunMeta): Partial<Record<RateKey, TrialFigure>> {
+  const own = trialValues(data, run, run.slug);
+  const reference = run.slug === REFERENCE_TARGET ? null : trialValues(data, run, REFERENCE_TARGET);
+  const figures: Partial<Record<RateKey, TrialFigure>> = {};
+  for (const cell of data.cells.get(run.runId) ?? []) {
+    const key = `${cell.workload}.${cell.distribution}` as RateKey;
+    const values = own?.get(key) ?? [{ round: null, rate: ranked(cell) ? cell.sustainableRate : null }];
+    const figure = trialFigure(values, reference ? { name: REFERENCE_TARGET, trials: reference.get(key) ?? [] } : undefined);
+    if (figure) figures[key] = figure;
+  }
+  return figures;
+}
+
 function toRow(data: LeaderboardData, run: RunMeta, cells: CellNumbers[], ratings: RatingSummary | undefined, focusKey: string): LeaderboardRow {
   const rates: LeaderboardRow["rates"] = {};
   const resolutions: LeaderboardRow["resolutions"] = {};
   const invalid: LeaderboardRow["invalid"] = {};
   const smoke: LeaderboardRow["smoke"] = {};
-  const figures: LeaderboardRow["figures"] = {};
-  const own = trialValues(data, run, run.slug);
-  const reference = run.slug === REFERENCE_TARGET ? null : trialValues(data, run, REFERENCE_TARGET);
+  const figures = runFigures(data, run);
   for (const cell of cells) {
     const key = `${cell.workload}.${cell.distribution}` as RateKey;
-    const values = own?.get(key) ?? [{ round: null, rate: ranked(cell) ? cell.sustainableRate : null }];
-    const figure = trialFigure(values, reference ? { name: REFERENCE_TARGET, trials: reference.get(key) ?? [] } : undefined);
+    const figure = figures[key];
     if (figure) {
       // the median of the ranked trials, even when the latest trial's own cell is not ranked
       rates[key] = figure.median;
-      figures[key] = figure;
       if (ranked(cell)) resolutions[key] = cell.kneeResolution!;
     } else if (!cell.valid) invalid[key] = cell.invalidReason ?? "invalid";
     else if (ranked(cell)) rates[key] = null;

@@ -7,10 +7,12 @@ import { VerifyEmailNotice } from "../../../client/verify-email-notice.tsx";
 import { SystemEditForm } from "../../../client/system-edit-form.tsx";
 import { ClusterOnly, clusterOnlyReason } from "../../../components/cluster-only.tsx";
 import { RunStatus } from "../../../components/run-status.tsx";
+import { SystemCampaignsSection } from "../../../components/system-campaigns.tsx";
 import { SystemExperimentsSections } from "../../../components/system-experiments.tsx";
 import { VersionLoc } from "../../../components/version-loc.tsx";
 import { getDb } from "../../../server/db.ts";
 import { getSystem, HISTORY_LIMIT } from "../../../server/queries/system.ts";
+import { getSystemCampaigns } from "../../../server/queries/system-campaigns.ts";
 import { getSystemExperiments } from "../../../server/queries/system-experiments.ts";
 import { countingRule } from "../../../server/ratings/counted.ts";
 import { getViewer } from "../../../server/viewer.ts";
@@ -33,7 +35,7 @@ export default async function SystemPage({ params }: Props) {
   const db = await getDb();
   const system = await getSystem(db, slug, viewer?.id);
   if (!system) notFound();
-  const experiments = await getSystemExperiments(db, system.id, system.versions[0]?.manifest ?? null);
+  const [experiments, campaigns] = await Promise.all([getSystemExperiments(db, system.id, system.versions[0]?.manifest ?? null), getSystemCampaigns(db, system.id)]);
   const clusterOnly = clusterOnlyReason(system.runs);
   return (
     <>
@@ -72,6 +74,8 @@ export default async function SystemPage({ params }: Props) {
       ) : (
         <RatingForm slug={system.slug} mine={system.myRating} />
       )}
+
+      <SystemCampaignsSection data={campaigns} />
 
       <h2>Runs</h2>
       <table className="table" data-testid="run-history">
