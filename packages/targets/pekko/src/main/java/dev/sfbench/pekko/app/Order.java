@@ -16,6 +16,8 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
 import org.apache.pekko.persistence.typed.RecoveryCompleted;
+import org.apache.pekko.persistence.typed.SnapshotSelectionCriteria;
+import org.apache.pekko.persistence.typed.javadsl.Recovery;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandler;
 import org.apache.pekko.persistence.typed.javadsl.Effect;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
@@ -115,6 +117,12 @@ public final class Order extends EventSourcedBehavior<Order.Command, Order.Event
   @Override
   public State emptyState() {
     return new State();
+  }
+
+  /** Orders never snapshot (a saga is a handful of events): recovery skips the snapshot store's query. */
+  @Override
+  public Recovery recovery() {
+    return Recovery.withSnapshotSelectionCriteria(SnapshotSelectionCriteria.none());
   }
 
   @Override
