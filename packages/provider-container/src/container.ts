@@ -14,13 +14,22 @@
  * .sfbench/containers/<runId>/state.json, so teardown from another process
  * (the worker's sweep) finds everything; every container carries the label
  * org.sfbench.run=<runId>.
+ *
+ * Nodes: a run started with a node count (a manifest that declares `nodes`)
+ * gets one container per node, each with the class's CPU quota and memory, its
+ * own port and cluster port and SFBENCH_NODE_INDEX / SFBENCH_NODES /
+ * SFBENCH_CLUSTER_PORT / SFBENCH_CLUSTER_PEERS as provider-local sets them;
+ * with routing "balancer" provider-local's balancer process listens on the
+ * run's port in front of them (it is sfbench's, not the target's: not in the
+ * cost). Without a node count: the one container on the run's port.
  */
 import { spawn } from "node:child_process";
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import type { TargetManifest } from "@sfbench/core";
-import { isAlive, TargetBusyError, TargetError } from "@sfbench/provider-local";
+import { nodeSupport } from "@sfbench/core";
+import { isAlive, spawnBalancerProcess, TargetBusyError, TargetError } from "@sfbench/provider-local";
 import { DURABLE, kafkaBrokers, paths, redisUrl, SCRATCH, startPostgresInstance, stopPostgresInstance, up, type PostgresReportedSettings, type ServiceName } from "@sfbench/services";
 import { z } from "zod";
 import { MachineClass } from "./machine.ts";
@@ -34,6 +43,10 @@ const ContainerNode = z.strictObject({
   container: z.string(),
   port: z.number().int().positive(),
   url: z.string(),
+  /** SFBENCH_CLUSTER_PORT (a run started with a node count) */
+  clusterPort: z.number().int().positive().optional(),
+  /** SFBENCH_NODES the container was started with */
+  nodes: z.number().int().positive().optional(),
   log: z.string(),
   /** the host directory mounted at /data (SFBENCH_DATA_DIR), kept across restarts */
   dataDir: z.string(),
@@ -63,6 +76,10 @@ export const ContainerTarget = z.strictObject({
   nodes: z.array(ContainerNode),
   /** nodes killed on purpose and not started again */
   killed: z.array(z.number().int()).default([]),
+  /** started with a node count: nodes get SFBENCH_NODE_* and can be added */
+  cluster: z.boolean().default(false),
+  /** sfbench's balancer on `port` (routing "balancer" with a node count) */
+  balancer: z.strictObject({ pid: z.number().int(), port: z.number().int(), log: z.string(), backendsFile: z.string() }).optional(),
   startedAt: z.string(),
 });
 export type ContainerTarget = z.infer<typeof ContainerTarget>;
@@ -97,7 +114,31 @@ export interface ContainerStartOptions {
   port?: number;
   /** SFBENCH_TRACE=1: span lines to stdout, hence to the node's log */
   trace?: boolean;
+  /**
+   * This many containers of a manifest that declares `nodes` (1..nodes.max),
+   * as provider-local's `nodes`: absent, the one plain container; given (also
+   * 1), every node gets SFBENCH_NODE_* and, with routing "balancer", sfbench's
+   * balancer takes the run's port.
+   */
+  nodes?: number;
   onProgress?: (message: string) => void;
+}
+
+/** Where and as what a node's container starts (provider-local's NodePlan). */
+export interface ContainerNodePlan {
+  index: number;
+  port: number;
+  clusterPort?: number;
+  /** SFBENCH_NODES */
+  nodes?: number;
+  /** every node's cluster port, index order (SFBENCH_CLUSTER_PEERS) */
+  peers?: number[];
+}
+
+/** A restarted node gets its ports back and the nodes there are now (one added since its first start included). */
+export function planOf(state: ContainerTarget, node: ContainerNode): ContainerNodePlan {
+  if (!state.cluster) return { index: node.index, port: node.port };
+  return { index: node.index, port: node.port, clusterPort: node.clusterPort!, nodes: state.nodes.length, peers: state.nodes.map((n) => n.clusterPort!) };
 }
 
 /** What every node's container gets from the services the manifest declares. */
@@ -126,14 +167,26 @@ export interface LaunchedNode {
  * Runs node `index`'s container (removing a stopped one of the same name
  * first: a restart), its output appended to its log.
  */
-export async function launchNode(state: ContainerTarget, manifest: TargetManifest, index: number, port: number, opts: { truncateLog: boolean; cpus?: string; onProgress?: (m: string) => void }): Promise<LaunchedNode> {
+export async function launchNode(state: ContainerTarget, manifest: TargetManifest, plan: ContainerNodePlan, opts: { truncateLog: boolean; cpus?: string; onProgress?: (m: string) => void }): Promise<LaunchedNode> {
+  const { index, port } = plan;
   const name = containerName(state.runId, index);
   await podman(["rm", "--force", "--ignore", name]);
   const dir = runDir(state.runId);
   const dataDir = join(dir, `node-${index}`, "data");
   mkdirSync(dataDir, { recursive: true });
   const log = join(dir, `node-${index}.log`);
-  const env = { ...serviceEnv(manifest, state), PORT: String(port) };
+  const env = {
+    ...serviceEnv(manifest, state),
+    PORT: String(port),
+    ...(plan.nodes !== undefined
+      ? {
+          SFBENCH_NODE_INDEX: String(index),
+          SFBENCH_NODES: String(plan.nodes),
+          SFBENCH_CLUSTER_PORT: String(plan.clusterPort),
+          SFBENCH_CLUSTER_PEERS: (plan.peers ?? []).map((p) => `127.0.0.1:${p}`).join(","),
+        }
+      : {}),
+  };
   const { machine } = state;
   const args = [
     "run",
@@ -163,7 +216,18 @@ export async function launchNode(state: ContainerTarget, manifest: TargetManifes
   child.on("error", (e) => (exited = `an error: ${e.message}`));
   if (!child.pid) throw new TargetError(`could not run podman for ${name}`);
   child.unref();
-  const node: ContainerNode = { index, container: name, port, url: `http://127.0.0.1:${port}`, log, dataDir, clientPid: child.pid, startedAt: new Date().toISOString() };
+  const node: ContainerNode = {
+    index,
+    container: name,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    ...(plan.clusterPort !== undefined ? { clusterPort: plan.clusterPort } : {}),
+    ...(plan.nodes !== undefined ? { nodes: plan.nodes } : {}),
+    log,
+    dataDir,
+    clientPid: child.pid,
+    startedAt: new Date().toISOString(),
+  };
   return { node, exited: () => exited };
 }
 
@@ -173,6 +237,18 @@ export function portFree(port: number): Promise<boolean> {
     const server = createServer();
     server.once("error", () => resolve(false));
     server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+/** A loopback port nothing listens on now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
   });
 }
 
@@ -220,9 +296,42 @@ export async function startRunPostgres(runId: string, manifest: TargetManifest, 
   return { pid: pgi.pid, port: pgi.port, url: pgi.url, dir: pgi.dir, settings: pgi.settings };
 }
 
-/** A started container target; `exited` says how node 0's container ended (undefined while it runs). */
+/** A started container target; `exited` says how a node's container ended (undefined while every one runs), `nodeExits` per node. */
 export interface StartedContainerTarget extends ContainerTarget {
   exited(): string | undefined;
+  nodeExits: Map<number, () => string | undefined>;
+}
+
+/** The node count asked for, checked against what the manifest declares (as provider-local checks it). */
+function nodeCount(manifest: TargetManifest, nodes: number | undefined): number {
+  if (nodes === undefined) return 1;
+  const { max } = nodeSupport(manifest);
+  if (!Number.isInteger(nodes) || nodes < 1) throw new TargetError(`nodes: ${nodes} is not a node count (allowed: an integer from 1 to ${max})`);
+  if (nodes > max) {
+    throw new TargetError(
+      manifest.nodes ? `nodes: ${manifest.name} supports at most ${max} nodes (target.json nodes.max)` : `nodes: ${manifest.name} is a single-process target (its target.json declares no nodes), so it runs as 1 node only`,
+    );
+  }
+  return nodes;
+}
+
+const backendsFile = (runId: string) => join(runDir(runId), "balancer.json");
+
+/** The balancer's backends: every node's URL (it skips a dead one by its refused connection). */
+export function writeBackends(state: ContainerTarget): string {
+  const file = backendsFile(state.runId);
+  writeFileSync(file, JSON.stringify({ backends: state.nodes.map((n) => n.url) }));
+  return file;
+}
+
+/** Ends the balancer's process group, if it runs. */
+function stopBalancer(state: ContainerTarget | undefined): void {
+  if (!state?.balancer || !isAlive(state.balancer.pid)) return;
+  try {
+    process.kill(-state.balancer.pid, "SIGKILL");
+  } catch {
+    // gone meanwhile
+  }
 }
 
 /**
@@ -234,6 +343,9 @@ export interface StartedContainerTarget extends ContainerTarget {
 export async function startContainerTarget(opts: ContainerStartOptions): Promise<StartedContainerTarget> {
   const { runId, manifest } = opts;
   if (readContainerState(runId)) throw new TargetError(`run ${runId} already has a container target; tear it down first (teardownRun)`);
+  const count = nodeCount(manifest, opts.nodes);
+  const cluster = opts.nodes !== undefined;
+  const balanced = cluster && nodeSupport(manifest).routing === "balancer";
   const port = opts.port ?? manifest.port;
   // with the host's network a taken port would let the health check reach someone else's server
   if (!(await portFree(port))) throw new TargetBusyError(`port ${port} on 127.0.0.1 is in use; choose another port`);
@@ -247,6 +359,7 @@ export async function startContainerTarget(opts: ContainerStartOptions): Promise
     trace: opts.trace ?? false,
     nodes: [],
     killed: [],
+    cluster,
     startedAt: new Date().toISOString(),
   };
   rmSync(runDir(runId), { recursive: true, force: true });
@@ -261,12 +374,33 @@ export async function startContainerTarget(opts: ContainerStartOptions): Promise
       state.postgres = await startRunPostgres(runId, manifest, { onProgress: opts.onProgress });
       writeContainerState(state);
     }
-    const launched = await launchNode(state, manifest, 0, port, { truncateLog: true, onProgress: opts.onProgress });
-    state.nodes = [launched.node];
-    writeContainerState(state);
+    const plans: ContainerNodePlan[] = [];
+    for (let index = 0; index < count; index++) {
+      plans.push({ index, port: balanced || index > 0 ? await freePort() : port, ...(cluster ? { clusterPort: await freePort(), nodes: count } : {}) });
+    }
+    if (cluster) for (const p of plans) p.peers = plans.map((q) => q.clusterPort!);
     const timeoutMs = (manifest.local?.startupTimeoutSeconds ?? DEFAULT_STARTUP_SECONDS) * 1000;
-    await waitHealthy(state.url + manifest.health, launched.exited, timeoutMs, launched.node.log);
-    return { ...state, exited: launched.exited };
+    const nodeExits = new Map<number, () => string | undefined>();
+    const start = async (plan: ContainerNodePlan) => {
+      const launched = await launchNode(state, manifest, plan, { truncateLog: true, onProgress: opts.onProgress });
+      nodeExits.set(plan.index, launched.exited);
+      state.nodes = [...state.nodes, launched.node].sort((a, b) => a.index - b.index);
+      writeContainerState(state);
+      await waitHealthy(launched.node.url + manifest.health, launched.exited, timeoutMs, launched.node.log);
+    };
+    // node 0 first (members of a self-routed target join it), then the others together
+    await start(plans[0]!);
+    await Promise.all(plans.slice(1).map(start));
+    if (balanced) {
+      state.balancer = await spawnBalancerProcess(port, writeBackends(state), join(runDir(runId), "balancer.log"));
+      writeContainerState(state);
+      await waitHealthy(state.url + manifest.health, () => (isAlive(state.balancer!.pid) ? undefined : "its process gone"), timeoutMs, state.balancer.log);
+    }
+    const exited = () => {
+      for (const [index, how] of nodeExits) if (how() !== undefined) return count > 1 ? `node ${index}: ${how()}` : how();
+      return undefined;
+    };
+    return { ...state, exited, nodeExits };
   } catch (e) {
     await teardownRun(runId);
     throw e;
@@ -299,6 +433,13 @@ export async function runContainers(runId?: string): Promise<string[]> {
  * already torn down, or never started, is fine.
  */
 export async function teardownRun(runId: string, opts: { logsTo?: string } = {}): Promise<void> {
+  let state: ContainerTarget | undefined;
+  try {
+    state = readContainerState(runId);
+  } catch {
+    // an unreadable state file: the containers are still found by their label
+  }
+  stopBalancer(state);
   const names = await runContainers(runId).catch(() => [] as string[]);
   if (names.length) await podman(["rm", "--force", "--time", "0", ...names]);
   await stopPostgresInstance(postgresDir(runId));

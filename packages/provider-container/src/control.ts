@@ -1,22 +1,31 @@
 /**
  * The resilience experiments' hands on a target run from its image (core's
- * TargetControl, as provider-local's localTargetControl): kill the container
- * (a single-node target dies whole, its own PostgreSQL included, as a local
- * one does), start it again with its data, and the pids the cost sampler
- * counts: each container's first process (every process of a container
- * descends from it, so its tree is the container's cgroup) and its own
- * PostgreSQL's postmaster.
- *
- * One container per target for now: a manifest's `nodes` are not run as
- * several containers, so addNode says so (the scale-up and scalability
- * experiments then fail with that message instead of measuring something else).
+ * TargetControl, as provider-local's localTargetControl): kill a node's
+ * container (a single-node target dies whole, its own PostgreSQL included, as
+ * a local one does), start it again with its data, add a node to an elastic
+ * target started with a node count (the balancer gets it on SIGHUP), and the
+ * pids the cost sampler counts: each container's first process (every process
+ * of a container descends from it, so its tree is the container's cgroup) and
+ * its own PostgreSQL's postmaster.
  */
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { nodeSupport, type TargetControl, type TargetManifest } from "@sfbench/core";
 import { isAlive, TargetError } from "@sfbench/provider-local";
 import { cgroupCpuSeconds } from "./cgroup.ts";
-import { containerPid, launchNode, readContainerState, startRunPostgres, waitHealthy, writeContainerState, type ContainerTarget, type StartedContainerTarget } from "./container.ts";
+import {
+  containerPid,
+  freePort,
+  launchNode,
+  planOf,
+  readContainerState,
+  startRunPostgres,
+  waitHealthy,
+  writeBackends,
+  writeContainerState,
+  type ContainerTarget,
+  type StartedContainerTarget,
+} from "./container.ts";
 
 export interface ContainerTargetControl extends TargetControl {
   runId: string;
@@ -97,15 +106,16 @@ export async function containerTargetControl(started: StartedContainerTarget, ma
     if (pid) pids.set(index, pid);
     else pids.delete(index);
   };
-  await refreshPid(0, started.nodes[0]!.container);
-  let exited = started.exited;
-  let touched = false;
+  for (const n of started.nodes) await refreshPid(n.index, n.container);
+  // how each node's attached client ended; a node killed on purpose is not a death
+  const exits = new Map(started.nodeExits);
   let cpus: string | undefined;
+  const placed = () => (cpus ? { cpus } : {});
   return {
     runId,
     manifest,
-    maxNodes: 1,
-    elastic: false,
+    maxNodes: started.cluster ? support.max : 1,
+    elastic: started.cluster && support.elastic,
     nodes: () => state().nodes.length,
     async kill(index, signal) {
       const s = state();
@@ -113,10 +123,10 @@ export async function containerTargetControl(started: StartedContainerTarget, ma
       if (!node) throw new TargetError(`node: ${index} is not a node of run ${runId} (allowed: 0..${s.nodes.length - 1})`);
       const pid = pids.get(index);
       if (!pid || !isAlive(pid)) throw new TargetError(`${node.container} is not running`);
-      touched = true;
       writeContainerState({ ...s, killed: [...new Set([...s.killed, index])] });
-      // the one node is the whole target: its PostgreSQL (postmaster and backends) dies with it
-      const pg = s.postgres && isAlive(s.postgres.pid) ? [s.postgres.pid, ...descendants(s.postgres.pid)] : [];
+      // a single node is the whole target: its PostgreSQL (postmaster and backends) dies with it; one of several nodes dies alone
+      const whole = s.nodes.length === 1;
+      const pg = whole && s.postgres && isAlive(s.postgres.pid) ? [s.postgres.pid, ...descendants(s.postgres.pid)] : [];
       const at = Date.now();
       // the container's first process from the host: it is the container's init, so the kernel ends the rest of it
       signalAll([pid], signal);
@@ -131,31 +141,65 @@ export async function containerTargetControl(started: StartedContainerTarget, ma
       const node = s.nodes[index];
       if (!node) throw new TargetError(`node: ${index} is not a node of run ${runId}`);
       const running = pids.get(index);
+      exits.delete(index);
       if (running && isAlive(running)) {
         signalAll([running], "SIGKILL");
         await waitGone(running, GONE_TIMEOUT_MS);
       }
       if (s.postgres && !isAlive(s.postgres.pid)) {
         clearStaleLock(s.postgres.dir);
-        const postgres = await startRunPostgres(runId, manifest, { keepData: true, onProgress: opts.onProgress, ...(cpus ? { cpus } : {}) });
+        const postgres = await startRunPostgres(runId, manifest, { keepData: true, onProgress: opts.onProgress, ...placed() });
         s = { ...s, postgres };
         writeContainerState(s);
       }
-      const launched = await launchNode(s, manifest, index, node.port, { truncateLog: false, onProgress: opts.onProgress, ...(cpus ? { cpus } : {}) });
+      const launched = await launchNode(s, manifest, planOf(s, node), { truncateLog: false, onProgress: opts.onProgress, ...placed() });
       writeContainerState({ ...s, nodes: s.nodes.map((n) => (n.index === index ? launched.node : n)), killed: s.killed.filter((i) => i !== index) });
       await waitHealthy(launched.node.url + manifest.health, launched.exited, support.restartTimeoutSeconds * 1000, launched.node.log);
-      if (index === 0) exited = launched.exited;
+      exits.set(index, launched.exited);
       await refreshPid(index, launched.node.container);
-      touched = false;
     },
     async addNode() {
-      throw new TargetError(`the container provider runs ${manifest.name} as one container; adding a node (scale-up, scalability) needs the local provider or a cluster`);
+      const s = state();
+      if (!support.elastic) throw new TargetError(`${manifest.name} cannot take a node while it runs: target.json nodes.elastic is not true`);
+      if (!s.cluster) throw new TargetError(`${manifest.name} was started as one plain container; start it with a node count (nodes) to add nodes`);
+      if (s.nodes.length >= support.max) throw new TargetError(`nodes: ${manifest.name} already runs ${s.nodes.length} nodes, its maximum (target.json nodes.max)`);
+      const index = s.nodes.length;
+      const clusterPort = await freePort();
+      const plan = { index, port: await freePort(), clusterPort, nodes: index + 1, peers: [...s.nodes.map((n) => n.clusterPort!), clusterPort] };
+      const launched = await launchNode(s, manifest, plan, { truncateLog: true, onProgress: opts.onProgress, ...placed() });
+      writeContainerState({ ...state(), nodes: [...s.nodes, launched.node] });
+      try {
+        await waitHealthy(launched.node.url + manifest.health, launched.exited, (manifest.local?.startupTimeoutSeconds ?? support.restartTimeoutSeconds) * 1000, launched.node.log);
+      } catch (e) {
+        writeContainerState({ ...state(), nodes: s.nodes });
+        throw e;
+      }
+      exits.set(index, launched.exited);
+      await refreshPid(index, launched.node.container);
+      // only once it is healthy does the balancer send it its share
+      const now = state();
+      if (now.balancer) {
+        writeBackends(now);
+        process.kill(now.balancer.pid, "SIGHUP");
+      }
     },
     placeOn(list) {
       cpus = list;
     },
     exited() {
-      if (!touched) return exited();
+      let s: ContainerTarget | undefined;
+      try {
+        s = readContainerState(runId);
+      } catch {
+        // read while being written: the next check sees it
+        return undefined;
+      }
+      if (!s) return "its state is gone (torn down)";
+      const killed = new Set(s.killed);
+      for (const [index, how] of exits) {
+        const ended = killed.has(index) ? undefined : how();
+        if (ended !== undefined) return s.nodes.length > 1 ? `node ${index}: ${ended}` : ended;
+      }
       return undefined;
     },
     pids() {

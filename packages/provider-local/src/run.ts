@@ -110,8 +110,17 @@ export function writeBackends(name: string, nodes: RunningNode[]): string {
 
 /** Starts the balancer process on `port` in front of `nodes`, and waits until it accepts connections. */
 export async function spawnBalancer(name: string, port: number, nodes: RunningNode[]): Promise<RunningBalancer> {
-  const backendsFile = writeBackends(name, nodes);
-  const log = join(stateDir(), `${name}.balancer.log`);
+  return spawnBalancerProcess(port, writeBackends(name, nodes), join(stateDir(), `${name}.balancer.log`));
+}
+
+/**
+ * The balancer process on `port` for any caller that keeps its own state (the
+ * container provider's nodes): its backends are read from `backendsFile`
+ * ({"backends": [url, ...]}) at start and on SIGHUP, its output appended to
+ * `log`. Resolves once it accepts connections; detached, in a process group of
+ * its own (stop it with a signal to -pid).
+ */
+export async function spawnBalancerProcess(port: number, backendsFile: string, log: string): Promise<RunningBalancer> {
   const fd = openSync(log, "a");
   const child = spawn(process.execPath, ["--import", "tsx", BALANCER_MAIN, "--port", String(port), "--backends-file", backendsFile], {
     cwd: PACKAGE_DIR,
