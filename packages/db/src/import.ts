@@ -284,7 +284,7 @@ export interface ImportPathOptions {
   onFile?: (outcome: FileOutcome) => void;
 }
 
-/** The result documents at `target`: the file itself, or every *.json below the directory, sorted. */
+/** The result documents at `target`: the file itself, or every *.json below the directory (but campaign documents), sorted. */
 export async function resultFiles(target: string): Promise<string[]> {
   let info;
   try {
@@ -295,7 +295,8 @@ export async function resultFiles(target: string): Promise<string[]> {
   if (!info.isDirectory()) return [target];
   const entries = await readdir(target, { recursive: true, withFileTypes: true });
   return entries
-    .filter((e) => e.isFile() && e.name.endsWith(".json"))
+    // a campaign's own document (results/campaigns/<id>/campaign.json) sits beside its trials' result documents and is not one
+    .filter((e) => e.isFile() && e.name.endsWith(".json") && e.name !== "campaign.json")
     .map((e) => path.join(e.parentPath, e.name))
     .sort();
 }
