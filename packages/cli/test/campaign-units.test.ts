@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { Cell, Noise } from "@sfbench/core";
 import { campaignDir, repeatBusy, trialNotes } from "../src/campaign-run.ts";
@@ -23,5 +25,11 @@ describe("a campaign's trials", () => {
     const cell = (valid: boolean, invalidReason?: string) => ({ workload: "checkout", distribution: "uniform", valid, ...(invalidReason ? { invalidReason } : {}) }) as Cell;
     expect(trialNotes({ cells: [cell(false, "the generator saturated")] })).toEqual(["checkout/uniform: the generator saturated"]);
     expect(trialNotes({ cells: [cell(true)] })).toEqual([]);
+  });
+
+  it("docs/measurements.md has the table results:table makes from the kept campaigns", () => {
+    const repo = fileURLToPath(new URL("../../../", import.meta.url));
+    const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/results-table.ts", "--check"], { cwd: repo, encoding: "utf8" });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
   });
 });
