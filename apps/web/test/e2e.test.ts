@@ -3,8 +3,9 @@
  * against `next start` (production build) on a fresh database with imported
  * fixture results. Signs up, creates a token, submits (a rejected manifest
  * first), watches a run's live progress, opens leaderboard, system, run and
- * compare pages and checks that the charts rendered. Screenshots go to
- * test-artifacts/e2e/.
+ * compare pages and checks that the charts rendered; a 3-trial campaign on
+ * its own machine class shows medians, intervals, n and a tie on the board.
+ * Screenshots go to test-artifacts/e2e/.
  */
 import { mkdirSync } from "node:fs";
 import path from "node:path";
@@ -15,10 +16,12 @@ import { linkIn, startMailSink, type MailSink } from "../scripts/mail-sink.ts";
 import { appDir, ensureBuild, startServer, type RunningServer } from "../scripts/server.ts";
 import { fixtureManifest } from "../fixtures/manifest.ts";
 import { testDatabase, type TestDatabase } from "./helpers/database.ts";
-import { importFixture } from "./helpers/results.ts";
+import { importCampaignFixture, importFixture } from "./helpers/results.ts";
 
 const artifacts = path.join(appDir, "test-artifacts", "e2e");
 const EVIL = "<script>alert(1)</script>";
+const CAMPAIGN_MACHINE = { cpuModel: "AMD EPYC 9B14", cores: 2, memoryBytes: 24 * 2 ** 30 };
+const CAMPAIGN_CLASS = "2 cores, AMD EPYC 9B14, 24 GiB";
 
 let t: TestDatabase;
 let server: RunningServer;
@@ -37,6 +40,12 @@ beforeAll(async () => {
   await importFixture(t.db, "gamma", { system: "Gamma Grains", capacity: 600, seed: 4, invalidCell: "analytics/zipf" });
   await importFixture(t.db, "delta", { system: "Delta Down", failed: true, seed: 5 });
   await importFixture(t.db, "epsilon", { system: "Epsilon Tuned", capacity: 4000, seed: 6, manifest: { implementation: "tuned" } });
+  // a campaign of 3 trials per target on another machine: kappa and lambda within each other's noise, the reference below
+  await importCampaignFixture(t.db, [
+    { name: "node-postgres", system: "Node.js + PostgreSQL", capacities: [700, 720, 690] },
+    { name: "kappa", system: "Kappa Cells", capacities: [1500, 1620, 1560], busyRounds: [2] },
+    { name: "lambda", system: "Lambda Lanes", capacities: [1540, 1580, 1500] },
+  ], { machine: CAMPAIGN_MACHINE });
   ensureBuild((line) => process.stdout.write(`${line}\n`));
   // the portal mails its verification links to a real SMTP server on loopback
   mail = await startMailSink({ dir: path.join(artifacts, "mail") });
@@ -135,7 +144,7 @@ describe("the portal in Chromium", () => {
     await go("/");
     const rows = page.locator("[data-testid=leaderboard] tbody tr");
     const systems = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-system")));
-    expect(systems.sort()).toEqual(["alpha", "alpha", "beta", "gamma"]);
+    expect(systems.sort()).toEqual(["alpha", "alpha", "beta", "gamma", "kappa", "lambda", "node-postgres"]);
     expect(await page.locator("tr[data-system=alpha] .badge.verified").count()).toBe(2);
     expect(await page.locator("tr[data-system=gamma] .invalid").count()).toBe(1);
     expect(await page.locator("text=Delta Down").count()).toBe(0);
@@ -143,9 +152,37 @@ describe("the portal in Chromium", () => {
     await page.click("th >> text=System");
     await page.waitForURL(/sort=system/);
     const sorted = await page.locator("[data-testid=leaderboard] tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-system")));
-    expect(sorted).toEqual(["alpha", "alpha", "beta", "gamma"]);
+    expect(sorted).toEqual(["alpha", "alpha", "beta", "gamma", "kappa", "lambda", "node-postgres"]);
     await go("/?nodes=2");
     expect(await page.locator("[data-testid=leaderboard] tbody tr").count()).toBe(1);
+  });
+
+  it("ranks a 3-trial campaign by its medians: intervals, n, a tie, the ratio to the reference, error bars on the chart", async () => {
+    await go("/");
+    await page.selectOption("[data-testid=machine-filter]", CAMPAIGN_CLASS);
+    await page.click("form.filters button[type=submit]");
+    await page.waitForURL(/[?&]machine=/);
+    const rows = page.locator("[data-testid=leaderboard] tbody tr");
+    const order = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-system")));
+    expect(order.slice(2)).toEqual(["node-postgres"]);
+    expect(order.slice(0, 2).sort()).toEqual(["kappa", "lambda"]);
+    // kappa and lambda share rank 1, marked tied; the reference is third
+    const ranks = await page.locator("[data-testid=leaderboard] tbody tr td[data-rank]").evaluateAll((tds) => tds.map((td) => td.getAttribute("data-rank")));
+    expect(ranks).toEqual(["1", "1", "3"]);
+    expect(await page.locator("[data-testid=leaderboard] .badge.tied").count()).toBe(2);
+    // the checkout uniform cell: "median [low, high], n=3", and the ratio to the reference
+    const figure = await page.locator("tr[data-system=kappa] td[data-figure]").first().getAttribute("data-figure");
+    expect(figure).toMatch(/^[\d,]+ \[[\d,]+, [\d,]+\], n=3$/);
+    expect(await page.locator("tr[data-system=kappa] td[data-figure]").first().textContent()).toMatch(/n=3/);
+    expect(await page.locator("tr[data-system=kappa] [data-ratio]").first().textContent()).toMatch(/^×\d\.\d\d \[\d\.\d\d, \d\.\d\d\] of node-postgres$/);
+    expect(await page.textContent("tr[data-system=kappa] [data-trials]")).toBe(" · campaign of 3 trials");
+    expect(await page.locator("[data-testid=board-chart] .error-bar").count()).toBe(3);
+    await shot("08a-leaderboard-campaign");
+    // without the filter, single runs are provisional and listed after every ranked median
+    await go("/");
+    const all = await page.locator("[data-testid=leaderboard] tbody tr td:nth-child(2)").evaluateAll((tds) => tds.map((td) => td.getAttribute("data-rank")));
+    expect(all.slice(0, 3)).toEqual(["1", "1", "3"]);
+    expect(all.slice(3).every((r) => r === "provisional")).toBe(true);
   });
 
   it("shows each row's implementation class and guarantees, and hides tuned implementations until asked", async () => {

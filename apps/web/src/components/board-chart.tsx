@@ -30,7 +30,7 @@ export function BoardChart({ board }: { board: Leaderboard }) {
       <figcaption className="muted">
         {`${workload} ${distribution}: median sustainable rate (${rateUnit(workload!)}), 95% interval as error bar, min-max as thin line; hollow bars are single runs (provisional)`}
       </figcaption>
-      <svg viewBox={`0 0 ${WIDTH} ${height}`} width="100%" role="img" aria-label={`median ${workload} ${distribution} sustainable rate per system with 95% intervals`}>
+      <svg viewBox={`0 0 ${WIDTH} ${height}`} width="100%" style={{ maxWidth: WIDTH }} role="img" aria-label={`median ${workload} ${distribution} sustainable rate per system with 95% intervals`}>
         {rows.map((r, i) => {
           const f = r.figures[key]!;
           const y = PAD + i * LINE;
