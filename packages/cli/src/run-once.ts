@@ -74,7 +74,10 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceOutcome> {
     const tracing = manifest.tracing && !o.noTrace && (await kafkaUp());
     const runId = randomUUID();
     containerRun = runId;
-    const c = await startContainerTarget({ runId, image: o.image, manifest, machine: o.machine!, trace: tracing, onProgress: note });
+    // scale-up adds a node to a target that runs as nodes: it starts as node 0 of 1
+    const asNodes = o.experiment === "scale-up" && manifest.nodes?.elastic === true;
+    const nodes = o.nodes ?? (asNodes ? 1 : undefined);
+    const c = await startContainerTarget({ runId, image: o.image, manifest, machine: o.machine!, trace: tracing, onProgress: note, ...(nodes !== undefined ? { nodes } : {}) });
     const cc = await containerTargetControl(c, manifest, { onProgress: note });
     control = cc;
     baseUrl = c.url;
@@ -99,8 +102,8 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceOutcome> {
     // a multi-node target writes span lines to one log per node
     const name = o.target;
     if (tracing) trace = { logFile: started.log, logFiles: () => nodeLogs(name), brokers: kafkaBrokers() };
-    // cost: the target and its own PostgreSQL; the shared servers (Redis, Kafka) also serve others and are not counted
-    const shared = manifest.services.filter((s) => s !== "postgres");
+    // cost: the target and its own PostgreSQL and Kafka; the shared Redis also serves others and is not counted
+    const shared = manifest.services.filter((s) => s !== "postgres" && s !== "kafka");
     const services = shared.length ? await status(shared) : [];
     const t = started;
     // the processes and their liveness follow the state file: the resilience experiments kill and restart nodes
@@ -109,7 +112,12 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceOutcome> {
     storage = storageFingerprint(t);
     microDeclared = manifest.micro === true;
     auditReadsPerSecond = manifest.audit?.readsPerSecond;
-    systemVersion = [`${manifest.system} ${manifest.version}`, ...(t.postgres ? [`PostgreSQL ${t.postgres.settings.version}`] : []), ...services.map((s) => s.detail.split(" on ")[0])].join("; ");
+    systemVersion = [
+      `${manifest.system} ${manifest.version}`,
+      ...(t.postgres ? [`PostgreSQL ${t.postgres.settings.version}`] : []),
+      ...(t.kafka ? [`Kafka ${t.kafka.version} (its own broker)`] : []),
+      ...services.map((s) => s.detail.split(" on ")[0]),
+    ].join("; ");
   } else {
     baseUrl = o.url!;
     microDeclared = microOf(o.chosen) && (await answers(`${baseUrl}/micro/empty`));

@@ -17,6 +17,7 @@ import { intFlag, oneOf, parseFlags, UsageError, urlFlag } from "../args.ts";
 import { BUSY_REPEATS, MAX_TRIALS, runCampaign } from "../campaign-run.ts";
 import { note } from "../progress.ts";
 import { runOnce } from "../run-once.ts";
+import { readManifest } from "../manifest-file.ts";
 
 export const runFlags = {
   target: { type: "string", value: "NAME", help: "a bundled target: started fresh, measured, stopped" },
@@ -45,7 +46,6 @@ export async function run(argv: string[]): Promise<number> {
   if (!url === !(values.target || values.image)) throw new UsageError(`${cmd}: give exactly one of --url URL, --target NAME or --image REF`);
   if (values.image && !values.manifest === !values.target) throw new UsageError(`${cmd}: --image needs exactly one of --manifest FILE or --target NAME (the target's manifest)`);
   if (!values.image && (values.manifest || values.cpus || values.memory)) throw new UsageError(`${cmd}: --manifest, --cpus and --memory go with --image REF`);
-  if (values.image && values.nodes) throw new UsageError(`${cmd}: --nodes: a target from an image runs as one container`);
   let machine;
   try {
     machine = values.image ? parseMachineClass(values.cpus, values.memory) : undefined;
@@ -62,7 +62,7 @@ export async function run(argv: string[]): Promise<number> {
   const cells = cellsOf(chosen);
 
   const k6 = await k6Path({ onProgress: (m) => note(`k6: ${m}`) });
-  const nodeCounts = nodesFlag(cmd, values.nodes, values.target);
+  const nodeCounts = nodesFlag(cmd, values.nodes, values.target, values.manifest);
   const trials = intFlag(cmd, "trials", values.trials, 1, MAX_TRIALS) ?? 1;
   const busyRepeats = intFlag(cmd, "busy-repeats", values["busy-repeats"], 0, MAX_TRIALS) ?? BUSY_REPEATS;
 
@@ -92,7 +92,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (nodeCounts.length <= 1) return (await once(nodeCounts[0])).code;
   // the scalability experiment: the same cells once per node count, one document each; the last one holds the chart's points
-  const routing = nodeSupport(findTarget(values.target!).manifest).routing;
+  const routing = nodeSupport(manifestOf(cmd, values.target, values.manifest)).routing;
   const measured: MeasuredNodeCount[] = [];
   for (const [i, n] of nodeCounts.entries()) {
     note(`scalability: ${n} node${n === 1 ? "" : "s"} (${i + 1} of ${nodeCounts.length})`);
@@ -107,11 +107,17 @@ export async function run(argv: string[]): Promise<number> {
   return 0;
 }
 
+/** The manifest of a bundled target, or of --manifest FILE (an image's). */
+function manifestOf(cmd: string, target: string | undefined, manifest: string | undefined) {
+  return manifest ? readManifest(cmd, manifest).manifest : findTarget(target!).manifest;
+}
+
 /** --nodes N or N,N,...: node counts the target supports (target.json nodes.max), ascending, each once. */
-function nodesFlag(cmd: string, raw: string | undefined, target: string | undefined): number[] {
+function nodesFlag(cmd: string, raw: string | undefined, target: string | undefined, manifestFile?: string): number[] {
   if (raw === undefined) return [];
-  if (!target) throw new UsageError(`${cmd}: --nodes needs --target NAME (sfbench starts the nodes; a target given by --url runs as it is)`);
-  const max = nodeSupport(findTarget(target).manifest).max;
+  if (!target && !manifestFile) throw new UsageError(`${cmd}: --nodes needs --target NAME or --image with --manifest FILE (sfbench starts the nodes; a target given by --url runs as it is)`);
+  const max = nodeSupport(manifestOf(cmd, target, manifestFile)).max;
+  target ??= manifestOf(cmd, target, manifestFile).name;
   const counts = raw.split(",").map((x) => x.trim());
   const bad = counts.filter((c) => !/^\d+$/.test(c) || Number(c) < 1 || Number(c) > max);
   if (bad.length) throw new UsageError(`${cmd}: --nodes: ${bad.join(", ")} is not a node count ${target} supports (allowed: 1 to ${max}${max === 1 ? ", its target.json declares no nodes" : ""}), e.g. --nodes 1,2,4`);
