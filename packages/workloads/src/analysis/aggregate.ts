@@ -58,6 +58,8 @@ export interface StepAggregate extends OutcomeAggregate {
   droppedIterations: number;
   /** dropped / (completed iterations + dropped) */
   droppedShare: number;
+  /** mean duration of the step's completed iterations (setup requests and the measured one), seconds; null without iteration samples */
+  meanIterationS: number | null;
   /** successful per second */
   achievedRate: number;
   /** (successful + rejected) per second */
@@ -207,6 +209,10 @@ class ScenarioAcc {
   /** begin times (epoch ms) of the answered measured requests within the latency bound */
   readonly inBoundStarts: number[] = [];
 
+  /** completed iterations' durations, for the VUs they held (Little's law) */
+  iterationMsSum = 0;
+  iterationCount = 0;
+
   iterationStart(ms: number): void {
     this.firstStart = Math.min(this.firstStart, ms);
     this.lastStart = Math.max(this.lastStart, ms);
@@ -248,6 +254,7 @@ function stepOf(scenario: string, acc: ScenarioAcc, runStartMs: number, options:
     iterations: acc.iterations,
     droppedIterations: acc.dropped,
     droppedShare: acc.dropped === 0 ? 0 : acc.dropped / (acc.iterations + acc.dropped),
+    meanIterationS: acc.iterationCount ? acc.iterationMsSum / acc.iterationCount / 1000 : null,
     achievedRate: s.successful / durationS,
     completedRate,
     completedShare: offeredRate ? completedRate / offeredRate : null,
@@ -313,7 +320,10 @@ export async function aggregateK6(file: string, options: AggregateOptions): Prom
       case "iteration_duration": {
         const begin = s.timeMs - s.value;
         startMs = Math.min(startMs, begin);
-        scenario(s.scenario).iterationStart(begin);
+        const acc = scenario(s.scenario);
+        acc.iterationStart(begin);
+        acc.iterationMsSum += s.value;
+        acc.iterationCount++;
         break;
       }
       case "iterations":

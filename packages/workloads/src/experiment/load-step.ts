@@ -9,6 +9,24 @@ import { progress, StageError, type CellPlan, type LoadOutcome, type RunContext 
 /** The request whose latency and rate a workload measures. */
 export const MEASURED: Record<Workload, "checkout" | "freq-items"> = { checkout: "checkout", contention: "checkout", analytics: "freq-items" };
 
+/** k6's VU pool at an offered rate: room for iterations of 2.5 s on average */
+export function maxVus(rate: number): number {
+  return Math.max(100, Math.ceil(rate * 2.5));
+}
+
+/**
+ * Whether the target answered in time for k6's VUs to keep up: its measured
+ * request's p99 within the bound, and its iterations (setup requests
+ * included) short enough that, by Little's law, rate x mean iteration time
+ * stayed below most of the VU pool. When not, dropped iterations are the
+ * target's slowness holding the VUs, not a generator that fell behind.
+ */
+export function targetAnsweredInTime(step: { offeredRate: number | null; meanIterationS: number | null; latency: { count: number; p99: number } }, boundMs: number): boolean {
+  if (step.latency.count === 0 || !(step.latency.p99 < boundMs)) return false;
+  if (step.offeredRate === null || step.meanIterationS === null) return true;
+  return step.offeredRate * step.meanIterationS < 0.8 * maxVus(step.offeredRate);
+}
+
 function scriptEnv(ctx: RunContext, cell: CellPlan, rate: number, durationS: number): Record<string, string> {
   return {
     BASE_URL: ctx.baseUrl,
@@ -19,7 +37,7 @@ function scriptEnv(ctx: RunContext, cell: CellPlan, rate: number, durationS: num
     STEPS: JSON.stringify([{ rate, duration: durationS }]),
     // VUs are initialised before the clock starts; growing the pool mid-step drops iterations
     PRE_VUS: String(Math.max(10, Math.ceil(rate * 0.25))),
-    MAX_VUS: String(Math.max(100, Math.ceil(rate * 2.5))),
+    MAX_VUS: String(maxVus(rate)),
   };
 }
 

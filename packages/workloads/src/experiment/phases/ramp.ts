@@ -9,7 +9,7 @@ import { kneeBracket, type KneeStop, type MaxThroughput, type StepResult } from 
 import { generatorSaturated, judgeStep, SUSTAINABLE } from "../../analysis/metrics.ts";
 import { peakThroughput, stepResult } from "../../analysis/result-parts.ts";
 import { findKnee, roundRate, type KneeResult, type KneeStep } from "../knee.ts";
-import { runLoadStep } from "../load-step.ts";
+import { runLoadStep, targetAnsweredInTime } from "../load-step.ts";
 import { progress, type LoadOutcome, type Phase } from "../phase.ts";
 import { waitQuiet } from "../quiet.ts";
 
@@ -115,7 +115,7 @@ export const ramp: Phase = {
         droppedIterations: p.step.droppedIterations,
         iterations: p.step.iterations,
         generatorCpuShare: p.generatorCpuShare,
-        targetAnsweredInTime: p.step.latency.count > 0 && p.step.latency.p99 < SUSTAINABLE.maxP99Ms,
+        targetAnsweredInTime: targetAnsweredInTime(p.step, SUSTAINABLE.maxP99Ms),
       });
       if (gen.saturated) invalid.push(`ramp step at ${p.step.offeredRate}/s: ${gen.reasons.join(", ")}: the knee may be the generator's`);
     }

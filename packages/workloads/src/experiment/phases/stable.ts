@@ -10,7 +10,7 @@ import { generatorSaturated, SUSTAINABLE } from "../../analysis/metrics.ts";
 import { setupOpsResult, stableResult } from "../../analysis/result-parts.ts";
 import { openTraceWindow, stableBreakdown } from "../breakdown.ts";
 import { roundRate } from "../knee.ts";
-import { runLoadStep } from "../load-step.ts";
+import { runLoadStep, targetAnsweredInTime } from "../load-step.ts";
 import type { LoadOutcome, Phase, RunContext } from "../phase.ts";
 
 declare module "../phase.ts" {
@@ -68,7 +68,7 @@ export const stable: Phase = {
       droppedIterations: outcome.step.droppedIterations,
       iterations: outcome.step.iterations,
       generatorCpuShare: outcome.generatorCpuShare,
-      targetAnsweredInTime: stats.latency.count > 0 && stats.latency.p99 < SUSTAINABLE.maxP99Ms,
+      targetAnsweredInTime: targetAnsweredInTime(outcome.step, SUSTAINABLE.maxP99Ms),
     });
     invalid.push(...gen.reasons.map((r) => `stable phase: ${r}`));
 
