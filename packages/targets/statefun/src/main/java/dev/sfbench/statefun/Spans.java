@@ -46,8 +46,8 @@ public final class Spans {
     return String.format("%016x", ThreadLocalRandom.current().nextLong());
   }
 
-  /** Records one function span of the request {@code m}, if tracing is on and the request is traced. */
-  public static void function(Msg m, String entity, String key, long start) {
+  /** Records one function span of the request {@code m} from start to end (epoch microseconds), if tracing is on and the request is traced. */
+  public static void function(Msg m, String entity, String key, long start, long end) {
     if (!enabled || m.traceId == null) return;
     ObjectNode span = Json.object();
     span.put("sfbench", "span");
@@ -60,7 +60,7 @@ public final class Spans {
     span.put("op", m.op());
     span.put("key", key);
     span.put("start", start);
-    span.put("end", Math.max(start, now()));
+    span.put("end", Math.max(start, end));
     QUEUE.add(Json.write(span));
   }
 

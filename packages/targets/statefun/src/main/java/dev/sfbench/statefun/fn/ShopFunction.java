@@ -13,6 +13,14 @@ import org.apache.flink.statefun.sdk.StatefulFunction;
  * function span per invocation, and answers to the gateway through the egress.
  */
 public abstract class ShopFunction implements StatefulFunction {
+  /**
+   * When this invocation handed its answer to the egress (epoch microseconds,
+   * 0: none). The span ends there: the gateway may receive the answer and end
+   * its own span before this thread, descheduled on a busy core, reads the
+   * clock again, and a function span must not end after its caller's.
+   */
+  private static final ThreadLocal<long[]> ANSWERED = ThreadLocal.withInitial(() -> new long[1]);
+
   /** the span's entity (SPEC 3), or null for a function that is not an entity of SPEC 2 */
   private final String entity;
 
@@ -23,16 +31,21 @@ public abstract class ShopFunction implements StatefulFunction {
   @Override
   public final void invoke(Context context, Object input) {
     Msg m = (Msg) input;
+    long[] answered = ANSWERED.get();
+    answered[0] = 0;
     long start = Spans.now();
     handle(context, m);
-    if (entity != null) Spans.function(m, entity, context.self().id(), start);
+    long end = answered[0] != 0 ? answered[0] : Spans.now();
+    if (entity != null) Spans.function(m, entity, context.self().id(), start, end);
   }
 
   protected abstract void handle(Context c, Msg m);
 
   /** Sends the request's answer to the egress (only messages that carry a correlation id have one). */
   protected static void answer(Context c, Msg m, int status, String body) {
-    if (m.corr != null) c.send(Ids.REPLIES, new Reply(m.corr, status, body));
+    if (m.corr == null) return;
+    ANSWERED.get()[0] = Spans.now();
+    c.send(Ids.REPLIES, new Reply(m.corr, status, body));
   }
 
   protected static void ok(Context c, Msg m, Object value) {
