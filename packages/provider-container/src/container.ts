@@ -25,11 +25,10 @@
  */
 import { spawn } from "node:child_process";
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import type { TargetManifest } from "@sfbench/core";
 import { nodeSupport } from "@sfbench/core";
-import { isAlive, spawnBalancerProcess, TargetBusyError, TargetError } from "@sfbench/provider-local";
+import { freePort, isAlive, portFree, spawnBalancerProcess, TargetBusyError, TargetError } from "@sfbench/provider-local";
 import { DURABLE, kafkaBrokers, paths, redisUrl, SCRATCH, startPostgresInstance, stopPostgresInstance, up, type PostgresReportedSettings, type ServiceName } from "@sfbench/services";
 import { z } from "zod";
 import { MachineClass } from "./machine.ts";
@@ -231,26 +230,6 @@ export async function launchNode(state: ContainerTarget, manifest: TargetManifes
   return { node, exited: () => exited };
 }
 
-/** Whether nothing listens on 127.0.0.1:`port`. */
-export function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-  });
-}
-
-/** A loopback port nothing listens on now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** The last lines of a log, for an error message. */
 export function tail(file: string, lines = 15): string {

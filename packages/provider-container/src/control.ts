@@ -8,14 +8,13 @@
  * of a container descends from it, so its tree is the container's cgroup) and
  * its own PostgreSQL's postmaster.
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { nodeSupport, type TargetControl, type TargetManifest } from "@sfbench/core";
-import { isAlive, TargetError } from "@sfbench/provider-local";
+import { descendants, freePort, isAlive, TargetError, waitGone } from "@sfbench/provider-local";
 import { cgroupCpuSeconds } from "./cgroup.ts";
 import {
   containerPid,
-  freePort,
   launchNode,
   planOf,
   readContainerState,
@@ -37,34 +36,6 @@ export interface ContainerTargetControl extends TargetControl {
   cgroupCpuSeconds(): number;
   /** every node's log (span lines included when tracing) */
   logs(): string[];
-}
-
-/** Every live descendant of `root`, from /proc (PostgreSQL's backends make themselves group leaders). */
-function descendants(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const out: number[] = [];
-  const stack = [...(children.get(root) ?? [])];
-  while (stack.length) {
-    const pid = stack.pop()!;
-    out.push(pid);
-    stack.push(...(children.get(pid) ?? []));
-  }
-  return out;
-}
-
-async function waitGone(pid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  return !isAlive(pid);
 }
 
 const GONE_TIMEOUT_MS = 10_000;

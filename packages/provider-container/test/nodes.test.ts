@@ -11,11 +11,11 @@ import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findTarget, isAlive } from "@sfbench/provider-local";
+import { findTarget, isAlive, portFree } from "@sfbench/provider-local";
 import { paths } from "@sfbench/services";
 import { buildTargetImage } from "../src/image.ts";
 import { podman } from "../src/podman.ts";
-import { portFree, readContainerState, runContainers, startContainerTarget, teardownRun } from "../src/container.ts";
+import { readContainerState, runContainers, startContainerTarget, teardownRun } from "../src/container.ts";
 import { containerTargetControl } from "../src/control.ts";
 
 const PORT = 19610;

@@ -6,7 +6,7 @@
  * Every operation works from the state file, so it also works on a target
  * started by another process.
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { nodeSupport } from "@sfbench/core";
 import { findTarget, TargetError, type BundledTarget } from "./catalog.ts";
@@ -20,6 +20,7 @@ import {
   nodesOf,
   readState,
   spawnNode,
+  descendants,
   waitGone,
   waitGroupGone,
   waitHealthy,
@@ -163,28 +164,6 @@ export async function restartNode(name: string, index: number, opts: NodeOpOptio
   const started = await startAgain(stateOf(name), target, node, opts);
   record(name, started);
   return started;
-}
-
-/** Every live descendant of `root`, from /proc. */
-function descendants(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const out: number[] = [];
-  const stack = [...(children.get(root) ?? [])];
-  while (stack.length) {
-    const pid = stack.pop()!;
-    out.push(pid);
-    stack.push(...(children.get(pid) ?? []));
-  }
-  return out;
 }
 
 /**

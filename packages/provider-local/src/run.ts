@@ -41,7 +41,7 @@ import {
   type SpawnedNode,
 } from "./target-process.ts";
 
-export { isAlive, nodeDataDir, targetDataDir, type RunningBalancer, type RunningNode, type RunningTarget } from "./target-process.ts";
+export { descendants, freePort, isAlive, nodeDataDir, portFree, targetDataDir, waitGone, type RunningBalancer, type RunningNode, type RunningTarget } from "./target-process.ts";
 
 /** A target started by this process: it can tell how the target ended. */
 export interface StartedTarget extends RunningTarget {

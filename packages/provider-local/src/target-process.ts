@@ -276,3 +276,25 @@ export function spawnNode(target: BundledTarget, base: Record<string, string>, p
   };
   return { node, exited: () => exited };
 }
+
+/** Every live descendant of `root`, from /proc (PostgreSQL's backends make themselves group leaders, so a process group does not find them). */
+export function descendants(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out: number[] = [];
+  const stack = [...(children.get(root) ?? [])];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    out.push(pid);
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return out;
+}

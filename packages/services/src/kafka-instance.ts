@@ -11,13 +11,11 @@
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, openSync, writeFileSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
-import net from "node:net";
 import path from "node:path";
-import { Kafka, logLevel } from "kafkajs";
 import { HOST } from "./env.ts";
-import { brokerProperties, clusterId, KAFKA_LOG4J, kafkaJars } from "./kafka.ts";
+import { answersMetadata, brokerProperties, clusterId, KAFKA_LOG4J, kafkaJars } from "./kafka.ts";
 import { withLock } from "./lock.ts";
-import { isAlive, readPid, run, stopPid, tail, waitFor } from "./process.ts";
+import { freePort, isAlive, readPid, run, stopPid, tail, waitFor } from "./process.ts";
 
 export interface KafkaInstance {
   /** the broker's JVM */
@@ -37,31 +35,6 @@ export interface KafkaInstanceOptions {
   /** the CPUs the broker runs on (taskset -c); default: the caller's */
   cpus?: string;
   onProgress?: (message: string) => void;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, HOST, () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function answers(brokers: string[]): Promise<boolean> {
-  const admin = new Kafka({ clientId: "sfbench-target-broker", brokers, logLevel: logLevel.NOTHING, connectionTimeout: 1_000, requestTimeout: 3_000, retry: { retries: 0 } }).admin();
-  try {
-    await admin.connect();
-    await admin.listTopics();
-    await admin.describeGroups(["sfbench-ready"]);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await admin.disconnect().catch(() => undefined);
-  }
 }
 
 const filesOf = (dir: string) => ({ data: path.join(dir, "data"), props: path.join(dir, "server.properties"), log4j: path.join(dir, "log4j2.properties"), log: path.join(dir, "kafka.log"), pid: path.join(dir, "kafka.pid") });
@@ -94,7 +67,7 @@ export async function startKafkaInstance(opts: KafkaInstanceOptions): Promise<Ka
   if (child.pid === undefined) throw new Error(`could not start ${java} for the target's Kafka`);
   writeFileSync(f.pid, String(child.pid));
   const brokers = [`${HOST}:${port}`];
-  const answered = await waitFor(async () => ((await answers(brokers)) ? true : isAlive(child.pid!, f.props) ? undefined : false), {
+  const answered = await waitFor(async () => ((await answersMetadata(brokers)) ? true : isAlive(child.pid!, f.props) ? undefined : false), {
     timeoutMs: 90_000,
     describe: async () => `the target's Kafka does not answer on ${brokers[0]} after 90 s; log ${f.log}:\n${await tail(f.log)}`,
   });

@@ -43,10 +43,10 @@ export function findKafkaTools({ pathEnv, needMaven }: { pathEnv: string; needMa
  * Answers a metadata request and finds a group coordinator (which creates __consumer_offsets
  * on a fresh broker), so the first consumer after up() does not hit "coordinator not available".
  */
-async function answersMetadata(): Promise<boolean> {
+export async function answersMetadata(brokers: string[] = kafkaBrokers()): Promise<boolean> {
   const admin = new Kafka({
     clientId: "sfbench-services",
-    brokers: kafkaBrokers(),
+    brokers,
     logLevel: logLevel.NOTHING,
     connectionTimeout: 1_000,
     requestTimeout: 3_000,

@@ -8,13 +8,12 @@
  */
 import { existsSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
-import net from "node:net";
 import path from "node:path";
 import pg from "pg";
 import { HOST } from "./env.ts";
 import { bin, nativeDir } from "./postgres.ts";
 import { postgresUser } from "./postgres-user.ts";
-import { CommandError, isAlive, readPid, run, stopPid, tail } from "./process.ts";
+import { CommandError, freePort, isAlive, readPid, run, stopPid, tail } from "./process.ts";
 
 /** The settings that decide whether a committed transaction survives a crash or power cut. */
 export interface PostgresDurability {
@@ -66,17 +65,6 @@ export interface InstanceOptions {
 
 const dataDirOf = (dir: string) => path.join(path.resolve(dir), "data");
 const onOff = (on: boolean) => (on ? "on" : "off");
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, HOST, () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts a private PostgreSQL in `dir` with the given settings and returns it once it answers. */
 export async function startPostgresInstance(opts: InstanceOptions): Promise<PostgresInstance> {

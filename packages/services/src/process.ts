@@ -166,3 +166,15 @@ export function run(command: string, args: string[], opts: RunOptions = {}): Pro
     });
   });
 }
+
+/** A port nothing listens on right now on the services' loopback address. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, HOST, () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
