@@ -21,6 +21,14 @@ describe("a run's setup, next to its numbers", () => {
     expect(fmtSetup({ kind: "local", cores: 1 })).toEqual(["one core: the load generator and the target shared it"]);
   });
 
+  it("says where the CPU cost came from: a container's cgroups or the target's process trees", () => {
+    expect(fmtSetup({ kind: "local", cores: 2, cpuSplit: { generator: "0", target: "1" }, cost: { source: "cgroup" } })).toEqual([
+      "load generator on CPU 0, target on CPU 1",
+      "CPU cost from the containers' cgroups (and the target's own PostgreSQL's processes)",
+    ]);
+    expect(fmtSetup({ kind: "local", cores: 2, cpuSplit: { generator: "0", target: "1" }, cost: { source: "process-tree" } })[1]).toBe("CPU cost from the target's process trees");
+  });
+
   it("says nothing of a split for a cluster run, whose runners have nodes of their own", () => {
     expect(fmtSetup({ kind: "kubernetes", cores: 8 })).toEqual([]);
   });

@@ -184,6 +184,7 @@ export function createRunPipeline(deps: PipelineDeps) {
           resultsDir: deps.resultsDir,
           rawRoot: deps.rawRoot,
           targetPids: () => t.pids(),
+          ...(t.control ? { control: t.control } : {}),
           storage: t.storage,
           ...(tracing ? { trace: { logFile: t.log, brokers: kafkaBrokers() } } : {}),
           ...(signal ? { signal } : {}),

@@ -7,7 +7,7 @@
  * the log with span lines, and stops it; it never branches on which it has.
  */
 import { join } from "node:path";
-import type { TargetManifest } from "@sfbench/core";
+import type { TargetControl, TargetManifest } from "@sfbench/core";
 import { findImageReference } from "@sfbench/core/image-ref";
 import { containerTargetControl, defaultMachineClass, loadImageArchive, startContainerTarget, teardownRun } from "@sfbench/provider-container";
 import { costPids, isAlive, startTarget, stopTarget, storageFingerprint, TargetError } from "@sfbench/provider-local";
@@ -24,6 +24,8 @@ export interface RunTarget {
   log: string;
   /** "PostgreSQL 16.4" and the like, for the result's system version */
   versions: string[];
+  /** the provider's hands on the target, when it has its own CPU accounting (a container's cgroups): the run's cost reads it */
+  control?: TargetControl;
 }
 
 /** How the pipeline runs one target: start it, and stop it (idempotent; also while it is still starting, to abort). */
@@ -69,6 +71,7 @@ export function imageProvider(runId: string, manifest: TargetManifest, archive: 
         storage: storageFingerprint(c),
         log: c.nodes[0]!.log,
         versions: [`image ${image} (${machine.name})`, ...(c.postgres ? [`PostgreSQL ${c.postgres.settings.version}`] : [])],
+        control,
       };
     },
     // the node logs are kept with the run's raw files

@@ -41,6 +41,22 @@ export function nodeSupport(manifest: TargetManifest): NodeSupport {
 }
 
 /**
+ * Where a run's CPU cost comes from: the target's process trees as sampled
+ * from /proc, or a container's cgroup accounting (the kernel's own count of
+ * everything in the container, whatever forked and exited between samples).
+ */
+export const COST_SOURCES = ["cgroup", "process-tree"] as const;
+export const CostSource = z.enum(COST_SOURCES);
+export type CostSource = z.infer<typeof CostSource>;
+
+/** A target's CPU as its provider accounts it, read by the cost sampler at its sample times instead of the process trees. */
+export interface TargetCost {
+  source: CostSource;
+  /** CPU seconds the target (every node and its own storage, nothing else) has used so far; never decreases, also across a node's kill and restart */
+  cpuSeconds(): number;
+}
+
+/**
  * What the resilience experiments may do to a running target: the local
  * provider's localTargetControl (@sfbench/provider-local) implements it, the
  * phases of @sfbench/workloads use it.
@@ -66,6 +82,8 @@ export interface TargetControl {
    * inherit the generator's. undefined: wherever the caller may run.
    */
   placeOn?(cpus: string | undefined): void;
+  /** the target's CPU from its provider's accounting; absent: the cost is the process trees of the run's target pids */
+  cost?: TargetCost;
 }
 
 export const RESILIENCE_EXPERIMENTS = ["fault", "recovery", "scale-up", "scalability"] as const;

@@ -10,7 +10,7 @@
 import { z } from "zod";
 import { Distribution, EnvironmentKind, Profile, Workload } from "./contract.ts";
 import { MicroResult } from "./micro.ts";
-import { FaultResult, ResilienceResults, ScaleUpResult } from "./resilience.ts";
+import { CostSource, FaultResult, ResilienceResults, ScaleUpResult } from "./resilience.ts";
 import { Noise, TrialTag } from "./trial.ts";
 
 /**
@@ -320,6 +320,8 @@ export const Environment = z.strictObject({
         .optional(),
     })
     .optional(),
+  /** where the cost's CPU figures came from; absent when the run had no target processes to count (a target given by URL) or in older documents */
+  cost: z.strictObject({ source: CostSource }).optional(),
 });
 export type Environment = z.infer<typeof Environment>;
 

@@ -4,15 +4,18 @@
  * container (a single-node target dies whole, its own PostgreSQL included, as
  * a local one does), start it again with its data, add a node to an elastic
  * target started with a node count (the balancer gets it on SIGHUP), and the
- * pids the cost sampler counts: each container's first process (every process
- * of a container descends from it, so its tree is the container's cgroup) and
- * its own PostgreSQL's postmaster.
+ * pids whose trees give the target's memory: each container's first process
+ * (every process of a container descends from it) and its own PostgreSQL's
+ * postmaster. Its CPU cost is `cost`: the containers' cgroup accounting and
+ * the PostgreSQL's process tree, which runs on the host beside them, kept
+ * over a node's kill and restart (a removed container's cgroup goes with it,
+ * so its last reading, taken right before the signal, is kept).
  */
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { nodeSupport, type TargetControl, type TargetManifest } from "@sfbench/core";
 import { descendants, freePort, isAlive, TargetError, waitGone } from "@sfbench/provider-local";
-import { cgroupCpuSeconds } from "./cgroup.ts";
+import { cgroupCpuSeconds, treeCpuSeconds } from "./cgroup.ts";
 import {
   containerPid,
   launchNode,
@@ -34,6 +37,7 @@ export interface ContainerTargetControl extends TargetControl {
   pids(): number[];
   /** CPU seconds the running containers' cgroups have used since they (re)started */
   cgroupCpuSeconds(): number;
+  cost: NonNullable<TargetControl["cost"]>;
   /** every node's log (span lines included when tracing) */
   logs(): string[];
 }
@@ -72,10 +76,33 @@ export async function containerTargetControl(started: StartedContainerTarget, ma
   };
   // read synchronously by the cost sampler: refreshed whenever a container (re)starts
   const pids = new Map<number, number>();
+  // the cost's CPU: per node and for the run's PostgreSQL, the pid read and the most it was seen to have used; `ended` holds what the replaced ones used
+  const seen = new Map<number | "postgres", { pid: number; seconds: number }>();
+  let ended = 0;
+  const readCpu = (key: number | "postgres") => {
+    const e = seen.get(key);
+    if (!e) return;
+    const now = key === "postgres" ? treeCpuSeconds(e.pid, descendants(e.pid)) : cgroupCpuSeconds(e.pid);
+    if (now !== undefined) e.seconds = Math.max(e.seconds, now);
+  };
+  /** Starts counting `pid` for `key`, keeping what the process it replaces used (undefined: the key has none now). */
+  const countAs = (key: number | "postgres", pid: number | undefined) => {
+    const e = seen.get(key);
+    if (e?.pid === pid) return;
+    if (e) {
+      readCpu(key);
+      ended += e.seconds;
+      seen.delete(key);
+    }
+    if (pid) seen.set(key, { pid, seconds: 0 });
+  };
+  const postgresPid = () => readContainerState(runId)?.postgres?.pid;
   const refreshPid = async (index: number, container: string) => {
     const pid = await containerPid(container);
     if (pid) pids.set(index, pid);
     else pids.delete(index);
+    countAs(index, pid);
+    countAs("postgres", postgresPid());
   };
   for (const n of started.nodes) await refreshPid(n.index, n.container);
   // how each node's attached client ended; a node killed on purpose is not a death
@@ -98,6 +125,9 @@ export async function containerTargetControl(started: StartedContainerTarget, ma
       // a single node is the whole target: its PostgreSQL (postmaster and backends) dies with it; one of several nodes dies alone
       const whole = s.nodes.length === 1;
       const pg = whole && s.postgres && isAlive(s.postgres.pid) ? [s.postgres.pid, ...descendants(s.postgres.pid)] : [];
+      // what it used up to now is kept: its cgroup is gone once it is
+      readCpu(index);
+      if (pg.length) readCpu("postgres");
       const at = Date.now();
       // the container's first process from the host: it is the container's init, so the kernel ends the rest of it
       signalAll([pid], signal);
@@ -114,6 +144,7 @@ export async function containerTargetControl(started: StartedContainerTarget, ma
       const running = pids.get(index);
       exits.delete(index);
       if (running && isAlive(running)) {
+        readCpu(index);
         signalAll([running], "SIGKILL");
         await waitGone(running, GONE_TIMEOUT_MS);
       }
@@ -179,6 +210,18 @@ export async function containerTargetControl(started: StartedContainerTarget, ma
     },
     cgroupCpuSeconds() {
       return [...pids.values()].reduce((sum, pid) => sum + (cgroupCpuSeconds(pid) ?? 0), 0);
+    },
+    cost: {
+      source: "cgroup",
+      cpuSeconds() {
+        countAs("postgres", postgresPid());
+        let sum = ended;
+        for (const key of seen.keys()) {
+          readCpu(key);
+          sum += seen.get(key)!.seconds;
+        }
+        return sum;
+      },
     },
     logs() {
       return (readContainerState(runId)?.nodes ?? started.nodes).map((n) => n.log);

@@ -3,8 +3,9 @@
  * on the local bases (cached under .sfbench/podman/), started as a container
  * with a CPU quota and a memory limit on a loopback port, verified by the
  * conformance suite, measured by the experiment engine's quick profile (0
- * anomalies, cost > 0, the container's cgroup charged), killed with kill -9
- * and started again with nothing lost, and torn down with nothing left.
+ * anomalies, cost > 0 taken from the container's cgroup, which was charged),
+ * killed with kill -9 and started again with nothing lost and nothing taken
+ * off its cost, and torn down with nothing left.
  */
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -62,6 +63,7 @@ describe("node-postgres from its image, in a podman container", () => {
 
     await up(["k6"]);
     const cgroupBefore = control.cgroupCpuSeconds();
+    const costBefore = control.cost.cpuSeconds();
     const { doc } = await runBenchmark({
       target: { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: manifestDigest(manifest) },
       baseUrl: started.url,
@@ -84,8 +86,11 @@ describe("node-postgres from its image, in a podman container", () => {
     const cell = doc.cells[0]!;
     expect(cell.anomalies?.total).toBe(0);
     expect(cell.cost?.targetCpuSeconds ?? 0).toBeGreaterThan(0);
-    // the container's own cgroup was charged for the load
+    // the container's own cgroup was charged for the load, and the cost came from it (the stable phase is part of the run)
     expect(control.cgroupCpuSeconds()).toBeGreaterThan(cgroupBefore);
+    expect(doc.environment.cost).toEqual({ source: "cgroup" });
+    const costAfterRun = control.cost.cpuSeconds();
+    expect(costAfterRun - costBefore).toBeGreaterThanOrEqual(cell.cost!.targetCpuSeconds);
 
     // kill -9 the container (and its PostgreSQL: the whole single-node target), start it again: nothing written is lost
     const user = await post<string>(`${started.url}/users`, { credits: 77 });
@@ -96,6 +101,8 @@ describe("node-postgres from its image, in a podman container", () => {
     await expect(fetch(`${started.url}/health`)).rejects.toThrow();
     await control.restart(0);
     expect(control.exited()).toBeUndefined();
+    // the killed container's cgroup went with it; what it had used stays in the cost
+    expect(control.cost.cpuSeconds()).toBeGreaterThanOrEqual(costAfterRun);
     expect(await (await fetch(`${started.url}/users/${user}`)).json()).toEqual({ id: user, credits: 77 });
     expect(await (await fetch(`${started.url}/products/${product}`)).json()).toEqual({ id: product, price: 5, stock: 9 });
 

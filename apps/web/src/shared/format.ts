@@ -56,6 +56,7 @@ export interface SetupFacts {
     postgres?: { instance: string; fsync: string; synchronous_commit: string; full_page_writes: string; version?: string };
     kafka?: { instance: string; version?: string };
   };
+  cost?: { source: string };
 }
 
 /**
@@ -71,5 +72,6 @@ export function fmtSetup(env: SetupFacts): string[] {
   const kafka = env.storage?.kafka;
   if (kafka)
     out.push(`Kafka${kafka.version ? ` ${kafka.version}` : ""} (${kafka.instance === "dedicated" ? "the target's own broker: its CPU is in the cost" : "a shared broker: its CPU is not in the cost"})`);
+  if (env.cost) out.push(env.cost.source === "cgroup" ? "CPU cost from the containers' cgroups (and the target's own PostgreSQL's processes)" : "CPU cost from the target's process trees");
   return out;
 }

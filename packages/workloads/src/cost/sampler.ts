@@ -13,6 +13,12 @@
  *
  * Memory: the peak over samples of the tree's summed resident set.
  *
+ * A group may come with a CPU counter of its own (a container's cgroup
+ * accounting, core's TargetCost): its CPU is then the counter's growth from
+ * the first sample to the last, and its trees give the memory and the
+ * process count only. The kernel's count of a cgroup misses nothing that
+ * forked and exited between samples and holds nothing outside the container.
+ *
  * Cheap enough to run beside the measurement: only the first sample reads
  * every process's stat; later ones list /proc, read the stat of pids not seen
  * before (to learn their parent) and of the trees' members only. (Reading all
@@ -26,6 +32,8 @@ export interface TreeUsage {
   peakRssBytes: number;
   /** processes seen in the tree during the phase */
   processes: number;
+  /** where cpuSeconds came from: the group's own counter, or its process trees */
+  cpuFrom: "counter" | "process-tree";
 }
 
 export interface SamplerResult {
@@ -56,11 +64,19 @@ export class ProcessSampler {
   /** per group: `pid:starttime` -> track */
   private readonly tracks = new Map<string, Map<string, Track>>();
   private readonly peaks = new Map<string, number>();
+  /** per group with a counter: its reading at the first sample and at the latest */
+  private readonly readings = new Map<string, { first: number; last: number }>();
 
-  /** groups: a name (e.g. "target", "services", "generator") -> root pids */
+  /**
+   * groups: a name (e.g. "target", "services", "generator") -> root pids;
+   * counters: a group's CPU seconds so far, when something other than its
+   * trees accounts for it (never decreasing, so it is read at the first and
+   * the last sample only: a reading may list /proc, as the trees' first one does)
+   */
   constructor(
     private readonly groups: Record<string, () => number[]>,
     private readonly intervalMs = 250,
+    private readonly counters: Partial<Record<string, () => number>> = {},
   ) {}
 
   start(): void {
@@ -85,7 +101,7 @@ export class ProcessSampler {
     }
   }
 
-  private sample(): void {
+  private sample(last = false): void {
     this.sampleNo++;
     const initial = this.sampleNo === 0;
     this.refreshTable();
@@ -104,12 +120,19 @@ export class ProcessSampler {
         rss += s.rssBytes;
       }
       this.peaks.set(group, Math.max(this.peaks.get(group)!, rss));
+      const counter = this.counters[group];
+      if (counter && (initial || last)) {
+        const now = counter();
+        const r = this.readings.get(group);
+        if (r) r.last = now;
+        else this.readings.set(group, { first: now, last: now });
+      }
     }
   }
 
   stop(): SamplerResult {
     if (this.timer) clearInterval(this.timer);
-    this.sample();
+    this.sample(true);
     const end = this.sampleNo;
     const groups: Record<string, TreeUsage> = {};
     for (const [group, tracks] of this.tracks) {
@@ -126,7 +149,13 @@ export class ProcessSampler {
         const absorbed = (byPid.get(t.ppid) ?? []).some((p) => p.lastSample >= goneAt);
         cpu += absorbed ? -t.first : t.last - t.first;
       }
-      groups[group] = { cpuSeconds: Math.max(0, cpu), peakRssBytes: this.peaks.get(group)!, processes: tracks.size };
+      const counted = this.readings.get(group);
+      groups[group] = {
+        cpuSeconds: Math.max(0, counted ? counted.last - counted.first : cpu),
+        peakRssBytes: this.peaks.get(group)!,
+        processes: tracks.size,
+        cpuFrom: counted ? "counter" : "process-tree",
+      };
     }
     return { wallSeconds: (performance.now() - this.started) / 1000, groups, samples: end + 1 };
   }

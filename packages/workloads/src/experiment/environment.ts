@@ -2,7 +2,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
-import type { Environment } from "@sfbench/core";
+import type { CostSource, Environment } from "@sfbench/core";
 import { runCpus } from "../cost/affinity.ts";
 
 const run = (cmd: string, args: string[], cwd?: string) => {
@@ -36,6 +36,8 @@ export function localEnvironment(opts: {
   storage?: Environment["storage"];
   /** processes the target ran as (a multi-node target started with a node count) */
   nodes?: number;
+  /** where the cost's CPU came from (absent: the run counted no target processes) */
+  costSource?: CostSource;
 }): Environment {
   const sha = run("git", ["rev-parse", "HEAD"], opts.repoRoot);
   return {
@@ -52,5 +54,6 @@ export function localEnvironment(opts: {
     ...(sha && /^[0-9a-f]{40}$/.test(sha) ? { gitSha: sha } : {}),
     ...(opts.cpuSplit ? { cpuSplit: opts.cpuSplit } : {}),
     ...(opts.storage ? { storage: opts.storage } : {}),
+    ...(opts.costSource ? { cost: { source: opts.costSource } } : {}),
   };
 }

@@ -58,10 +58,15 @@ export interface LoadStep {
 export async function runLoadStep(ctx: RunContext, cell: CellPlan, s: LoadStep): Promise<LoadOutcome> {
   ctx.checkAlive(s.stage);
   let generatorPid: number | undefined;
-  const sampler = new ProcessSampler({
-    generator: () => (generatorPid ? [generatorPid] : []),
-    ...(s.sampleTarget ? { target: ctx.targetPids } : {}),
-  });
+  const cost = ctx.target?.cost;
+  const sampler = new ProcessSampler(
+    {
+      generator: () => (generatorPid ? [generatorPid] : []),
+      ...(s.sampleTarget ? { target: ctx.targetPids } : {}),
+    },
+    undefined,
+    s.sampleTarget && cost ? { target: () => cost.cpuSeconds() } : {},
+  );
   sampler.start();
   const out = await runK6({
     k6: ctx.k6,

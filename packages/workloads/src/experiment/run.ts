@@ -161,6 +161,8 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
   const cellsToRun = unsupported || experiment === "recovery" ? [] : opts.cells;
   let error: ResultDocument["error"];
   const pinned = split && opts.targetPids().length > 0;
+  // the cost phase reads the provider's accounting when it has one (load-step.ts), else the target's process trees; a target given by URL has neither
+  const costSource = opts.control?.cost?.source ?? (opts.targetPids().length > 0 ? "process-tree" : undefined);
   // the machine's noise over the measurement: the run's own processes are this one (with its k6 runs) and the target's
   const ownRoots = new Set([process.pid, ...opts.targetPids()]);
   const noiseStart = noiseMark([...ownRoots]);
@@ -227,6 +229,7 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
       cpuSplit: pinned ? { generator: split.generator, target: split.target } : undefined,
       storage: opts.storage,
       nodes: opts.nodes,
+      costSource,
     }),
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
