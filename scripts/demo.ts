@@ -2,32 +2,42 @@
  * npm run demo: the whole system on one machine, used the way a person would.
  * Starts the services, a local SMTP server (messages in .sfbench/mail/*.eml),
  * the portal and the worker; creates a demo account (the portal's operator,
- * its address verified with the mailed link) and an API token; submits every
- * bundled target with `sfbench submit`; the
- * worker verifies and benchmarks them (standard profile, checkout/uniform:
- * publishable numbers, knee known to 10%, see docs/running.md) and the leaderboard at
- * http://127.0.0.1:3000 fills in. Keeps running until Ctrl-C, then stops
- * everything it started: the worker (a run in progress ends as interrupted,
- * not failed), the portal, and every service that was not up before the demo,
- * also those the worker started (Kafka, for tracing). SFBENCH_DEMO_EXIT=1
- * exits once the runs are done.
+ * its address verified with the mailed link) and an API token; registers
+ * every bundled target with `sfbench submit --register-only` and queues one
+ * campaign over them with `sfbench campaign --server`: n = 3 trials of each
+ * system in randomised interleaved rounds, for the original benchmark's two
+ * workloads (checkout/uniform and analytics/uniform), standard profile
+ * (publishable numbers: the knee bisected to 10% and confirmed). The worker
+ * runs the rounds; the leaderboard at http://127.0.0.1:3000 shows each
+ * system as provisional after its first trial and ranks the campaign's
+ * medians with their intervals once its trials are in. The demo prints when
+ * each happened and, at the end, where the time went (per system and
+ * stage). Keeps running until Ctrl-C, then stops everything it started: the
+ * worker (a run in progress ends as interrupted, not failed), the portal, and
+ * every service that was not up before the demo, also those the worker
+ * started (Kafka, for tracing). SFBENCH_DEMO_EXIT=1 exits once the runs are
+ * done.
  *
- * --with-image also submits node-postgres from its OCI image, as a team would
- * (image built, `podman save`d, `sfbench submit --image-archive`), under the
- * name node-postgres-image: the worker runs it as a podman container, and the
- * board shows the same target as processes and as a container side by side.
- * Not by default: the image build (minutes the first time) and one more
- * standard run do not fit the demo's 15 minutes on 2 cores.
+ *   npm run demo [-- --targets a,b] [-- --trials N] [-- --with-image]
+ *
+ * --targets and --trials narrow the campaign (every bundled target and 3
+ * trials by default). --with-image also submits node-postgres from its OCI
+ * image, as a team would (image built, `podman save`d, `sfbench submit
+ * --image-archive`), under the name node-postgres-image: the worker runs it
+ * as a podman container in the same campaign, and the board shows the same
+ * target as processes and as a container side by side.
  */
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 import type { ProgressEvent } from "@sfbench/core";
 import { listTargets } from "@sfbench/provider-local";
 import { up, type ServiceName } from "@sfbench/services";
 import { linkIn, startMailSink, type MailSink } from "../apps/web/scripts/mail-sink.ts";
 import { ensureBuild } from "../apps/web/scripts/server.ts";
 import { demoAccount, demoCredentials } from "./lib/demo-account.ts";
+import { campaignTiming, observe, timingTable, type TrialClock } from "./lib/demo-timing.ts";
 import { IMAGE_DEMO, prepareImageSubmission } from "./lib/demo-image.ts";
 import { getJson, serversUp, startLogged, stopAll, waitHttp, type Started } from "./lib/processes.ts";
 
@@ -36,15 +46,33 @@ const cli = join(root, "packages/cli/bin/sfbench.mjs");
 const server = "http://127.0.0.1:3000";
 const logs = join(root, ".sfbench/demo");
 const say = (line: string) => process.stdout.write(`${line}\n`);
-/** What the demo measures per bundled target: one publishable cell (standard profile), so ~3-4 targets fit in 15 minutes on 2 cores. */
-const DEMO = { profile: "standard", workload: "checkout", distribution: "uniform" } as const;
-const DEMO_CELL = `${DEMO.workload}/${DEMO.distribution}`;
-const WITH_IMAGE = process.argv.slice(2).includes("--with-image");
-const unknownFlags = process.argv.slice(2).filter((a) => a !== "--with-image");
-if (unknownFlags.length) {
-  process.stderr.write(`demo: unknown argument ${unknownFlags.join(" ")} (allowed: --with-image)\n`);
-  process.exit(2);
+const clock = () => new Date().toISOString().slice(11, 19);
+/** The campaign the demo queues: both workloads of the original benchmark, publishable numbers, n = 3. */
+const DEMO = { profile: "standard", workloads: "checkout,analytics", distribution: "uniform", trials: 3 } as const;
+
+function demoArgs(argv: string[]): { targets?: string[]; trials: number; withImage: boolean } {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options: { targets: { type: "string" }, trials: { type: "string" }, "with-image": { type: "boolean" } }, strict: true, allowPositionals: false }));
+  } catch (e) {
+    process.stderr.write(`demo: ${(e as Error).message} (allowed: --targets a,b  --trials N  --with-image)\n`);
+    process.exit(2);
+  }
+  const bundled = listTargets().map((t) => t.name);
+  const targets = values.targets?.split(",").map((t) => t.trim()).filter(Boolean);
+  const unknown = targets?.filter((t) => !bundled.includes(t)) ?? [];
+  if (targets && (!targets.length || unknown.length)) {
+    process.stderr.write(`demo: --targets: ${unknown.join(", ") || "(none)"} ${unknown.length === 1 ? "is" : "are"} not bundled (bundled: ${bundled.join(", ")})\n`);
+    process.exit(2);
+  }
+  const trials = values.trials === undefined ? DEMO.trials : Number(values.trials);
+  if (!Number.isInteger(trials) || trials < 1 || trials > 20) {
+    process.stderr.write(`demo: --trials must be a whole number from 1 to 20, got "${values.trials}"\n`);
+    process.exit(2);
+  }
+  return { ...(targets ? { targets } : {}), trials, withImage: values["with-image"] === true };
 }
+const ARGS = demoArgs(process.argv.slice(2));
 
 interface Progress {
   status: string;
@@ -55,24 +83,43 @@ interface Progress {
   errorMessage: string | null;
 }
 
-async function follow(runs: Map<string, string>): Promise<void> {
+/** What a run is doing for the time accounting: its stage, and within seed and load the experiment's phase (populate, ramp, stable, ...). */
+const activityOf = (p: Progress) => (p.status !== "running" ? null : p.live && (p.stage === "load" || p.stage === "seed") ? p.live.phase : (p.stage ?? "provision"));
+
+/** Follows the campaign's runs to their end: a line per change, the milestones as they happen, and each trial's clock. */
+async function follow(runs: Array<{ runId: string; system: string; round: number }>, rounds: number): Promise<TrialClock[]> {
+  const clocks = runs.map((r): TrialClock => ({ ...r, status: "queued", spent: {} }));
+  const seen = new Map<string, { activity: string | null; at: number }>();
   const last = new Map<string, string>();
+  let provisional = false;
+  const ranked = new Set<string>();
   for (;;) {
     let open = 0;
-    for (const [id, name] of runs) {
-      const p = (await getJson<{ result: { data: Progress } }>(`${server}/api/trpc/runs.progress?input=${encodeURIComponent(JSON.stringify({ id }))}`)).result.data;
+    for (const c of clocks) {
+      if (c.endedMs !== undefined) continue;
+      const p = (await getJson<{ result: { data: Progress } }>(`${server}/api/trpc/runs.progress?input=${encodeURIComponent(JSON.stringify({ id: c.runId }))}`)).result.data;
+      seen.set(c.runId, observe(c, { status: p.status, activity: activityOf(p) }, Date.now(), seen.get(c.runId)));
       const line =
         p.status === "running"
           ? // one line per step of the load; the seed's request count would print a line a second
-            `running: ${p.live ? (p.live.phase === "seed" || p.live.phase === "populate" ? p.live.phase : `${p.live.phase} ${p.live.detail}`) : (p.stage ?? "starting")} (${p.progress}%)`
+            `running: ${p.live ? (p.live.phase === "seed" || p.live.phase === "populate" ? p.live.phase : `${p.live.cell} ${p.live.phase} ${p.live.detail}`) : (p.stage ?? "starting")} (${p.progress}%)`
           : p.status === "failed" || p.status === "interrupted"
             ? `${p.status} during ${p.errorStage}: ${p.errorMessage}`
             : p.status;
-      if (last.get(id) !== line) say(`  ${name}: ${line}`);
-      last.set(id, line);
+      if (last.get(c.runId) !== line && p.status !== "queued") say(`  ${clock()} round ${c.round}/${rounds} ${c.system}: ${line}`);
+      last.set(c.runId, line);
       if (p.status === "queued" || p.status === "running") open++;
+      if (c.status === "completed" && !provisional) {
+        provisional = true;
+        say(`  ${clock()} the board has its first provisional row (${c.system}, one trial): ${server}`);
+      }
+      const own = clocks.filter((x) => x.system === c.system);
+      if (!ranked.has(c.system) && own.every((x) => x.endedMs !== undefined)) {
+        ranked.add(c.system);
+        say(`  ${clock()} ${c.system}: all ${own.length} trials in (${own.filter((x) => x.status === "completed").length} completed): its median and interval are ranked`);
+      }
     }
-    if (!open) return;
+    if (!open) return clocks;
     await new Promise((r) => setTimeout(r, 1000));
   }
 }
@@ -123,6 +170,7 @@ async function main(): Promise<void> {
   });
   started.push(web);
   await waitHttp(server, 120_000, () => web.child.exitCode !== null);
+  const portalUp = Date.now();
   say(`  portal up at ${server} (log ${web.log})`);
 
   say("== worker");
@@ -142,44 +190,50 @@ async function main(): Promise<void> {
   say(`  API token: ${account.token}`);
   say(`  try: SFBENCH_TOKEN=${account.token} npx sfbench submit --manifest packages/targets/node-postgres/target.json --server ${server}`);
 
-  say("== submitting the bundled targets (sfbench submit)");
-  const runs = new Map<string, string>();
-  const submit = (name: string, manifest: string, extra: string[] = []) => {
-    let out: string;
+  say("== registering the bundled targets (sfbench submit --register-only)");
+  const cliEnv = { ...process.env, SFBENCH_TOKEN: account.token };
+  const systems: string[] = [];
+  const register = (name: string, manifest: string, extra: string[] = []) => {
     try {
-      out = execFileSync(process.execPath, [cli, "submit", "--manifest", manifest, ...extra, "--server", server, "--profile", DEMO.profile, "--workload", DEMO.workload, "--distribution", DEMO.distribution], {
-        cwd: root,
-        env: { ...process.env, SFBENCH_TOKEN: account.token },
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "inherit"],
-      }).trim();
+      const out = execFileSync(process.execPath, [cli, "submit", "--manifest", manifest, ...extra, "--server", server, "--register-only"], { cwd: root, env: cliEnv, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
+      say(`  ${out}`);
+      systems.push(name);
     } catch {
       // the CLI printed why (e.g. a target.json changed under a version the portal already has): the other targets go on
-      say(`  ${name}: not submitted (the reason is above)`);
-      return;
+      say(`  ${name}: not registered (the reason is above)`);
     }
-    say(`  ${name}: ${out}`);
-    runs.set(out.split("/").pop()!, name);
   };
-  for (const t of listTargets()) submit(t.name, join(t.dir, "target.json"));
-  if (WITH_IMAGE) {
+  for (const t of listTargets()) if (!ARGS.targets || ARGS.targets.includes(t.name)) register(t.name, join(t.dir, "target.json"));
+  if (ARGS.withImage) {
     say(`== ${IMAGE_DEMO.target} from its image as ${IMAGE_DEMO.name} (sfbench image build, podman save, sfbench submit --image-archive)`);
     try {
       const prepared = await prepareImageSubmission({ root, cli, dir: join(logs, IMAGE_DEMO.name), say });
-      submit(IMAGE_DEMO.name, prepared.manifest, ["--image-archive", prepared.archive]);
+      register(IMAGE_DEMO.name, prepared.manifest, ["--image-archive", prepared.archive]);
     } catch (e) {
       // podman missing, the build failing: the processes' runs go on without it
-      say(`  ${IMAGE_DEMO.name}: not submitted: ${(e as Error).message}`);
+      say(`  ${IMAGE_DEMO.name}: not registered: ${(e as Error).message}`);
     }
   }
+  if (systems.length === 0) throw new Error("no bundled target was registered (the reasons are above), so there is nothing to benchmark");
 
-  if (runs.size === 0) throw new Error("no bundled target was submitted (the reasons are above), so there is nothing to benchmark");
-  say(`== runs (the worker verifies, then benchmarks ${DEMO_CELL} with the ${DEMO.profile} profile: the knee bisected to 10%)`);
-  await follow(runs);
-  const names = [...new Set(runs.values())];
+  say(`== campaign (sfbench campaign --server): ${systems.length} systems x ${ARGS.trials} trials in interleaved rounds, ${DEMO.workloads} / ${DEMO.distribution}, ${DEMO.profile} profile`);
+  const queued = execFileSync(
+    process.execPath,
+    [cli, "campaign", "--server", server, "--targets", systems.join(","), "--trials", String(ARGS.trials), "--profile", DEMO.profile, "--workload", DEMO.workloads, "--distribution", DEMO.distribution, "--json"],
+    { cwd: root, env: cliEnv, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const campaign = JSON.parse(queued) as { campaignId: string; orderSeed: number; runs: Array<{ runId: string; system: string; round: number }> };
+  say(`  campaign ${campaign.campaignId}: ${campaign.runs.length} runs, order seed ${campaign.orderSeed}`);
+  for (let round = 1; round <= ARGS.trials; round++) say(`  round ${round}: ${campaign.runs.filter((r) => r.round === round).map((r) => r.system).join(", ")}`);
+  say("  (a trial taken while the machine was busy runs once more at the end of the queue)");
+
+  say(`== runs (the worker verifies each system, then measures both cells: the knee bisected to 10% and confirmed, 30 s of stable load, the audit)`);
+  const clocks = await follow(campaign.runs, ARGS.trials);
+  const timing = campaignTiming(portalUp, clocks);
+  say(`\n== where the time went\n${timingTable(timing)}`);
   say(`\nleaderboard: ${server}`);
-  for (const [id, name] of runs) say(`${name}: ${server}/systems/${name} (run: ${server}/runs/${id})`);
-  if (names.length >= 2) say(`compare:     ${server}/compare?systems=${names.slice(0, 4).join(",")}`);
+  for (const name of systems) say(`${name}: ${server}/systems/${name}`);
+  if (systems.length >= 2) say(`compare:     ${server}/compare?systems=${systems.join(",")}`);
   if (process.env.SFBENCH_DEMO_EXIT === "1") await shutdown(0);
   say("Press Ctrl-C to stop the portal and the worker.");
 }

@@ -9,9 +9,9 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { UnrecoverableError, type Job } from "bullmq";
-import { cellsOf, manifestDigest, microOf, parseManifest, parseResult, RunParameters, type Profile, type ResultDocument, type TargetManifest } from "@sfbench/core";
+import { cellsOf, manifestDigest, microOf, parseManifest, parseResult, repeatBusy, RunParameters, type Profile, type ResultDocument, type TargetManifest, type TrialTag } from "@sfbench/core";
 import { runConformance } from "@sfbench/conformance";
-import { importResult, type Db } from "@sfbench/db";
+import { importResult, type Db, type Prisma, type Run } from "@sfbench/db";
 import { findTarget, TargetBusyError, TargetError } from "@sfbench/provider-local";
 import { kafkaBrokers, status as serviceStatus, up } from "@sfbench/services";
 import { aliveCheck, failedRunDocument, runBenchmark, writeResult } from "@sfbench/workloads";
@@ -57,20 +57,46 @@ export function createRunPipeline(deps: PipelineDeps) {
   }
 
   /** Writes and stores a document for a run that failed before measuring, then stops retries. */
-  async function failBeforeMeasuring(runId: string, target: ResultDocument["target"], profile: Profile, startedAt: Date, stage: string, message: string): Promise<never> {
-    const doc = failedRunDocument({ runId, target, profile, startedAt, stage, message, k6: deps.k6, repoRoot: deps.repoRoot, rawDir: join(deps.rawRoot, runId) });
+  async function failBeforeMeasuring(runId: string, target: ResultDocument["target"], profile: Profile, startedAt: Date, stage: string, message: string, tag?: TrialTag): Promise<never> {
+    const doc = { ...failedRunDocument({ runId, target, profile, startedAt, stage, message, k6: deps.k6, repoRoot: deps.repoRoot, rawDir: join(deps.rawRoot, runId) }), ...(tag ? { campaign: tag } : {}) };
     const file = writeResult(deps.resultsDir, doc);
     await importResult(db, doc, { resultPath: file });
     throw new UnrecoverableError(`${stage}: ${message}`);
   }
 
   /** Ends a run that was stopped mid-way: a document with status "interrupted", stored like any other. */
-  async function interruptRun(runId: string, target: ResultDocument["target"], profile: Profile, startedAt: Date, stage: string, signal: AbortSignal): Promise<PipelineOutcome> {
+  async function interruptRun(runId: string, target: ResultDocument["target"], profile: Profile, startedAt: Date, stage: string, signal: AbortSignal, tag?: TrialTag): Promise<PipelineOutcome> {
     const message = `interrupted during ${stage}: ${String(signal.reason ?? "the worker was stopped")}`;
-    const doc: ResultDocument = { ...failedRunDocument({ runId, target, profile, startedAt, stage, message, k6: deps.k6, repoRoot: deps.repoRoot, rawDir: join(deps.rawRoot, runId) }), status: "interrupted" };
+    const doc: ResultDocument = { ...failedRunDocument({ runId, target, profile, startedAt, stage, message, k6: deps.k6, repoRoot: deps.repoRoot, rawDir: join(deps.rawRoot, runId) }), status: "interrupted", ...(tag ? { campaign: tag } : {}) };
     const file = writeResult(deps.resultsDir, doc);
     await importResult(db, doc, { resultPath: file });
     return { runId, status: "interrupted", resultPath: file };
+  }
+
+  /**
+   * A campaign trial taken while the machine was busy runs again as the next
+   * attempt (a new run at the end of the queue); the board counts the last
+   * completed attempt of each trial.
+   */
+  async function repeatTrial(run: Run, doc: ResultDocument): Promise<void> {
+    const again = await db.run.create({
+      data: {
+        systemId: run.systemId,
+        targetVersionId: run.targetVersionId,
+        status: "queued",
+        environmentKind: run.environmentKind,
+        nodes: run.nodes,
+        profile: run.profile,
+        parameters: run.parameters as Prisma.InputJsonValue,
+        submittedById: run.submittedById,
+        campaignId: run.campaignId,
+        trial: run.trial,
+        round: run.round,
+        attempt: (run.attempt ?? 1) + 1,
+      },
+      select: { id: true },
+    });
+    process.stderr.write(`${new Date().toISOString()} run ${run.id}: the machine was busy (${doc.noise?.busyBecause.join("; ")}): trial ${run.trial} of campaign ${run.campaignId} runs again as ${again.id}\n`);
   }
 
   // three parameters: BullMQ passes an AbortSignal only to processors that declare it (worker.cancelAllJobs aborts it)
@@ -125,6 +151,8 @@ export function createRunPipeline(deps: PipelineDeps) {
     const target = { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: run.targetVersion.manifestDigest };
     const profile = run.profile as Profile;
     const cells = cellsOf(params.data);
+    // a campaign's trial: its result document says so, and the board takes the campaign's median
+    const tag: TrialTag | undefined = run.campaignId ? { campaignId: run.campaignId, trial: run.trial ?? 1, round: run.round ?? 1, attempt: run.attempt ?? 1 } : undefined;
 
     const provider = archive ? imageProvider(runId, manifest, archive.path) : localProvider(manifest, deps.targetsRoot);
     await acquireRunLock(runId, manifest.name, { signal });
@@ -151,18 +179,18 @@ export function createRunPipeline(deps: PipelineDeps) {
         try {
           started = await provider.start({ trace: tracing });
         } catch (e) {
-          if (signal?.aborted) return await interruptRun(runId, target, profile, startedAt, "provision", signal);
+          if (signal?.aborted) return await interruptRun(runId, target, profile, startedAt, "provision", signal, tag);
           // a busy machine is retried with backoff; a target that does not start is the target's failure
-          if (e instanceof TargetError && !(e instanceof TargetBusyError)) await failBeforeMeasuring(runId, target, profile, startedAt, "provision", e.message);
+          if (e instanceof TargetError && !(e instanceof TargetBusyError)) await failBeforeMeasuring(runId, target, profile, startedAt, "provision", e.message, tag);
           throw e;
         }
-        if (signal?.aborted) return await interruptRun(runId, target, profile, startedAt, "provision", signal);
+        if (signal?.aborted) return await interruptRun(runId, target, profile, startedAt, "provision", signal, tag);
         await progress.set("verify", 5);
         const report = await runConformance(started.url, { budgetMs: 120_000, micro: manifest.micro === true, onCheck: (_r, done, total) => progress.set("verify", 5 + Math.round((done / total) * 5)) });
-        if (signal?.aborted) return await interruptRun(runId, target, profile, startedAt, "verify", signal);
+        if (signal?.aborted) return await interruptRun(runId, target, profile, startedAt, "verify", signal, tag);
         if (report.failed > 0) {
           const failed = report.checks.filter((c) => !c.passed);
-          await failBeforeMeasuring(runId, target, profile, startedAt, "verify", `${failed.length} of ${report.checks.length} conformance checks failed: ${failed.map((c) => `${c.id} (${c.message})`).slice(0, 5).join("; ")}`);
+          await failBeforeMeasuring(runId, target, profile, startedAt, "verify", `${failed.length} of ${report.checks.length} conformance checks failed: ${failed.map((c) => `${c.id} (${c.message})`).slice(0, 5).join("; ")}`, tag);
         }
         // the target's own PostgreSQL is part of it; the shared servers (Redis, Kafka) also serve others and are not counted
         const shared = manifest.services.filter((s) => s !== "postgres");
@@ -180,6 +208,7 @@ export function createRunPipeline(deps: PipelineDeps) {
           ...(microOf(params.data) ? { micro: { declared: manifest.micro === true } } : {}),
           ...(manifest.audit?.readsPerSecond ? { auditReadsPerSecond: manifest.audit.readsPerSecond } : {}),
           seed: params.data.seed ?? 1,
+          ...(tag ? { campaign: tag } : {}),
           repoRoot: deps.repoRoot,
           resultsDir: deps.resultsDir,
           rawRoot: deps.rawRoot,
@@ -203,10 +232,11 @@ export function createRunPipeline(deps: PipelineDeps) {
       }
       await progress.set("store", 95);
       await importResult(db, result.doc, { resultPath: result.file });
+      if (tag && repeatBusy(result.doc, tag.attempt, params.data.busyRepeats ?? 0)) await repeatTrial(run, result.doc);
       return { runId, status: result.doc.status, resultPath: result.file };
     } catch (e) {
       // whatever the interruption broke (a database write racing the stopped target, ...) ends the run as interrupted
-      if (signal?.aborted && !(e instanceof UnrecoverableError)) return await interruptRun(runId, target, profile, startedAt, progress.current ?? "provision", signal);
+      if (signal?.aborted && !(e instanceof UnrecoverableError)) return await interruptRun(runId, target, profile, startedAt, progress.current ?? "provision", signal, tag);
       throw e;
     } finally {
       signal?.removeEventListener("abort", onAbort);

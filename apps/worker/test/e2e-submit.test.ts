@@ -5,7 +5,7 @@
  * the problem named and nothing half-written.
  */
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -85,6 +85,43 @@ describe("submit -> run -> leaderboard", () => {
     expect(results.stdout).toMatch(/latest completed run .*\n.*\n.*\ncheckout\/uniform\s+checkouts\s+\d+/);
   });
 });
+
+describe("a campaign through the portal", () => {
+  it("sfbench submit --register-only, then campaign --server: the worker runs every trial in the queued order, each document tagged with the campaign", async () => {
+    const registered = await sfbench(["submit", "--manifest", MANIFEST, "--server", server.url, "--register-only"], { SFBENCH_TOKEN: token });
+    expect(registered.code, registered.stderr).toBe(0);
+    expect(registered.stdout.trim()).toMatch(new RegExp(`^registered node-postgres \\d+\\.\\d+\\.\\d+: ${server.url}/systems/node-postgres$`));
+    // a busy trial is not repeated here: the test asserts the runs the campaign queued, whatever the machine's load
+    const queued = await sfbench(
+      ["campaign", "--server", server.url, "--targets", "node-postgres", "--trials", "2", "--busy-repeats", "0", "--profile", "quick", "--workload", "checkout", "--distribution", "uniform", "--json"],
+      { SFBENCH_TOKEN: token },
+    );
+    expect(queued.code, queued.stderr).toBe(0);
+    const created = JSON.parse(queued.stdout) as { campaignId: string; runs: Array<{ runId: string; system: string; round: number }> };
+    expect(created.runs.map((r) => r.round)).toEqual([1, 2]);
+    const ended = await waitForRuns(created.runs.map((r) => r.runId));
+    for (const [i, run] of ended.entries()) {
+      expect(run.status, `${run.errorMessage ?? ""}\n${worker.output()}`).toBe("completed");
+      expect(run).toMatchObject({ campaignId: created.campaignId, trial: i + 1, round: i + 1, attempt: 1 });
+      const doc = JSON.parse(readFileSync(run.resultPath!, "utf8")) as { campaign: unknown; noise?: { busy: boolean } };
+      expect(doc.campaign).toEqual({ campaignId: created.campaignId, trial: i + 1, round: i + 1, attempt: 1 });
+      expect(typeof doc.noise?.busy).toBe("boolean");
+    }
+    // in the order queued: round 1 before round 2
+    expect(ended[0]!.startedAt!.getTime()).toBeLessThan(ended[1]!.startedAt!.getTime());
+  }, 720_000);
+});
+
+async function waitForRuns(ids: string[]) {
+  const deadline = Date.now() + 600_000;
+  for (;;) {
+    const runs = await db.run.findMany({ where: { id: { in: ids } } });
+    const done = runs.filter((r) => ["completed", "failed", "interrupted"].includes(r.status) && r.stage === null);
+    if (done.length === ids.length) return ids.map((id) => runs.find((r) => r.id === id)!);
+    if (Date.now() > deadline) throw new Error(`campaign runs still open after 10 minutes: ${runs.map((r) => `${r.id} ${r.status}`).join(", ")}\n${worker.output()}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
 
 describe("bad submissions", () => {
   const runsNow = () => db.run.count();

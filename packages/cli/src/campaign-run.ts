@@ -18,6 +18,7 @@ import {
   manifestDigest,
   parseCampaign,
   parseResult,
+  repeatBusy,
   type CampaignDocument,
   type CampaignTrial,
   type ResultDocument,
@@ -30,10 +31,7 @@ import { campaignTable } from "./campaign-table.ts";
 import { note } from "./progress.ts";
 import { runOnce, type RunOnceOptions } from "./run-once.ts";
 
-/** How often a busy trial is repeated by default: once, so a campaign takes at most twice its planned time. */
-export const BUSY_REPEATS = 1;
-/** A bound for --trials: a campaign of more trials than this belongs to several campaigns. */
-export const MAX_TRIALS = 100;
+export { BUSY_REPEATS, MAX_TRIALS } from "./campaign-limits.ts";
 
 export interface CampaignOptions {
   kind: CampaignDocument["kind"];
@@ -113,15 +111,6 @@ export async function campaign(opts: CampaignOptions): Promise<CampaignOutcome> 
 export function trialNotes(doc: Pick<ResultDocument, "error" | "cells">): string[] {
   if (doc.error) return [`${doc.error.stage}: ${doc.error.message}`];
   return doc.cells.flatMap((c) => (c.valid ? [] : [`${cellName(c)}: ${c.invalidReason ?? "invalid"}`]));
-}
-
-/**
- * Whether this attempt is run again: it completed while the machine was busy
- * and repeats are left. A failed run is not repeated (a busy machine does not
- * make a target fail; its failure is the figure).
- */
-export function repeatBusy(doc: Pick<ResultDocument, "status" | "noise">, attempt: number, busyRepeats: number): boolean {
-  return doc.noise?.busy === true && doc.status === "completed" && attempt <= busyRepeats;
 }
 
 /** One trial: a fresh run of the target; a target that did not even start still gets a failed document, tagged. */

@@ -1,8 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { Cell, Noise } from "@sfbench/core";
-import { campaignDir, repeatBusy, trialNotes } from "../src/campaign-run.ts";
+import { repeatBusy, type Cell, type Noise } from "@sfbench/core";
+import { campaignDir, trialNotes } from "../src/campaign-run.ts";
 
 const noise = (busy: boolean) => ({ busy, busyBecause: busy ? ["processes outside the run used 1.00 cores on average (more than 0.25)"] : [] }) as Noise;
 

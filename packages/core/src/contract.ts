@@ -57,12 +57,17 @@ export const cellName = (c: CellChoice): string => `${c.workload}/${c.distributi
  * run the microbenchmarks (docs/spec.md 8) too; absent means "when every
  * workload runs" (microOf). An empty workload list runs the microbenchmarks only.
  */
+/** A campaign repeats a busy trial at most this often: more would let one noisy afternoon hold the queue. */
+export const MAX_BUSY_REPEATS = 3;
+
 export const RunParameters = z
   .strictObject({
     workloads: z.array(Workload).max(WORKLOADS.length).optional(),
     distributions: z.array(Distribution).min(1).max(DISTRIBUTIONS.length).optional(),
     micro: z.boolean().optional(),
     seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
+    /** a campaign trial that completed while the machine was busy is run again, at most this many times (RunParameters of a campaign's runs) */
+    busyRepeats: z.number().int().min(0).max(MAX_BUSY_REPEATS).optional(),
   })
   .refine((p) => p.workloads === undefined || p.workloads.length > 0 || p.micro === true, {
     path: ["workloads"],

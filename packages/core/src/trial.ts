@@ -56,3 +56,13 @@ export const TrialTag = z.strictObject({
   attempt: z.number().int().positive(),
 });
 export type TrialTag = z.infer<typeof TrialTag>;
+
+/**
+ * Whether a trial's attempt is run again: it completed while the machine was
+ * busy and repeats are left. A failed run is not repeated (a busy machine
+ * does not make a target fail; its failure is the figure). The CLI's
+ * campaigns and the worker's follow the same rule.
+ */
+export function repeatBusy(doc: { status: string; noise?: Pick<Noise, "busy"> }, attempt: number, busyRepeats: number): boolean {
+  return doc.noise?.busy === true && doc.status === "completed" && attempt <= busyRepeats;
+}

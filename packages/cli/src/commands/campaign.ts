@@ -4,17 +4,20 @@
  * trial a fresh run with its own result document, and a campaign document
  * with the median, 95% interval and ratio to the reference per target and
  * cell (campaign-run.ts).
+ *
+ * With --server, the same campaign is queued on a portal instead
+ * (campaign-remote.ts): the systems are the account's own, registered there
+ * (`sfbench submit --register-only`), and the portal's worker runs the
+ * rounds; the board ranks their medians as trials land.
  */
 import { join } from "node:path";
-import { cellsOf, DISTRIBUTION_CHOICES, PROFILES, WORKLOAD_CHOICES, parametersOfChoice, type Profile } from "@sfbench/core";
-import { findTarget } from "@sfbench/provider-local";
-import { k6Path, paths } from "@sfbench/services";
+import { cellsOf, DISTRIBUTION_CHOICES, PROFILES, WORKLOAD_CHOICES, parametersOfChoice, type Profile } from "@sfbench/core/contract";
 import { intFlag, oneOf, parseFlags, UsageError } from "../args.ts";
-import { BUSY_REPEATS, MAX_TRIALS, runCampaign } from "../campaign-run.ts";
+import { BUSY_REPEATS, DEFAULT_TRIALS, MAX_TRIALS } from "../campaign-limits.ts";
+import { needRepository } from "../commands-table.ts";
+import { campaignOnServer } from "../campaign-remote.ts";
 import { note } from "../progress.ts";
 
-/** Three trials: the fewest with which a median differs from a mean and an interval has two degrees of freedom. */
-export const DEFAULT_TRIALS = 3;
 
 export const campaignFlags = {
   targets: { type: "string", value: "A,B,...", help: "the bundled targets, each once (started fresh for every trial)" },
@@ -28,11 +31,19 @@ export const campaignFlags = {
   "busy-repeats": { type: "string", value: "N", help: `repeat a trial taken while the machine was busy at most N times, default ${BUSY_REPEATS}` },
   results: { type: "string", value: "DIR", help: "the campaign's folder goes under DIR/campaigns/, default results/" },
   "no-trace": { type: "boolean", help: "do not trace targets that support it" },
+  server: { type: "string", value: "URL", help: "queue the campaign on this portal instead (its worker runs it); --targets are your systems there, --workload may list several (checkout,analytics)" },
+  json: { type: "boolean", help: "with --server: print the queued campaign (its id and runs) as JSON" },
 } as const;
+
 
 export async function campaign(argv: string[]): Promise<number> {
   const cmd = "sfbench campaign";
   const { values } = parseFlags(cmd, argv, campaignFlags);
+  if (values.server !== undefined) return campaignOnServer(cmd, values);
+  if (values.json) throw new UsageError(`${cmd}: --json goes with --server (a local campaign prints its table and writes campaign.json)`);
+  const { findTarget } = await needRepository("sfbench campaign (trials on this machine)", () => import("@sfbench/provider-local"));
+  const { k6Path, paths } = await needRepository("sfbench campaign (trials on this machine)", () => import("@sfbench/services"));
+  const { runCampaign } = await needRepository("sfbench campaign (trials on this machine)", () => import("../campaign-run.ts"));
   const targets = (values.targets ?? "").split(",").map((t) => t.trim()).filter(Boolean);
   if (!targets.length) throw new UsageError(`${cmd}: --targets needs one or more bundled targets, e.g. --targets node-postgres,restate`);
   if (new Set(targets).size !== targets.length) throw new UsageError(`${cmd}: --targets: each target once, got ${values.targets}`);

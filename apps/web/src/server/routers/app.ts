@@ -1,6 +1,7 @@
 /** The portal's tRPC API: one small router per entity. */
 import { createCallerFactory, router } from "../trpc/init.ts";
 import { authRouter } from "./auth.ts";
+import { campaignsRouter } from "./campaigns.ts";
 import { leaderboardRouter } from "./leaderboard.ts";
 import { ratingsRouter } from "./ratings.ts";
 import { runsRouter } from "./runs.ts";
@@ -16,6 +17,7 @@ export const appRouter = router({
   leaderboard: leaderboardRouter,
   ratings: ratingsRouter,
   submissions: submissionsRouter,
+  campaigns: campaignsRouter,
 });
 
 export type AppRouter = typeof appRouter;

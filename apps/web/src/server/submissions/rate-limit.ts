@@ -4,9 +4,12 @@
  * lock, so that parallel submissions cannot both slip under the limit.
  */
 import type { Prisma } from "@sfbench/db";
-import { tooManyRequests } from "../trpc/errors.ts";
+import { fieldError, tooManyRequests } from "../trpc/errors.ts";
 
-export async function enforceSubmissionLimit(tx: Prisma.TransactionClient, userId: string, perHour: number, now = new Date()): Promise<void> {
+/** `adding`: the runs this submission queues (a campaign queues one per trial). */
+export async function enforceSubmissionLimit(tx: Prisma.TransactionClient, userId: string, perHour: number, now = new Date(), adding = 1): Promise<void> {
+  // waiting would never let it through: say which field to change
+  if (adding > perHour) throw fieldError("trials", `the campaign queues ${adding} runs (systems x trials), more than the ${perHour} an account may submit per hour: name fewer systems or trials`);
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`submit:${userId}`}, 0))`;
   const since = new Date(now.getTime() - 3600_000);
   const recent = await tx.run.findMany({
@@ -15,7 +18,9 @@ export async function enforceSubmissionLimit(tx: Prisma.TransactionClient, userI
     orderBy: { createdAt: "asc" },
     take: perHour,
   });
-  if (recent.length >= perHour) {
-    throw tooManyRequests(`at most ${perHour} submissions per hour`, new Date(recent[0]!.createdAt.getTime() + 3600_000), now);
+  if (recent.length + adding > perHour) {
+    // the hour frees a run when the oldest counted one leaves it: enough have left once this one has
+    const freeing = recent[recent.length + adding - perHour - 1]!;
+    throw tooManyRequests(`at most ${perHour} submissions per hour`, new Date(freeing.createdAt.getTime() + 3600_000), now);
   }
 }

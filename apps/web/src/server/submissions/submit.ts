@@ -24,16 +24,37 @@ export interface Submitted {
   version: string;
 }
 
+export interface Registered {
+  systemSlug: string;
+  version: string;
+}
+
 export async function submit(db: Db, userId: string, input: z.output<typeof SubmitInput>, perHour: number, dataDir: string): Promise<Submitted> {
+  const done = await store(db, userId, input, perHour, dataDir, true);
+  return { runId: done.runId!, systemSlug: done.systemSlug, version: done.version };
+}
+
+/**
+ * The system and version without a run (`sfbench submit --register-only`):
+ * what a campaign then measures (campaigns.create takes systems by name and
+ * runs their latest version), so that registering queues no single run.
+ */
+export async function register(db: Db, userId: string, input: z.output<typeof SubmitInput>, perHour: number, dataDir: string): Promise<Registered> {
+  const done = await store(db, userId, input, perHour, dataDir, false);
+  return { systemSlug: done.systemSlug, version: done.version };
+}
+
+async function store(db: Db, userId: string, input: z.output<typeof SubmitInput>, perHour: number, dataDir: string, queue: boolean): Promise<Registered & { runId?: string }> {
   const built = buildManifest(input);
   if (!built.ok) throw fieldErrors(built.fields);
   const loc = parseLoc(input.loc);
   let claimed: Claimed | undefined;
   const submitted = await db.$transaction(async (tx) => {
-    await enforceSubmissionLimit(tx, userId, perHour);
+    await enforceSubmissionLimit(tx, userId, perHour, new Date(), queue ? 1 : 0);
     const systemId = await ownSystem(tx, userId, built.manifest);
     const versionId = await upsertVersion(tx, systemId, built.manifest, loc);
     claimed = await claimUploads(tx, userId, versionId, built.manifest, input, dataDir);
+    if (!queue) return { systemSlug: built.manifest.name, version: built.manifest.version };
     const run = await tx.run.create({
       data: {
         systemId,

@@ -1,0 +1,74 @@
+/**
+ * Campaigns on the portal: registering a system without a run, then one
+ * queued run per system and round in interleaved order, each tagged with the
+ * campaign, its trial and round, and the order the worker takes them in
+ * (oldest first) being the rounds' order.
+ */
+import { interleavedRounds } from "@sfbench/workloads";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { browser, failure, fields } from "./helpers/callers.ts";
+import { testDatabase, type TestDatabase } from "./helpers/database.ts";
+import { submission } from "./helpers/submission.ts";
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await testDatabase();
+});
+afterAll(async () => {
+  await t?.drop();
+});
+
+describe("campaigns", () => {
+  it("registers a system and its version without queuing a run", async () => {
+    const { api, user } = await browser(t.db, "register@example.com");
+    const registered = await api.submissions.register(submission("reg-only"));
+    expect(registered).toEqual({ systemSlug: "reg-only", version: "0.1.0" });
+    const system = await t.db.system.findUniqueOrThrow({ where: { slug: "reg-only" }, include: { versions: true } });
+    expect(system.ownerId).toBe(user.id);
+    expect(system.versions).toHaveLength(1);
+    expect(await t.db.run.count({ where: { systemId: system.id } })).toBe(0);
+  });
+
+  it("queues one run per system and round, in the rounds' seeded order, each tagged with the campaign", async () => {
+    const { api } = await browser(t.db, "campaigner@example.com");
+    for (const name of ["camp-a", "camp-b", "camp-c"]) await api.submissions.register(submission(name));
+    const created = await api.campaigns.create({ systems: ["camp-a", "camp-b", "camp-c"], trials: 3, orderSeed: 42, workloads: ["checkout", "analytics"], distributions: ["uniform"] });
+    expect(created.orderSeed).toBe(42);
+    const expected = interleavedRounds(["camp-a", "camp-b", "camp-c"], 3, 42).flatMap((r) => r.order.map((system) => ({ system, round: r.round })));
+    expect(created.runs.map((r) => ({ system: r.system, round: r.round }))).toEqual(expected);
+
+    // the worker's dispatcher takes queued runs oldest first: that order is the campaign's
+    const queued = await t.db.run.findMany({ where: { campaignId: created.campaignId }, orderBy: { createdAt: "asc" }, include: { system: true } });
+    expect(queued.map((r) => r.id)).toEqual(created.runs.map((r) => r.runId));
+    expect(new Set(queued.map((r) => r.createdAt.getTime())).size).toBe(queued.length);
+    for (const run of queued) {
+      expect(run).toMatchObject({ status: "queued", profile: "standard", environmentKind: "local", nodes: 1, trial: run.round, attempt: 1 });
+      expect(run.parameters).toEqual({ workloads: ["checkout", "analytics"], distributions: ["uniform"], seed: 1, busyRepeats: 1 });
+    }
+  });
+
+  it("runs only the caller's own, registered systems, and names the field", async () => {
+    const { api: owner } = await browser(t.db, "owner@example.com");
+    await owner.submissions.register(submission("owned-sys"));
+    const { api } = await browser(t.db, "stranger@example.com");
+    const foreign = await failure(api.campaigns.create({ systems: ["owned-sys"] }), "FORBIDDEN");
+    expect(fields(foreign).systems![0]).toContain("belongs to another account");
+    const missing = await failure(api.campaigns.create({ systems: ["never-registered"] }), "BAD_REQUEST");
+    expect(fields(missing).systems![0]).toContain("no system named never-registered");
+    const twice = await failure(api.campaigns.create({ systems: ["a-sys", "a-sys"] }), "BAD_REQUEST");
+    expect(fields(twice).systems![0]).toContain("each system once");
+    const many = await failure(api.campaigns.create({ systems: ["owned-sys"], trials: 99 }), "BAD_REQUEST");
+    expect(Object.keys(fields(many))).toEqual(["trials"]);
+    expect(await t.db.run.count({ where: { system: { slug: "owned-sys" } } })).toBe(0);
+  });
+
+  it("counts every trial against the hourly submission limit", async () => {
+    const { api } = await browser(t.db, "limited@example.com", { submissionsPerHour: 4 });
+    await api.submissions.register(submission("lim-a"));
+    await api.submissions.register(submission("lim-b"));
+    const tooBig = await failure(api.campaigns.create({ systems: ["lim-a", "lim-b"], trials: 3 }), "BAD_REQUEST");
+    expect(fields(tooBig).trials![0]).toContain("queues 6 runs");
+    await api.campaigns.create({ systems: ["lim-a", "lim-b"], trials: 2 });
+    await failure(api.campaigns.create({ systems: ["lim-a"], trials: 1 }), "TOO_MANY_REQUESTS");
+  });
+});
