@@ -1,7 +1,8 @@
 /**
  * Local stand-ins for the Go targets' base images (golang:1.26-bookworm to
- * build, gcr.io/distroless/static-debian12:nonroot to run), since no registry
- * is reachable here.
+ * build, gcr.io/distroless/static-debian12:nonroot or, for binaries linked
+ * against glibc, gcr.io/distroless/base-debian12:nonroot to run), since no
+ * registry is reachable here.
  *
  * - Go: the Debian stand-in plus this machine's Go toolchain (its GOROOT, the
  *   same minor version the real tag names, checked), GOPATH=/go as in the
@@ -9,6 +10,10 @@
  * - Static: an image from scratch with what distroless/static holds that a
  *   static binary uses: the CA certificates, /tmp, and the `nonroot` user
  *   (uid 65532), whom it runs as.
+ * - Base (glibc): what distroless/base adds to static is Debian 12's C
+ *   library, so its stand-in is the Debian stand-in (the same bookworm glibc
+ *   this machine's binaries link against) with the CA certificates and the
+ *   `nonroot` user, whom it runs as.
  */
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -21,6 +26,7 @@ import { podman, podmanHome } from "./podman.ts";
 export const GO_MINOR = "1.26";
 export const GO_BASE = `localhost/sfbench-base/golang:${GO_MINOR}-bookworm`;
 export const STATIC_BASE = "localhost/sfbench-base/distroless-static:debian12-nonroot";
+export const GLIBC_BASE = "localhost/sfbench-base/distroless-base:debian12-nonroot";
 const GO_LABEL = "org.sfbench.go-version";
 /** uid and gid of distroless's `nonroot` user. */
 const NONROOT_UID = 65532;
@@ -84,4 +90,20 @@ export async function ensureStatic(onProgress?: (m: string) => void): Promise<vo
   writeFileSync(join(root, "etc", "group"), `root:x:0:\nnobody:x:65534:\nnonroot:x:${NONROOT_UID}:\n`);
   onProgress?.(`building ${STATIC_BASE} from scratch`);
   await build(STATIC_BASE, ctx, ["FROM scratch", "COPY rootfs /", `USER ${NONROOT_UID}:${NONROOT_UID}`, "WORKDIR /home/nonroot"]);
+}
+
+export async function ensureGlibcRuntime(onProgress?: (m: string) => void): Promise<void> {
+  if (await imageExists(GLIBC_BASE)) return;
+  if (!existsSync(CA_BUNDLE)) throw new MissingPrerequisiteError(`${CA_BUNDLE} not found (the local glibc runtime base image copies it): install ca-certificates`);
+  await ensureDebian(onProgress);
+  const ctx = freshDir("glibc-context");
+  cpSync(CA_BUNDLE, join(ctx, "ca-certificates.crt"));
+  onProgress?.(`building ${GLIBC_BASE} from ${DEBIAN_BASE}`);
+  await build(GLIBC_BASE, ctx, [
+    `FROM ${DEBIAN_BASE}`,
+    "COPY ca-certificates.crt /etc/ssl/certs/ca-certificates.crt",
+    `RUN groupadd --gid ${NONROOT_UID} nonroot && useradd --uid ${NONROOT_UID} --gid nonroot --home-dir /home/nonroot --create-home --shell /sbin/nologin nonroot`,
+    `USER ${NONROOT_UID}:${NONROOT_UID}`,
+    "WORKDIR /home/nonroot",
+  ]);
 }

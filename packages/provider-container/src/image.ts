@@ -14,7 +14,9 @@
  * npm inside the build has no network either: the packages the Dockerfile's
  * `npm ci` needs are fetched beforehand on the host (which reaches the npm
  * registry) into .sfbench/podman/npm-cache, mounted into the build with npm
- * set to offline.
+ * set to offline. A target built on the host (Maven, Dapr's sidecar) gets its
+ * host build's files instead of compiling inside the image build
+ * (host-build.ts).
  */
 import { createHash } from "node:crypto";
 import { execFileSync, execFile } from "node:child_process";
@@ -23,6 +25,7 @@ import { dirname, join, relative } from "node:path";
 import { findTarget, TargetError, type BundledTarget } from "@sfbench/provider-local";
 import { paths, withLock } from "@sfbench/services";
 import { imageExists } from "./bases.ts";
+import { hostBuild } from "./host-build.ts";
 import { ensureLocalBases } from "./local-bases.ts";
 import { podman, podmanHome } from "./podman.ts";
 
@@ -71,8 +74,9 @@ function stageContext(target: BundledTarget): Context {
   return { dir, dockerfile, ...(existsSync(ignore) ? { ignorefile: ignore } : {}), files: files.sort() };
 }
 
-async function contextDigest(ctx: Context, bases: string[]): Promise<string> {
+async function contextDigest(ctx: Context, bases: string[], hostBuildKey?: string): Promise<string> {
   const h = createHash("sha256");
+  if (hostBuildKey) h.update(`host-build\0${hostBuildKey}\0`);
   for (const f of ctx.files) h.update(f).update("\0").update(readFileSync(join(ctx.dir, f))).update("\0");
   h.update(readFileSync(ctx.dockerfile));
   if (ctx.ignorefile) h.update(readFileSync(ctx.ignorefile));
@@ -149,20 +153,23 @@ export async function buildTargetImage(name: string, opts: { force?: boolean; ta
   return withLock(`image-${target.name}`, BUILD_TIMEOUT_MS, () => buildLocked(target, opts));
 }
 
-async function buildLocked(target: BundledTarget, opts: { force?: boolean; onProgress?: (m: string) => void }): Promise<BuiltImage> {
+async function buildLocked(target: BundledTarget, opts: { force?: boolean; targetsRoot?: string; onProgress?: (m: string) => void }): Promise<BuiltImage> {
   const { name } = target;
   const ref = localImageRef(target);
-  const args = await ensureLocalBases(declaredArgs(join(target.dir, "Dockerfile")), opts.onProgress);
+  const declared = declaredArgs(join(target.dir, "Dockerfile"));
+  const host = await hostBuild(target, declared, opts);
+  const args = await ensureLocalBases(declared, opts.onProgress);
   const ctx = stageContext(target);
   try {
-    const digest = await contextDigest(ctx, Object.values(args));
+    const digest = await contextDigest(ctx, Object.values(args), host?.key);
     if (!opts.force && (await labelOf(ref)) === digest) {
       opts.onProgress?.(`${ref} is up to date`);
       return { name, ref, built: false, digest };
     }
     const previous = (await imageExists(ref)) ? (await podman(["image", "inspect", "--format", "{{.Id}}", ref])).stdout.trim() : undefined;
     await prefetchNpm(target, ctx, opts.onProgress);
-    await prefetchGo(target, ctx, opts.onProgress);
+    // with the host build, the Dockerfile's Go build stage is the one skipped: no module is read
+    if (!host) await prefetchGo(target, ctx, opts.onProgress);
     const npmrc = join(podmanHome(), "npmrc-offline");
     // npm and go in the build: the prefetched caches only, never the network (there is none)
     writeFileSync(npmrc, "offline=true\naudit=false\nfund=false\nupdate-notifier=false\n");
@@ -177,6 +184,7 @@ async function buildLocked(target: BundledTarget, opts: { force?: boolean; onPro
         "--network=none",
         "--layers",
         ...Object.entries(args).flatMap(([k, v]) => ["--build-arg", `${k}=${v}`]),
+        ...(host?.flags ?? []),
         // :O, an overlay: what the build writes there (the Dockerfiles end with `npm cache clean`) is thrown away, the cache stays
         "--volume",
         `${npmCache()}:/root/.npm:O`,

@@ -1,6 +1,7 @@
 export { ensurePodman, podman, podmanEnv, podmanHome, PodmanError, PODMAN_PACKAGES, CONTAINER_ULIMITS } from "./podman.ts";
 export { ensureBaseImages, imageExists, DEBIAN_BASE, NODE_BASE } from "./bases.ts";
-export { GO_BASE, STATIC_BASE } from "./go-bases.ts";
+export { GLIBC_BASE, GO_BASE, STATIC_BASE } from "./go-bases.ts";
+export { JRE_BASE } from "./jre-bases.ts";
 export { ensureLocalBases, LOCAL_BASES, type LocalBase } from "./local-bases.ts";
 export { buildTargetImage, localImageRef, type BuiltImage } from "./image.ts";
 export { loadImageArchive, requireImage } from "./archive.ts";

@@ -5,7 +5,8 @@
  * is built only when a Dockerfile asks for it.
  */
 import { ensureDebian, ensureNode, NODE_BASE, withBasesLock } from "./bases.ts";
-import { ensureGo, ensureStatic, GO_BASE, STATIC_BASE } from "./go-bases.ts";
+import { ensureGlibcRuntime, ensureGo, ensureStatic, GLIBC_BASE, GO_BASE, STATIC_BASE } from "./go-bases.ts";
+import { ensureJre, JRE_BASE } from "./jre-bases.ts";
 
 export interface LocalBase {
   ref: string;
@@ -16,6 +17,8 @@ export const LOCAL_BASES: Record<string, LocalBase> = {
   NODE_IMAGE: { ref: NODE_BASE, ensure: async (p) => (await ensureDebian(p), await ensureNode(p)) },
   GO_IMAGE: { ref: GO_BASE, ensure: ensureGo },
   RUNTIME_IMAGE: { ref: STATIC_BASE, ensure: ensureStatic },
+  GLIBC_RUNTIME_IMAGE: { ref: GLIBC_BASE, ensure: ensureGlibcRuntime },
+  JRE_IMAGE: { ref: JRE_BASE, ensure: ensureJre },
 };
 
 /** Builds the stand-ins behind `args` (ARG names) that are missing or stale; resolves ARG -> local image. */
