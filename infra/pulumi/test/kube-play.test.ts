@@ -4,15 +4,25 @@
  * image built offline by provider-container, PostgreSQL from its local
  * stand-in), answers the conformance suite through the target Service's
  * published loopback port, its pod's container got the CPU and memory limits
- * the program asked for, the target reaches PostgreSQL by its Service name,
- * and teardown leaves no pod, volume or network.
+ * the program asked for, the target reaches PostgreSQL by its Service name;
+ * the experiment engine's phases (the quick profile's knee with bisection and
+ * confirmation, stable load, cost, audit) measure it through the kube-play
+ * control unchanged, k6 on the host against the published port; a SIGKILLed
+ * target pod starts again with nothing lost; and teardown leaves no pod,
+ * volume or network.
  */
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runConformance } from "@sfbench/conformance";
 import { buildTargetImage, podman } from "@sfbench/provider-container";
-import { findTarget, portFree } from "@sfbench/provider-local";
+import { findTarget, isAlive, portFree } from "@sfbench/provider-local";
+import { manifestDigest } from "@sfbench/core";
+import { k6Path, paths, up } from "@sfbench/services";
+import { aliveCheck, runBenchmark } from "@sfbench/workloads";
+import { kubePlayTargetControl, playedStorage } from "../src/kube-play/control.ts";
 import { downRun, playRun, type PlayedRun } from "../src/kube-play/play.ts";
 import { targetPodResources } from "../src/machine.ts";
 
@@ -23,6 +33,7 @@ const prefix = `sfbench-${runId}`;
 const machineType = "kind";
 const { manifest } = findTarget("node-postgres");
 let played: PlayedRun | undefined;
+const resultsDir = mkdtempSync(join(tmpdir(), "sfbench-kube-play-"));
 
 const list = async (what: "pod" | "volume" | "network") =>
   (await podman([what, what === "network" ? "ls" : what === "pod" ? "ps" : "ls", "--format", "{{.Name}}"])).stdout.split("\n").filter((n) => n.startsWith(prefix));
@@ -46,6 +57,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await downRun(runId);
+  rmSync(resultsDir, { recursive: true, force: true });
 }, 300_000);
 
 describe("the rendered cluster program under podman kube play", () => {
@@ -73,6 +85,53 @@ describe("the rendered cluster program under podman kube play", () => {
     const tables = (await podman(["exec", pgPod!.containers[0]!, "psql", "-U", "postgres", "-Atc", "select count(*) from pg_stat_user_tables"])).stdout.trim();
     expect(Number(tables)).toBeGreaterThan(0);
   }, 900_000);
+
+  it("is measured by the experiment engine's phases through the kube-play control, and a SIGKILLed target pod starts again with its state", async () => {
+    const run = played!;
+    const control = await kubePlayTargetControl(run, manifest, { onProgress: (m) => console.log(m) });
+    // the cost's roots: the target's and PostgreSQL's containers' first processes
+    expect(control.pids()).toHaveLength(2);
+    await up(["k6"]);
+    const { doc } = await runBenchmark({
+      target: { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: manifestDigest(manifest) },
+      baseUrl: run.url,
+      k6: await k6Path(),
+      profile: "quick",
+      cells: [{ workload: "checkout", distribution: "uniform" }],
+      control,
+      seed: 1,
+      repoRoot: paths.root,
+      resultsDir,
+      rawRoot: join(resultsDir, "raw"),
+      targetPids: () => control.pids(),
+      checkAlive: aliveCheck(() => control.exited()),
+      systemVersion: `${manifest.system} ${manifest.version}; podman kube play of the cluster program (machine type ${machineType})`,
+      storage: await playedStorage(run),
+    });
+    expect(doc.error).toBeUndefined();
+    expect(doc.status).toBe("completed");
+    const cell = doc.cells[0]!;
+    const figures = { sustainableRate: cell.maxThroughput?.sustainableRate, knee: cell.maxThroughput?.knee, stableP99: cell.stable?.latency.p99, cost: cell.cost, valid: cell.valid, invalidReason: cell.invalidReason };
+    console.log(`kube-play cell: ${JSON.stringify(figures)}`);
+    expect(cell.anomalies?.total).toBe(0);
+    expect(cell.cost?.targetCpuSeconds ?? 0).toBeGreaterThan(0);
+    expect(doc.environment.storage?.postgres).toMatchObject({ instance: "dedicated", fsync: "on", synchronous_commit: "on", full_page_writes: "on" });
+
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${run.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      expect(res.status, `POST ${path}`).toBe(200);
+      return (await res.json()) as string;
+    };
+    const user = await post("/users", { credits: 77 });
+    const targetPid = Number((await podman(["inspect", "--format", "{{.State.Pid}}", run.targetContainers[0]!])).stdout.trim());
+    expect(control.pids()).toContain(targetPid);
+    await control.kill(0, "SIGKILL");
+    expect(isAlive(targetPid)).toBe(false);
+    expect(control.exited()).toBeUndefined();
+    await control.restart(0);
+    expect(control.exited()).toBeUndefined();
+    expect(await (await fetch(`${run.url}/users/${user}`)).json()).toEqual({ id: user, credits: 77 });
+  }, 1_200_000);
 
   it("tears down every pod, volume and network of the run, twice without error", async () => {
     await downRun(runId);
