@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureManifest } from "../fixtures/manifest.ts";
 import { microCompareInput, microRuns } from "../src/server/queries/micro.ts";
 import { getSystemExperiments } from "../src/server/queries/system-experiments.ts";
+import { byImplementation } from "../src/shared/implementation.ts";
 import { readLeaderboardParams } from "../src/shared/leaderboard-params.ts";
 import { testDatabase, type TestDatabase } from "./helpers/database.ts";
 import { importFixture } from "./helpers/results.ts";
@@ -40,6 +41,17 @@ describe("micro queries", () => {
     expect(input.map((i) => [i.slug, i.runId])).toEqual([["mq", rows[1]!.runId], ["nothing", null], ["mp", latest.runId]]);
     expect(input[2]!.doc?.micro).toEqual(latest.micro);
     expect(await microCompareInput(t.db, [{ slug: "mp", name: "P" }], { kind: "kubernetes", nodes: 3 })).toEqual([{ slug: "mp", name: "P", runId: null, doc: null }]);
+  });
+
+  it("say each row's implementation class, so that the micro view hides tuned rows unless asked, as the rates view does", async () => {
+    await importFixture(t.db, "mt-idiomatic", { seed: 11, micro: "supported", finishedAt: at(5) });
+    await importFixture(t.db, "mt-tuned", { seed: 12, micro: "supported", finishedAt: at(5), manifest: { implementation: "tuned" } });
+    const rows = (await microRuns(t.db, { kind: "local", nodes: 1 })).filter((r) => r.slug.startsWith("mt-"));
+    expect(rows.map((r) => [r.slug, r.implementation])).toEqual([["mt-idiomatic", "idiomatic"], ["mt-tuned", "tuned"]]);
+    const hidden = byImplementation(rows, readLeaderboardParams({ view: "micro" }).tuned);
+    expect(hidden.shown.map((r) => r.slug)).toEqual(["mt-idiomatic"]);
+    expect(hidden.hiddenTuned).toBe(1);
+    expect(byImplementation(rows, readLeaderboardParams({ view: "micro", tuned: "1" }).tuned).shown).toHaveLength(2);
   });
 
   it("give a system page its micro rows, its latest resilience run and the experiments its manifest cannot do", async () => {

@@ -23,6 +23,8 @@ export interface LatestMicroRun {
   profile: string;
   /** the document's `micro` part as stored (MicroResult of @sfbench/core) */
   micro: unknown;
+  /** the version's target.json `implementation` as stored (idiomatic when absent; the portal hides tuned rows unless asked) */
+  implementation: unknown;
 }
 
 export interface LatestMicroRunsFilter {
@@ -40,7 +42,7 @@ export function latestMicroRuns(db: Queryable, filter: LatestMicroRunsFilter = {
   return db.$queryRaw<LatestMicroRun[]>`
     SELECT DISTINCT ON (r."environmentKind", r.nodes, r."systemId")
       r.id AS "runId", r."systemId", s.slug, s.name, v.version, r."environmentKind", r.nodes, r."finishedAt",
-      r.profile::text AS profile, d.document -> 'micro' AS micro
+      r.profile::text AS profile, d.document -> 'micro' AS micro, v.manifest -> 'implementation' AS implementation
     FROM "Run" r
       JOIN "RunDocument" d ON d."runId" = r.id
       JOIN "System" s ON s.id = r."systemId"

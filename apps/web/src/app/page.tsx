@@ -6,6 +6,7 @@ import { MicroBoard } from "../components/micro-board.tsx";
 import { getDb } from "../server/db.ts";
 import { getLeaderboard } from "../server/queries/leaderboard.ts";
 import { microRuns } from "../server/queries/micro.ts";
+import { byImplementation } from "../shared/implementation.ts";
 import { readLeaderboardParams, type LeaderboardFilter, type LeaderboardView } from "../shared/leaderboard-params.ts";
 
 export const dynamic = "force-dynamic";
@@ -14,7 +15,8 @@ export default async function LeaderboardPage({ searchParams }: { searchParams: 
   const filter = readLeaderboardParams(await searchParams);
   const db = await getDb();
   const board = await getLeaderboard(db, filter);
-  const micro = filter.view === "micro" ? await microRuns(db, { kind: filter.kind === "all" ? undefined : filter.kind, nodes: filter.nodes }) : null;
+  // tuned implementations are hidden here as on the rates view, unless ?tuned=1
+  const micro = filter.view === "micro" ? byImplementation(await microRuns(db, { kind: filter.kind === "all" ? undefined : filter.kind, nodes: filter.nodes }), filter.tuned) : null;
   return (
     <>
       <h1>Leaderboard</h1>
@@ -32,16 +34,17 @@ export default async function LeaderboardPage({ searchParams }: { searchParams: 
         {filter.view === "rates" ? <strong>Sustainable rates</strong> : <Link href={viewHref(filter, "rates")}>Sustainable rates</Link>}
         {filter.view === "micro" ? <strong>Microbenchmarks</strong> : <Link href={viewHref(filter, "micro")}>Microbenchmarks</Link>}
       </nav>
-      <LeaderboardFilters board={board} microRows={micro?.length} />
-      {micro ? <MicroBoard rows={micro} /> : <LeaderboardTable board={board} />}
+      <LeaderboardFilters board={board} microRows={micro?.shown.length} />
+      {micro ? <MicroBoard rows={micro.shown} hiddenTuned={micro.hiddenTuned} showTunedHref={viewHref(filter, "micro", true)} /> : <LeaderboardTable board={board} />}
     </>
   );
 }
 
 /** The same environment filter in the other view (workload, distribution and sort belong to the rates view). */
-function viewHref(filter: LeaderboardFilter, view: LeaderboardView): string {
+function viewHref(filter: LeaderboardFilter, view: LeaderboardView, tuned = filter.tuned): string {
   const params = new URLSearchParams();
   if (view !== "rates") params.set("view", view);
+  if (tuned) params.set("tuned", "1");
   if (filter.kind !== "all") params.set("kind", filter.kind);
   if (filter.nodes !== undefined) params.set("nodes", String(filter.nodes));
   const qs = params.toString();

@@ -8,9 +8,15 @@ import type { MicroRow } from "../server/queries/micro.ts";
 import { fmtDate, fmtEnvironment, fmtMs, fmtNumber, fmtRate } from "../shared/format.ts";
 import { HEADLINE_DIVIDE_ITEMS, HEADLINE_PINGPONG } from "../shared/micro-figures.ts";
 
-export function MicroBoard({ rows }: { rows: MicroRow[] }) {
+export function MicroBoard({ rows, hiddenTuned = 0, showTunedHref }: { rows: MicroRow[]; hiddenTuned?: number; showTunedHref?: string }) {
   return (
     <div className="table-wrap">
+      {hiddenTuned > 0 && showTunedHref ? (
+        <p className="muted" data-testid="micro-tuned-hidden">
+          {`${hiddenTuned} row${hiddenTuned === 1 ? "" : "s"} of tuned implementations hidden (optimised for this benchmark): `}
+          <a href={showTunedHref}>show tuned implementations</a>
+        </p>
+      ) : null}
       <p className="muted" style={{ fontSize: 13 }}>
         Overhead = end-to-end time minus the time the handler reported, p50 of <code>empty</code> at the lowest measured rate; max rate = the highest sustainable rate of{" "}
         <code>empty</code>; ping-pong = round trips per second and p99 round trip for {HEADLINE_PINGPONG.pairs} pair of {HEADLINE_PINGPONG.bytes} B messages; divide = time to sort{" "}

@@ -5,16 +5,19 @@
  */
 import type { MicroResult } from "@sfbench/core";
 import { latestMicroRuns, type Db, type EnvironmentKind, type LatestMicroRun } from "@sfbench/db";
+import type { Implementation } from "@sfbench/core/manifest";
+import { implementationClass } from "../../shared/implementation.ts";
 import { microFigures, type MicroSummary } from "../../shared/micro-figures.ts";
 
-export interface MicroRow extends Omit<LatestMicroRun, "micro"> {
+export interface MicroRow extends Omit<LatestMicroRun, "micro" | "implementation"> {
   micro: MicroResult;
   figures: MicroSummary;
+  implementation: Implementation;
 }
 
 function toRow(r: LatestMicroRun): MicroRow {
   const micro = r.micro as MicroResult;
-  return { ...r, micro, figures: microFigures(micro) };
+  return { ...r, micro, figures: microFigures(micro), implementation: implementationClass({ implementation: r.implementation }).implementation };
 }
 
 export async function microRuns(db: Db, filter: { kind?: EnvironmentKind; nodes?: number; systemId?: string }): Promise<MicroRow[]> {
