@@ -6,8 +6,13 @@
  * Why each setting (measured on Debian 12 with podman 4.3):
  * - runtime runc: crun fails on this kernel's cgroup v1 hybrid layout.
  * - cgroup_manager cgroupfs: no systemd runs here to delegate cgroups.
- * - default_ulimits: podman would set the container's nofile limit from the
- *   host's hard limit, which it is not allowed to raise here; 4096 is granted.
+ * - default_ulimits: podman would ask runc for a nofile limit above what this
+ *   machine grants (runc then fails with "error setting rlimit type 7"), so
+ *   it asks for the hard limit sfbench itself has, which runc may set. A
+ *   target may need it: durable-objects' workerd holds three files per live
+ *   object, and the audit's reads wake thousands (at 4096 it failed to open
+ *   its SQLite files). Giving ulimits replaces podman's defaults, so nproc is
+ *   named too.
  * - events_logger file: journald is not there either.
  */
 import { execFile, type ExecFileOptions } from "node:child_process";
@@ -18,8 +23,23 @@ import { paths, withLock, MissingPrerequisiteError } from "@sfbench/services";
 /** The apt packages podman needs on Debian 12 (crun is not used: see above). */
 export const PODMAN_PACKAGES = ["podman", "buildah", "runc", "catatonit", "slirp4netns", "uidmap", "fuse-overlayfs"] as const;
 
-/** Open files and processes per container: what the machine grants (its hard open-files limit is higher, but podman may not raise its own). */
-export const CONTAINER_ULIMITS = ["nofile=4096:4096", "nproc=4096:4096"] as const;
+/** Open files when this process's own limit cannot be read. */
+const FALLBACK_NOFILE = 4096;
+/** Processes per container: what runc is granted here. */
+const CONTAINER_NPROC = 4096;
+
+/** The hard open-files limit of this process (/proc/self/limits): what the machine grants sfbench, and so its containers. */
+function grantedOpenFiles(): number {
+  try {
+    const hard = /^Max open files\s+\S+\s+(\d+)/m.exec(readFileSync("/proc/self/limits", "utf8"))?.[1];
+    return hard ? Number(hard) : FALLBACK_NOFILE;
+  } catch {
+    return FALLBACK_NOFILE;
+  }
+}
+
+/** Open files and processes per container. */
+export const CONTAINER_ULIMITS = [`nofile=${grantedOpenFiles()}:${grantedOpenFiles()}`, `nproc=${CONTAINER_NPROC}:${CONTAINER_NPROC}`] as const;
 
 export const podmanHome = () => join(paths.home, "podman");
 
