@@ -53,8 +53,8 @@ type Cart struct {
 func (a *Cart) Type() string { return KindCart }
 
 // Handle is the actor's one method (Call.Op names the operation).
-func (a *Cart) Handle(_ context.Context, call *Call) (*Reply, error) {
-	return a.call(KindCart, call, a.handle, func() { a.loaded, a.state, a.pending = false, nil, nil })
+func (a *Cart) Handle(ctx context.Context, call *Call) (*Reply, error) {
+	return a.call(ctx, KindCart, call, a.handle, func() { a.loaded, a.state, a.pending = false, nil, nil })
 }
 
 func (a *Cart) load(rt *Runtime, actorID string) error {

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"context"
 	"runtime/debug"
 
 	"github.com/dapr/go-sdk/actor"
@@ -41,17 +42,25 @@ type base struct {
 	rt *Runtime
 }
 
-// call runs h for one call, and first forgets what the actor object holds in
-// memory, so that every call reads the state it needs from the state store.
-// An object outlives its actor's stay on this node: after node 1 joined,
-// actors moved there, and node 1 was killed, the Go SDK handed their calls
-// back on node 0 to the objects from before the move, whose cached stock was
-// missing what node 1 had retracted (the next write undid it). Reading per
-// call costs one state store read per key the call needs.
-func (b *base) call(kind string, call *Call, h handler, forget func()) (*Reply, error) {
+// call runs h for one call in the actor's turn of this process (turns.go),
+// and first forgets what the actor object holds in memory, so that every call
+// reads the state it needs from the state store. An object outlives its
+// actor's stay on this node: after node 1 joined, actors moved there, and
+// node 1 was killed, the Go SDK handed their calls back on node 0 to the
+// objects from before the move, whose cached stock was missing what node 1
+// had retracted (the next write undid it). Reading per call costs one state
+// store read per key the call needs. ctx is the request daprd sent; it ends
+// when daprd gives the call up.
+func (b *base) call(ctx context.Context, kind string, call *Call, h handler, forget func()) (*Reply, error) {
 	if call == nil {
 		return fail(400, "bad-request", "%s: empty call", kind), nil
 	}
+	release, err := b.rt.turns.Acquire(ctx, kind+"/"+b.ID())
+	if err != nil {
+		// nobody waits for the answer any more; the call did not run
+		return fail(503, "unavailable", "%s/%s %s: abandoned before its turn: %v", kind, EntityID(b.ID()), call.Op, err), nil
+	}
+	defer release()
 	forget()
 	return b.rt.serve(kind, b.ID(), call, h), nil
 }

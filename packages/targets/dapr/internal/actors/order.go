@@ -25,8 +25,8 @@ type Order struct {
 func (a *Order) Type() string { return KindOrder }
 
 // Handle is the actor's one method (Call.Op names the operation).
-func (a *Order) Handle(_ context.Context, call *Call) (*Reply, error) {
-	return a.call(KindOrder, call, a.handle, func() { a.loaded, a.state = false, nil })
+func (a *Order) Handle(ctx context.Context, call *Call) (*Reply, error) {
+	return a.call(ctx, KindOrder, call, a.handle, func() { a.loaded, a.state = false, nil })
 }
 
 func (a *Order) handle(rt *Runtime, actorID, id string, call *Call, _ *TraceLink) *Reply {

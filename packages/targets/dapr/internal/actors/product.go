@@ -27,8 +27,8 @@ type Product struct {
 func (a *Product) Type() string { return KindProduct }
 
 // Handle is the actor's one method (Call.Op names the operation).
-func (a *Product) Handle(_ context.Context, call *Call) (*Reply, error) {
-	return a.call(KindProduct, call, a.handle, func() { a.loaded, a.exists, a.counts = false, false, nil })
+func (a *Product) Handle(ctx context.Context, call *Call) (*Reply, error) {
+	return a.call(ctx, KindProduct, call, a.handle, func() { a.loaded, a.exists, a.counts = false, false, nil })
 }
 
 func (a *Product) load(rt *Runtime, actorID string) error {

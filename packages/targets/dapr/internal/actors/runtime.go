@@ -28,6 +28,8 @@ type Runtime struct {
 	Spans   *SpanWriter // nil when tracing is off
 	Timeout time.Duration
 	Log     *slog.Logger
+	// turns holds each shop actor's calls in this process to one at a time (turns.go)
+	turns Turns
 }
 
 // notPlaced says the sidecar found no host for the actor: placement has not

@@ -14,8 +14,8 @@ type User struct {
 func (a *User) Type() string { return KindUser }
 
 // Handle is the actor's one method (Call.Op names the operation).
-func (a *User) Handle(_ context.Context, call *Call) (*Reply, error) {
-	return a.call(KindUser, call, a.handle, func() { a.loaded, a.exists = false, false })
+func (a *User) Handle(ctx context.Context, call *Call) (*Reply, error) {
+	return a.call(ctx, KindUser, call, a.handle, func() { a.loaded, a.exists = false, false })
 }
 
 func chargeKey(orderID string) string { return "c/" + orderID }
