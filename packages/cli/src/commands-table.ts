@@ -11,7 +11,7 @@ export type Command = (argv: string[]) => Promise<number>;
 export class RepositoryOnlyError extends Error {}
 
 /** The workspace packages the published CLI leaves out (scripts/build.mjs marks them external). */
-export const REPOSITORY_PACKAGES = ["@sfbench/services", "@sfbench/provider-local", "@sfbench/provider-container", "@sfbench/workloads", "@sfbench/db"] as const;
+export const REPOSITORY_PACKAGES = ["@sfbench/services", "@sfbench/provider-local", "@sfbench/provider-container", "@sfbench/workloads", "@sfbench/db", "@sfbench/infra-pulumi"] as const;
 
 const outsideRepository = (e: unknown) =>
   (e as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND" && REPOSITORY_PACKAGES.some((p) => (e as Error).message.includes(`'${p}'`));

@@ -148,6 +148,7 @@ describe("sfbench run refusals", () => {
     [["run"], /give exactly one of --url URL, --target NAME or --image REF/],
     [["run", "--url", "http://127.0.0.1:19499", "--trials", "2"], /--trials N \(more than 1\) needs --target NAME/],
     [["run", "--target", "node-postgres", "--trials", "0"], /--trials must be an integer from 1 to 100, got "0"/],
+    [["run", "--kube-play", "--url", "http://127.0.0.1:19499"], /--kube-play needs --target NAME, without --image, --nodes or --trials/],
     [["campaign", "--targets", "node-postgres", "--reference", "restate"], /--reference must be one of --targets \(node-postgres\), got "restate"/],
     [["campaign", "--targets", "node-postgres,node-postgres"], /--targets: each target once/],
     [["campaign"], /--targets needs one or more bundled targets/],

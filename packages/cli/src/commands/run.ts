@@ -5,7 +5,8 @@
  * --image the target runs from its OCI image in a podman container
  * (@sfbench/provider-container) with the machine class's CPU quota and memory.
  * With --trials N: N trials of a bundled target, each started fresh, and the
- * statistics over them (campaign-run.ts).
+ * statistics over them (campaign-run.ts). With --kube-play the target runs as
+ * the cluster program's pods under podman kube play (kube-play-run.ts).
  */
 import { join } from "node:path";
 import { cellsOf, DISTRIBUTION_CHOICES, EXPERIMENTS, nodeSupport, parametersOfChoice, PROFILES, WORKLOAD_CHOICES, type Profile } from "@sfbench/core";
@@ -26,6 +27,7 @@ export const runFlags = {
   manifest: { type: "string", value: "FILE", help: "the target.json of the --image (default: --target's)" },
   cpus: { type: "string", value: "N", help: "with --image: the container's CPU quota in cores (default: the target's half of the cores)" },
   memory: { type: "string", value: "BYTES", help: "with --image: the container's memory limit, e.g. 4g (default: a quarter of the machine's)" },
+  "kube-play": { type: "boolean", help: "with --target: run it as the cluster program's rendered objects under podman kube play (docs/cluster.md), k6 on the host" },
   workload: { type: "string", value: WORKLOAD_CHOICES.join("|"), help: "default all" },
   distribution: { type: "string", value: DISTRIBUTION_CHOICES.join("|"), help: "default both" },
   profile: { type: "string", value: PROFILES.join("|"), help: "default quick" },
@@ -46,6 +48,7 @@ export async function run(argv: string[]): Promise<number> {
   if (!url === !(values.target || values.image)) throw new UsageError(`${cmd}: give exactly one of --url URL, --target NAME or --image REF`);
   if (values.image && !values.manifest === !values.target) throw new UsageError(`${cmd}: --image needs exactly one of --manifest FILE or --target NAME (the target's manifest)`);
   if (!values.image && (values.manifest || values.cpus || values.memory)) throw new UsageError(`${cmd}: --manifest, --cpus and --memory go with --image REF`);
+  if (values["kube-play"] && (!values.target || values.image || values.nodes || values.trials)) throw new UsageError(`${cmd}: --kube-play needs --target NAME, without --image, --nodes or --trials (one target pod)`);
   let machine;
   try {
     machine = values.image ? parseMachineClass(values.cpus, values.memory) : undefined;
@@ -86,6 +89,9 @@ export async function run(argv: string[]): Promise<number> {
   const once = (nodes: number | undefined, scalability?: { measured: MeasuredNodeCount[]; routing: "balancer" | "self" }) =>
     runOnce({ ...base, ...(nodes !== undefined ? { nodes } : {}), ...(scalability ? { scalability } : {}) });
 
+  if (values["kube-play"] && values.target) {
+    return (await (await import("../kube-play-run.ts")).runKubePlay({ ...base, target: values.target })).code;
+  }
   if (trials > 1) {
     if (!values.target || values.image || nodeCounts.length > 1) throw new UsageError(`${cmd}: --trials N (more than 1) needs --target NAME (each trial starts the target fresh), without --image or several --nodes`);
     return runCampaign({ kind: "trials", targets: [values.target], trials, busyRepeats, orderSeed: seed, resultsRoot: resultsDir, run: base, ...(nodeCounts[0] !== undefined ? { nodes: nodeCounts[0] } : {}) });
