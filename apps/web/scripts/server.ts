@@ -75,9 +75,9 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** `next start` on 127.0.0.1:<free port> with DATABASE_URL; resolves once it answers HTTP. */
-export async function startServer(opts: { databaseUrl: string; env?: Record<string, string> }): Promise<RunningServer> {
-  const port = await freePort();
+/** `next start` on 127.0.0.1:<port> (a free one unless given) with DATABASE_URL; resolves once it answers HTTP. */
+export async function startServer(opts: { databaseUrl: string; env?: Record<string, string>; port?: number }): Promise<RunningServer> {
+  const port = opts.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [nextBin, "start", "--hostname", "127.0.0.1", "--port", String(port)], {
     cwd: appDir,

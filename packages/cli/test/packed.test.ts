@@ -1,10 +1,10 @@
 /**
  * The CLI as a team gets it: `npm pack` makes one tarball, installed into an
  * empty folder outside the workspace, and `npx sfbench` run there against a
- * portal (the stand-in of fake-portal.ts) and a target (the conformance
- * suite's in-memory one): help, manifest check, loc, login, submit with an
- * image archive and --wait, status, verify --url; the commands that need the
- * repository say so with exit 3.
+ * target (the conformance suite's in-memory one): help, manifest check, loc,
+ * verify --url; the commands that need the repository say so with exit 3.
+ * Login, submit with an image archive and --wait, and status run against the
+ * real portal and worker in apps/worker/test/packed-image-submit.test.ts.
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -14,14 +14,12 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMemoryTarget, type MemoryTarget } from "@sfbench/conformance/testing";
-import { startPortal } from "./fake-portal.ts";
 
 const CLI = fileURLToPath(new URL("..", import.meta.url));
 const run = promisify(execFile);
 
 let home: string;
 let team: string;
-let portal: Awaited<ReturnType<typeof startPortal>>;
 let target: MemoryTarget;
 
 /** `npx sfbench ...` in the team's folder, with none of the workspace's environment that would point back into it. */
@@ -53,15 +51,12 @@ beforeAll(async () => {
   writeFileSync(join(team, "target.json"), JSON.stringify(manifest, null, 2));
   writeFileSync(join(team, "src", "cart.ts"), "export function add(a: number, b: number) {\n  // a comment is not code\n  return a + b;\n}\n");
   writeFileSync(join(team, "gateway", "http.ts"), "export const port = 8080;\n");
-  writeFileSync(join(team, "manifest.json"), JSON.stringify([{ Config: "c.json", RepoTags: ["localhost/my-system:1.0.0"], Layers: [] }]));
-  writeFileSync(join(team, "c.json"), "{}");
-  await run("tar", ["-cf", join(home, "image.tar"), "-C", team, "manifest.json", "c.json"]);
 
-  [portal, target] = await Promise.all([startPortal(), startMemoryTarget()]);
+  target = await startMemoryTarget();
 });
 
 afterAll(async () => {
-  await Promise.all([portal?.close(), target?.close()]);
+  await target?.close();
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
@@ -90,23 +85,6 @@ describe("the packed CLI, installed outside the workspace", () => {
     const loc = await npx(["loc", "--json"]);
     expect(loc.code, loc.stderr).toBe(0);
     expect(JSON.parse(loc.stdout)).toEqual({ typescript: { app: 3, gateway: 1 } });
-  });
-
-  it("logs in, submits with an image archive and waits for the run, then reads its status", async () => {
-    const login = await npx(["login", "--server", portal.url, "--token", "sfb_completes"]);
-    expect(login.code, login.stderr).toBe(0);
-    expect(login.stderr).toMatch(/logged in to http:\/\/127\.0\.0\.1:\d+ as team@example\.com/);
-    const submit = await npx(["submit", "--manifest", "target.json", "--image-archive", join(home, "image.tar"), "--server", portal.url, "--wait", "--workload", "checkout", "--distribution", "zipf"]);
-    expect(submit.code, submit.stderr).toBe(0);
-    const runUrl = submit.stdout.split("\n")[0]!;
-    expect(runUrl).toMatch(new RegExp(`^${portal.url}/runs/[0-9a-f-]{36}$`));
-    const sent = portal.submitted.at(-1)!;
-    expect(portal.uploads.get(sent.imageArchive as string)).toEqual({ kind: "image-archive", size: readFileSync(join(home, "image.tar")).length });
-    expect(portal.uploads.get(sent.sourceArchive as string)?.kind).toBe("source-archive");
-    expect(JSON.parse(sent.loc as string)).toEqual({ typescript: { app: 3, gateway: 1 } });
-    const status = await npx(["status", runUrl]);
-    expect(status.code, status.stderr).toBe(0);
-    expect(status.stdout).toMatch(/^run [0-9a-f-]{36}: /);
   });
 
   it("verifies a running target by URL", async () => {

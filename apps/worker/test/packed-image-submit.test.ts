@@ -1,0 +1,116 @@
+/**
+ * A team's image submission, end to end: the CLI as `npm pack` publishes it,
+ * installed in an empty folder outside the workspace, logs in to the real
+ * portal (`next start`), submits node-postgres's image archive with --wait and
+ * reads the run's status; the real worker (its own queue, real PostgreSQL and
+ * Redis) loads the archive into podman, runs the container through the quick
+ * profile and stores the result, which the leaderboard then shows. The folder
+ * is what the demo's --with-image entry prepares (scripts/lib/demo-image.ts:
+ * `sfbench image build`, `podman save`, target.json under a name of its own).
+ */
+import { execFile } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseResult } from "@sfbench/core";
+import type { Db } from "@sfbench/db";
+import { runContainers } from "@sfbench/provider-container";
+import { linkIn, startMailSink, type MailSink } from "../../web/scripts/mail-sink.ts";
+import { ensureBuild, startServer, type RunningServer } from "../../web/scripts/server.ts";
+import { demoAccount, demoCredentials } from "../../../scripts/lib/demo-account.ts";
+import { IMAGE_DEMO, prepareImageSubmission, type ImageSubmission } from "../../../scripts/lib/demo-image.ts";
+import { freshDb, startWorkerProcess, tempDir, uniqueQueue } from "./helpers.ts";
+
+const REPO = fileURLToPath(new URL("../../..", import.meta.url));
+const CLI_PACKAGE = join(REPO, "packages", "cli");
+// this test's own ports: the portal, and the container's (it runs on the host's network)
+const PORTAL_PORT = 21310;
+const TARGET_PORT = 21311;
+const run = promisify(execFile);
+
+let db: Db;
+let server: RunningServer;
+let mail: MailSink;
+let worker: ReturnType<typeof startWorkerProcess>;
+let token: string;
+let home: string;
+let team: string;
+let prepared: ImageSubmission;
+
+/** `npx sfbench ...` in the team's folder, with none of the workspace's environment that would point back into it. */
+async function npx(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = { PATH: process.env.PATH!, HOME: home, SFBENCH_CONFIG_DIR: join(home, "config"), npm_config_cache: process.env.npm_config_cache ?? join(process.env.HOME ?? home, ".npm") };
+  try {
+    const { stdout, stderr } = await run("npx", ["--no-install", "sfbench", ...args], { cwd: team, env, maxBuffer: 16 << 20 });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+beforeAll(async () => {
+  home = tempDir("sfbench-team-image-");
+  team = join(home, IMAGE_DEMO.name);
+  // the demo's preparation: the image built (cached by the container provider), saved, its target.json and sources beside it
+  prepared = await prepareImageSubmission({ root: REPO, cli: join(CLI_PACKAGE, "bin", "sfbench.mjs"), dir: team, say: (line) => console.log(line), port: TARGET_PORT });
+  const { stdout } = await run("npm", ["pack", "--silent", "--pack-destination", home], { cwd: CLI_PACKAGE, maxBuffer: 16 << 20 });
+  writeFileSync(join(team, "package.json"), JSON.stringify({ name: "my-system", private: true }));
+  await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", join(home, stdout.trim().split("\n").at(-1)!)], { cwd: team, maxBuffer: 16 << 20 });
+
+  const fresh = await freshDb();
+  db = fresh.db;
+  ensureBuild((line) => console.log(line));
+  mail = await startMailSink({ dir: join(home, "mail") });
+  const account = demoCredentials(join(home, "account.json"));
+  server = await startServer({
+    databaseUrl: fresh.url,
+    port: PORTAL_PORT,
+    env: { SFBENCH_OPERATOR_EMAIL: account.email, SFBENCH_SMTP_HOST: mail.host, SFBENCH_SMTP_PORT: String(mail.port), SFBENCH_DATA_DIR: join(home, "portal") },
+  });
+  worker = startWorkerProcess({ DATABASE_URL: fresh.url, SFBENCH_QUEUE: uniqueQueue(), SFBENCH_RESULTS_DIR: join(home, "results") });
+  ({ token } = await demoAccount(server.url, account, async (email) => linkIn(await mail.next(email), "/verify-email")));
+}, 1_200_000);
+
+afterAll(async () => {
+  if (worker && worker.child.exitCode === null) {
+    const exited = new Promise((r) => worker.child.once("exit", r));
+    worker.child.kill("SIGTERM");
+    await exited;
+  }
+  await server?.stop();
+  await mail?.stop();
+  await db?.$disconnect();
+  if (home) rmSync(home, { recursive: true, force: true });
+}, 120_000);
+
+describe("a team submits its image archive with the packed CLI", () => {
+  it("logs in, submits with --wait, the worker runs the container to completion, and status and the leaderboard show it", async () => {
+    const login = await npx(["login", "--server", server.url, "--token", token]);
+    expect(login.code, login.stderr).toBe(0);
+    const submit = await npx(["submit", "--manifest", "target.json", "--image-archive", prepared.archive, "--server", server.url, "--wait", "--profile", "quick", "--workload", "checkout", "--distribution", "uniform"]);
+    expect(submit.code, `${submit.stderr}\n${worker.output()}`).toBe(0);
+    const runUrl = submit.stdout.split("\n")[0]!;
+    expect(runUrl).toMatch(new RegExp(`^${server.url}/runs/[0-9a-f-]{36}$`));
+    expect(submit.stdout).toMatch(new RegExp(`\\n${IMAGE_DEMO.name} \\d+\\.\\d+\\.\\d+, profile quick, completed\\n`));
+    const runId = runUrl.split("/").pop()!;
+
+    const status = await npx(["status", runUrl]);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(new RegExp(`run ${runId}: completed`));
+
+    // the worker ran the image from the uploaded archive, in a container whose cgroups gave the cost, and removed it
+    const row = await db.run.findUniqueOrThrow({ where: { id: runId } });
+    const doc = parseResult(readFileSync(row.resultPath!, "utf8"));
+    if (!doc.ok) throw new Error(doc.errors.join("; "));
+    expect(doc.result.environment.systemVersion).toContain(`image ${prepared.image}`);
+    expect(doc.result.environment.cost).toEqual({ source: "cgroup" });
+    expect(doc.result.cells[0]?.cost?.targetCpuSeconds ?? 0).toBeGreaterThan(0);
+    expect(await runContainers(runId)).toEqual([]);
+
+    const board = await (await fetch(server.url)).text();
+    expect(board).toContain(IMAGE_DEMO.name);
+  }, 900_000);
+});
