@@ -6,7 +6,9 @@
  * manifest and the archive picked in the submit form; the browser uploads the
  * archive and lands on the run, queued to run on sfbench's machine (not
  * waiting for a cluster), with the upload stored and tied to the version.
- * The worker's part is apps/worker/test/packed-image-submit.test.ts.
+ * Once such a run is measured, its page's setup line says its CPU cost came
+ * from the container's cgroups. The worker's part is
+ * apps/worker/test/packed-image-submit.test.ts.
  */
 import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,10 +17,13 @@ import { fileURLToPath } from "node:url";
 import { chromiumPath } from "@sfbench/services";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { importResult } from "@sfbench/db";
 import { demoAccount, demoCredentials } from "../../../scripts/lib/demo-account.ts";
 import { IMAGE_DEMO, prepareImageSubmission, type ImageSubmission } from "../../../scripts/lib/demo-image.ts";
 import { linkIn, startMailSink, type MailSink } from "../scripts/mail-sink.ts";
 import { appDir, ensureBuild, startServer, type RunningServer } from "../scripts/server.ts";
+import { fixtureManifest } from "../fixtures/manifest.ts";
+import { fixtureResult } from "../fixtures/result-doc.ts";
 import { testDatabase, type TestDatabase } from "./helpers/database.ts";
 
 const REPO = fileURLToPath(new URL("../../..", import.meta.url));
@@ -90,4 +95,13 @@ describe("an image archive through the submit form, in Chromium", () => {
     expect(Number(upload.size)).toBe(statSync(prepared.archive).size);
     expect(upload.references).toContain(prepared.image);
   }, 600_000);
+
+  it("shows on a measured container run's page that its CPU cost came from the cgroups", async () => {
+    const { manifest, digest } = fixtureManifest("np-container", { image: prepared.image });
+    const doc = fixtureResult({ size: "small", seed: 9, target: { name: "np-container", system: manifest.system, version: manifest.version, manifestDigest: digest } });
+    doc.environment.cost = { source: "cgroup" };
+    await importResult(t.db, doc, { manifest });
+    await page.goto(`${server.url}/runs/${doc.runId}`, { waitUntil: "networkidle" });
+    expect(await page.textContent("[data-testid=run-setup]")).toContain("CPU cost from the containers' cgroups (and the target's own PostgreSQL's processes)");
+  });
 });
