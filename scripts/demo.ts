@@ -87,13 +87,20 @@ interface Progress {
 const activityOf = (p: Progress) => (p.status !== "running" ? null : p.live && (p.stage === "load" || p.stage === "seed") ? p.live.phase : (p.stage ?? "provision"));
 
 /** Follows the campaign's runs to their end: a line per change, the milestones as they happen, and each trial's clock. */
-async function follow(runs: Array<{ runId: string; system: string; round: number }>, rounds: number): Promise<TrialClock[]> {
-  const clocks = runs.map((r): TrialClock => ({ ...r, status: "queued", spent: {} }));
+async function follow(campaignId: string, rounds: number): Promise<TrialClock[]> {
+  const clocks: TrialClock[] = [];
   const seen = new Map<string, { activity: string | null; at: number }>();
   const last = new Map<string, string>();
   let provisional = false;
   const ranked = new Set<string>();
   for (;;) {
+    // the campaign's runs as queued: a busy trial's repeat appears when the worker queues it
+    const listed = (await getJson<{ result: { data: Array<{ runId: string; system: string; round: number | null; attempt: number | null }> } }>(`${server}/api/trpc/campaigns.runs?input=${encodeURIComponent(JSON.stringify({ campaignId }))}`)).result.data;
+    for (const r of listed) {
+      if (clocks.some((c) => c.runId === r.runId)) continue;
+      clocks.push({ runId: r.runId, system: r.system, round: r.round ?? 1, status: "queued", spent: {} });
+      if ((r.attempt ?? 1) > 1) say(`  ${clock()} round ${r.round}/${rounds} ${r.system}: the last attempt was busy: attempt ${r.attempt} queued`);
+    }
     let open = 0;
     for (const c of clocks) {
       if (c.endedMs !== undefined) continue;
@@ -228,7 +235,7 @@ async function main(): Promise<void> {
   say("  (a trial taken while the machine was busy runs once more at the end of the queue)");
 
   say(`== runs (the worker verifies each system, then measures both cells: the knee bisected to 10% and confirmed, 30 s of stable load, the audit)`);
-  const clocks = await follow(campaign.runs, ARGS.trials);
+  const clocks = await follow(campaign.campaignId, ARGS.trials);
   const timing = campaignTiming(portalUp, clocks);
   say(`\n== where the time went\n${timingTable(timing)}`);
   say(`\nleaderboard: ${server}`);

@@ -6,7 +6,7 @@
  */
 import { interleavedRounds } from "@sfbench/workloads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browser, failure, fields } from "./helpers/callers.ts";
+import { browser, caller, failure, fields } from "./helpers/callers.ts";
 import { testDatabase, type TestDatabase } from "./helpers/database.ts";
 import { submission } from "./helpers/submission.ts";
 
@@ -41,6 +41,10 @@ describe("campaigns", () => {
     const queued = await t.db.run.findMany({ where: { campaignId: created.campaignId }, orderBy: { createdAt: "asc" }, include: { system: true } });
     expect(queued.map((r) => r.id)).toEqual(created.runs.map((r) => r.runId));
     expect(new Set(queued.map((r) => r.createdAt.getTime())).size).toBe(queued.length);
+    // the campaign's runs, as anyone may list them (the demo follows a campaign by them)
+    const listed = await (await caller(t.db)).api.campaigns.runs({ campaignId: created.campaignId });
+    expect(listed.map((r) => [r.runId, r.system, r.round, r.attempt, r.status])).toEqual(created.runs.map((r) => [r.runId, r.system, r.round, 1, "queued"]));
+    expect((await failure((await caller(t.db)).api.campaigns.runs({ campaignId: "4b0c4ed5-5f3b-4a1e-9a0e-6c0f3f6f0a11" }), "NOT_FOUND")).message).toContain("no campaign");
     for (const run of queued) {
       expect(run).toMatchObject({ status: "queued", profile: "standard", environmentKind: "local", nodes: 1, trial: run.round, attempt: 1 });
       expect(run.parameters).toEqual({ workloads: ["checkout", "analytics"], distributions: ["uniform"], seed: 1, busyRepeats: 1 });

@@ -79,6 +79,9 @@ export function createRunPipeline(deps: PipelineDeps) {
    * completed attempt of each trial.
    */
   async function repeatTrial(run: Run, doc: ResultDocument): Promise<void> {
+    const attempt = (run.attempt ?? 1) + 1;
+    // a retried job (the store stage failed after this) finds its repeat already queued
+    if (await db.run.findFirst({ where: { campaignId: run.campaignId, trial: run.trial, systemId: run.systemId, attempt }, select: { id: true } })) return;
     const again = await db.run.create({
       data: {
         systemId: run.systemId,
@@ -92,7 +95,7 @@ export function createRunPipeline(deps: PipelineDeps) {
         campaignId: run.campaignId,
         trial: run.trial,
         round: run.round,
-        attempt: (run.attempt ?? 1) + 1,
+        attempt,
       },
       select: { id: true },
     });
@@ -231,8 +234,9 @@ export function createRunPipeline(deps: PipelineDeps) {
         result = outcome;
       }
       await progress.set("store", 95);
-      await importResult(db, result.doc, { resultPath: result.file });
+      // the repeat is queued before this run shows completed, so that whoever follows the campaign never sees it ended without its repeat
       if (tag && repeatBusy(result.doc, tag.attempt, params.data.busyRepeats ?? 0)) await repeatTrial(run, result.doc);
+      await importResult(db, result.doc, { resultPath: result.file });
       return { runId, status: result.doc.status, resultPath: result.file };
     } catch (e) {
       // whatever the interruption broke (a database write racing the stopped target, ...) ends the run as interrupted
