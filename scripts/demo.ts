@@ -53,16 +53,26 @@ const DEMO = { profile: "standard", workloads: "checkout,analytics", distributio
 function demoArgs(argv: string[]): { targets?: string[]; trials: number; withImage: boolean } {
   let values;
   try {
-    ({ values } = parseArgs({ args: argv, options: { targets: { type: "string" }, trials: { type: "string" }, "with-image": { type: "boolean" } }, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: { targets: { type: "string" }, trials: { type: "string" }, "with-image": { type: "boolean" } },
+      strict: true,
+      allowPositionals: false,
+    }));
   } catch (e) {
     process.stderr.write(`demo: ${(e as Error).message} (allowed: --targets a,b  --trials N  --with-image)\n`);
     process.exit(2);
   }
   const bundled = listTargets().map((t) => t.name);
-  const targets = values.targets?.split(",").map((t) => t.trim()).filter(Boolean);
+  const targets = values.targets
+    ?.split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
   const unknown = targets?.filter((t) => !bundled.includes(t)) ?? [];
   if (targets && (!targets.length || unknown.length)) {
-    process.stderr.write(`demo: --targets: ${unknown.join(", ") || "(none)"} ${unknown.length === 1 ? "is" : "are"} not bundled (bundled: ${bundled.join(", ")})\n`);
+    process.stderr.write(
+      `demo: --targets: ${unknown.join(", ") || "(none)"} ${unknown.length === 1 ? "is" : "are"} not bundled (bundled: ${bundled.join(", ")})\n`,
+    );
     process.exit(2);
   }
   const trials = values.trials === undefined ? DEMO.trials : Number(values.trials);
@@ -84,7 +94,8 @@ interface Progress {
 }
 
 /** What a run is doing for the time accounting: its stage, and within seed and load the experiment's phase (populate, ramp, stable, ...). */
-const activityOf = (p: Progress) => (p.status !== "running" ? null : p.live && (p.stage === "load" || p.stage === "seed") ? p.live.phase : (p.stage ?? "provision"));
+const activityOf = (p: Progress) =>
+  p.status !== "running" ? null : p.live && (p.stage === "load" || p.stage === "seed") ? p.live.phase : (p.stage ?? "provision");
 
 /** Follows the campaign's runs to their end: a line per change, the milestones as they happen, and each trial's clock. */
 async function follow(campaignId: string, rounds: number): Promise<TrialClock[]> {
@@ -95,7 +106,11 @@ async function follow(campaignId: string, rounds: number): Promise<TrialClock[]>
   const ranked = new Set<string>();
   for (;;) {
     // the campaign's runs as queued: a busy trial's repeat appears when the worker queues it
-    const listed = (await getJson<{ result: { data: Array<{ runId: string; system: string; round: number | null; attempt: number | null }> } }>(`${server}/api/trpc/campaigns.runs?input=${encodeURIComponent(JSON.stringify({ campaignId }))}`)).result.data;
+    const listed = (
+      await getJson<{ result: { data: Array<{ runId: string; system: string; round: number | null; attempt: number | null }> } }>(
+        `${server}/api/trpc/campaigns.runs?input=${encodeURIComponent(JSON.stringify({ campaignId }))}`,
+      )
+    ).result.data;
     for (const r of listed) {
       if (clocks.some((c) => c.runId === r.runId)) continue;
       clocks.push({ runId: r.runId, system: r.system, round: r.round ?? 1, status: "queued", spent: {} });
@@ -104,7 +119,8 @@ async function follow(campaignId: string, rounds: number): Promise<TrialClock[]>
     let open = 0;
     for (const c of clocks) {
       if (c.endedMs !== undefined) continue;
-      const p = (await getJson<{ result: { data: Progress } }>(`${server}/api/trpc/runs.progress?input=${encodeURIComponent(JSON.stringify({ id: c.runId }))}`)).result.data;
+      const p = (await getJson<{ result: { data: Progress } }>(`${server}/api/trpc/runs.progress?input=${encodeURIComponent(JSON.stringify({ id: c.runId }))}`))
+        .result.data;
       seen.set(c.runId, observe(c, { status: p.status, activity: activityOf(p) }, Date.now(), seen.get(c.runId)));
       const line =
         p.status === "running"
@@ -123,7 +139,9 @@ async function follow(campaignId: string, rounds: number): Promise<TrialClock[]>
       const own = clocks.filter((x) => x.system === c.system);
       if (!ranked.has(c.system) && own.every((x) => x.endedMs !== undefined)) {
         ranked.add(c.system);
-        say(`  ${clock()} ${c.system}: all ${own.length} trials in (${own.filter((x) => x.status === "completed").length} completed): its median and interval are ranked`);
+        say(
+          `  ${clock()} ${c.system}: all ${own.length} trials in (${own.filter((x) => x.status === "completed").length} completed): its median and interval are ranked`,
+        );
       }
     }
     if (!open) return clocks;
@@ -161,7 +179,10 @@ async function main(): Promise<void> {
   const credentials = demoCredentials(join(root, ".sfbench/demo-account.json"));
   ensureBuild(say);
   say("  portal build is up to date");
-  const inUse = await fetch(server, { signal: AbortSignal.timeout(1000) }).then(() => true, () => false);
+  const inUse = await fetch(server, { signal: AbortSignal.timeout(1000) }).then(
+    () => true,
+    () => false,
+  );
   if (inUse) throw new Error(`${server} is already taken by another process: stop it and run the demo again`);
   const web = startLogged("portal", join(root, "node_modules/.bin/next"), ["start", "--hostname", "127.0.0.1", "--port", "3000"], {
     cwd: join(root, "apps/web"),
@@ -202,7 +223,12 @@ async function main(): Promise<void> {
   const systems: string[] = [];
   const register = (name: string, manifest: string, extra: string[] = []) => {
     try {
-      const out = execFileSync(process.execPath, [cli, "submit", "--manifest", manifest, ...extra, "--server", server, "--register-only"], { cwd: root, env: cliEnv, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
+      const out = execFileSync(process.execPath, [cli, "submit", "--manifest", manifest, ...extra, "--server", server, "--register-only"], {
+        cwd: root,
+        env: cliEnv,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "inherit"],
+      }).trim();
       say(`  ${out}`);
       systems.push(name);
     } catch {
@@ -223,15 +249,39 @@ async function main(): Promise<void> {
   }
   if (systems.length === 0) throw new Error("no bundled target was registered (the reasons are above), so there is nothing to benchmark");
 
-  say(`== campaign (sfbench campaign --server): ${systems.length} systems x ${ARGS.trials} trials in interleaved rounds, ${DEMO.workloads} / ${DEMO.distribution}, ${DEMO.profile} profile`);
+  say(
+    `== campaign (sfbench campaign --server): ${systems.length} systems x ${ARGS.trials} trials in interleaved rounds, ${DEMO.workloads} / ${DEMO.distribution}, ${DEMO.profile} profile`,
+  );
   const queued = execFileSync(
     process.execPath,
-    [cli, "campaign", "--server", server, "--targets", systems.join(","), "--trials", String(ARGS.trials), "--profile", DEMO.profile, "--workload", DEMO.workloads, "--distribution", DEMO.distribution, "--json"],
+    [
+      cli,
+      "campaign",
+      "--server",
+      server,
+      "--targets",
+      systems.join(","),
+      "--trials",
+      String(ARGS.trials),
+      "--profile",
+      DEMO.profile,
+      "--workload",
+      DEMO.workloads,
+      "--distribution",
+      DEMO.distribution,
+      "--json",
+    ],
     { cwd: root, env: cliEnv, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
   );
   const campaign = JSON.parse(queued) as { campaignId: string; orderSeed: number; runs: Array<{ runId: string; system: string; round: number }> };
   say(`  campaign ${campaign.campaignId}: ${campaign.runs.length} runs, order seed ${campaign.orderSeed}`);
-  for (let round = 1; round <= ARGS.trials; round++) say(`  round ${round}: ${campaign.runs.filter((r) => r.round === round).map((r) => r.system).join(", ")}`);
+  for (let round = 1; round <= ARGS.trials; round++)
+    say(
+      `  round ${round}: ${campaign.runs
+        .filter((r) => r.round === round)
+        .map((r) => r.system)
+        .join(", ")}`,
+    );
   say("  (a trial taken while the machine was busy runs once more at the end of the queue)");
 
   say(`== runs (the worker verifies each system, then measures both cells: the knee bisected to 10% and confirmed, 30 s of stable load, the audit)`);

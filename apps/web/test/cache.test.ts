@@ -6,11 +6,15 @@ describe("the stale-while-revalidate cache", () => {
     let clock = 0;
     let loads = 0;
     let fail = false;
-    const cache = swrCache(1000, async (key) => {
-      loads += 1;
-      if (fail) throw new Error("database down");
-      return `${key}#${loads}`;
-    }, () => clock);
+    const cache = swrCache(
+      1000,
+      async (key) => {
+        loads += 1;
+        if (fail) throw new Error("database down");
+        return `${key}#${loads}`;
+      },
+      () => clock,
+    );
     expect(await Promise.all([cache.get("a"), cache.get("a")])).toEqual(["a#1", "a#1"]);
     clock = 999;
     expect(await cache.get("a")).toBe("a#1");

@@ -32,7 +32,13 @@ describe("campaigns", () => {
   it("queues one run per system and round, in the rounds' seeded order, each tagged with the campaign", async () => {
     const { api } = await browser(t.db, "campaigner@example.com");
     for (const name of ["camp-a", "camp-b", "camp-c"]) await api.submissions.register(submission(name));
-    const created = await api.campaigns.create({ systems: ["camp-a", "camp-b", "camp-c"], trials: 3, orderSeed: 42, workloads: ["checkout", "analytics"], distributions: ["uniform"] });
+    const created = await api.campaigns.create({
+      systems: ["camp-a", "camp-b", "camp-c"],
+      trials: 3,
+      orderSeed: 42,
+      workloads: ["checkout", "analytics"],
+      distributions: ["uniform"],
+    });
     expect(created.orderSeed).toBe(42);
     const expected = interleavedRounds(["camp-a", "camp-b", "camp-c"], 3, 42).flatMap((r) => r.order.map((system) => ({ system, round: r.round })));
     expect(created.runs.map((r) => ({ system: r.system, round: r.round }))).toEqual(expected);
@@ -44,7 +50,9 @@ describe("campaigns", () => {
     // the campaign's runs, as anyone may list them (the demo follows a campaign by them)
     const listed = await (await caller(t.db)).api.campaigns.runs({ campaignId: created.campaignId });
     expect(listed.map((r) => [r.runId, r.system, r.round, r.attempt, r.status])).toEqual(created.runs.map((r) => [r.runId, r.system, r.round, 1, "queued"]));
-    expect((await failure((await caller(t.db)).api.campaigns.runs({ campaignId: "4b0c4ed5-5f3b-4a1e-9a0e-6c0f3f6f0a11" }), "NOT_FOUND")).message).toContain("no campaign");
+    expect((await failure((await caller(t.db)).api.campaigns.runs({ campaignId: "4b0c4ed5-5f3b-4a1e-9a0e-6c0f3f6f0a11" }), "NOT_FOUND")).message).toContain(
+      "no campaign",
+    );
     for (const run of queued) {
       expect(run).toMatchObject({ status: "queued", profile: "standard", environmentKind: "local", nodes: 1, trial: run.round, attempt: 1 });
       expect(run.parameters).toEqual({ workloads: ["checkout", "analytics"], distributions: ["uniform"], seed: 1, busyRepeats: 1 });

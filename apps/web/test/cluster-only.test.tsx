@@ -7,7 +7,12 @@ const reason = "image ghcr.io/sfbench/orleans:0.1.0 needs the cluster provider: 
 
 describe("cluster-only systems", () => {
   it("are told by their runs: none completed and one ended needs_cluster (the newest reason wins)", () => {
-    expect(clusterOnlyReason([{ status: "needs_cluster", errorMessage: reason }, { status: "needs_cluster", errorMessage: "older" }])).toBe(reason);
+    expect(
+      clusterOnlyReason([
+        { status: "needs_cluster", errorMessage: reason },
+        { status: "needs_cluster", errorMessage: "older" },
+      ]),
+    ).toBe(reason);
     expect(clusterOnlyReason([{ status: "failed" }, { status: "needs_cluster", errorMessage: reason }])).toBe(reason);
   });
 

@@ -41,16 +41,23 @@ beforeAll(async () => {
   await importFixture(t.db, "delta", { system: "Delta Down", failed: true, seed: 5 });
   await importFixture(t.db, "epsilon", { system: "Epsilon Tuned", capacity: 4000, seed: 6, manifest: { implementation: "tuned" } });
   // a campaign of 3 trials per target on another machine: kappa and lambda within each other's noise, the reference below
-  await importCampaignFixture(t.db, [
-    { name: "node-postgres", system: "Node.js + PostgreSQL", capacities: [700, 720, 690] },
-    { name: "kappa", system: "Kappa Cells", capacities: [1500, 1620, 1560], busyRounds: [2] },
-    { name: "lambda", system: "Lambda Lanes", capacities: [1540, 1580, 1500] },
-  ], { machine: CAMPAIGN_MACHINE });
+  await importCampaignFixture(
+    t.db,
+    [
+      { name: "node-postgres", system: "Node.js + PostgreSQL", capacities: [700, 720, 690] },
+      { name: "kappa", system: "Kappa Cells", capacities: [1500, 1620, 1560], busyRounds: [2] },
+      { name: "lambda", system: "Lambda Lanes", capacities: [1540, 1580, 1500] },
+    ],
+    { machine: CAMPAIGN_MACHINE },
+  );
   ensureBuild((line) => process.stdout.write(`${line}\n`));
   // the portal mails its verification links to a real SMTP server on loopback
   mail = await startMailSink({ dir: path.join(artifacts, "mail") });
   server = await startServer({ databaseUrl: t.url, env: { SFBENCH_SMTP_HOST: mail.host, SFBENCH_SMTP_PORT: String(mail.port) } });
-  browser = await chromium.launch({ executablePath: await chromiumPath(), args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+  browser = await chromium.launch({
+    executablePath: await chromiumPath(),
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
   page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   page.setDefaultTimeout(20_000);
   page.on("dialog", (d) => {
@@ -230,7 +237,9 @@ describe("the portal in Chromium", () => {
     await page.selectOption("#programmingModel", "5");
     await page.selectOption("#understandability", "5");
     await page.click("button >> text=Rate");
-    expect(await page.textContent("form [role=status]")).toBe("Saved, but not counted yet: it counts once you verify e2e@example.com with the link mailed to it (you can send a new one).");
+    expect(await page.textContent("form [role=status]")).toBe(
+      "Saved, but not counted yet: it counts once you verify e2e@example.com with the link mailed to it (you can send a new one).",
+    );
     await page.waitForSelector("[data-testid=ratings-rule] >> text=1 more not counted because their authors have not verified their email addresses");
     expect(await page.textContent("[data-testid=ratings]")).toBe("Not rated yet.");
     await shot("09b-rating-not-counted");
@@ -263,7 +272,9 @@ describe("the portal in Chromium", () => {
     expect(refused).toHaveLength(20);
     expect(Number(refused[0]!.headers.get("retry-after"))).toBeGreaterThan(800);
     const body = (await refused[0]!.json()) as { error: { message: string } };
-    expect(body.error.message).toMatch(/^too many sign-in attempts for this account \(at most 10 in 15 minutes\): try again in \d+ minutes \(at \d\d:\d\d:\d\d UTC\)$/);
+    expect(body.error.message).toMatch(
+      /^too many sign-in attempts for this account \(at most 10 in 15 minutes\): try again in \d+ minutes \(at \d\d:\d\d:\d\d UTC\)$/,
+    );
   });
 
   it("opens a run page with results, charts and downloads", async () => {
@@ -273,7 +284,9 @@ describe("the portal in Chromium", () => {
     expect(await page.locator("[data-testid=run-charts] .recharts-surface").count()).toBeGreaterThan(1);
     expect(await page.locator("[data-testid=run-results] tbody tr").count()).toBe(4);
     // the setup next to the numbers: where the generator and the target ran, what the storage promised
-    expect(await page.textContent("[data-testid=run-setup]")).toBe("load generator on CPU 0-1, target on CPU 2-7 · PostgreSQL 17.10 (the target's own): fsync on, synchronous_commit on, full_page_writes on");
+    expect(await page.textContent("[data-testid=run-setup]")).toBe(
+      "load generator on CPU 0-1, target on CPU 2-7 · PostgreSQL 17.10 (the target's own): fsync on, synchronous_commit on, full_page_writes on",
+    );
     await shot("10-run");
     const json = await page.request.get(`${server.url}/runs/${run.id}/result.json`);
     expect(json.status()).toBe(200);

@@ -40,7 +40,11 @@ describe("email verification", () => {
 
     expect(await rater.api.auth.me()).toMatchObject({ email: "rater@example.com", emailVerified: false });
     const rated = await rater.api.ratings.rate({ slug: "rated", programmingModel: 5, understandability: 4 });
-    expect(rated).toEqual({ summary: null, counted: false, why: "it counts once you verify rater@example.com with the link mailed to it (you can send a new one)" });
+    expect(rated).toEqual({
+      summary: null,
+      counted: false,
+      why: "it counts once you verify rater@example.com with the link mailed to it (you can send a new one)",
+    });
     const anon = (await caller(t.db, { headers: { origin: ORIGIN } })).api;
     expect((await anon.systems.bySlug({ slug: "rated" })).ratingsPending).toBe(1);
 
@@ -49,7 +53,9 @@ describe("email verification", () => {
     const page = await anon.systems.bySlug({ slug: "rated" });
     expect(page.ratingsPending).toBe(0);
     // the leaderboard's SQL applies the same rule
-    const [sql] = await t.db.$queryRaw<{ count: number }[]>`SELECT count(*)::int AS count FROM "Rating" WHERE "systemId" = ${page.id}::uuid AND ${ratingCountsSql()}`;
+    const [sql] = await t.db.$queryRaw<
+      { count: number }[]
+    >`SELECT count(*)::int AS count FROM "Rating" WHERE "systemId" = ${page.id}::uuid AND ${ratingCountsSql()}`;
     expect(sql).toEqual({ count: 1 });
     // a request after the click sees the verified account (a caller's context is one request's)
     const later = (await caller(t.db, { headers: { origin: ORIGIN, cookie: rater.cookie } })).api;

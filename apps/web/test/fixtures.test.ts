@@ -39,7 +39,9 @@ describe("fixture result documents", () => {
   });
 
   it("make the cell asked for invalid, with a reason and no numbers", () => {
-    const cell = fixtureResult({ target, size: "small", invalidCell: "checkout/zipf" }).cells.find((c) => c.distribution === "zipf" && c.workload === "checkout")!;
+    const cell = fixtureResult({ target, size: "small", invalidCell: "checkout/zipf" }).cells.find(
+      (c) => c.distribution === "zipf" && c.workload === "checkout",
+    )!;
     expect(cell).toMatchObject({ valid: false, series: [] });
     expect(cell.maxThroughput).toBeUndefined();
   });

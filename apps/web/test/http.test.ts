@@ -22,7 +22,10 @@ afterAll(async () => {
 });
 
 const post = (procedure: string, body: unknown, headers: Record<string, string>) =>
-  handleTrpc(new Request(`${ORIGIN}/api/trpc/${procedure}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }), { db: t.db });
+  handleTrpc(
+    new Request(`${ORIGIN}/api/trpc/${procedure}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }),
+    { db: t.db },
+  );
 
 interface ErrorBody {
   error: { message: string; data: { code: string; httpStatus: number; fields: Record<string, string[]> | null; stack?: string } };
@@ -76,7 +79,9 @@ describe("errors over HTTP", () => {
     );
     expect(garbage.status).toBe(400);
     expect((await post("nothing.here", {}, { origin: ORIGIN })).status).toBe(404);
-    const badUuid = await handleTrpc(new Request(`${ORIGIN}/api/trpc/runs.byId?input=${encodeURIComponent(JSON.stringify({ id: "1; drop table" }))}`), { db: t.db });
+    const badUuid = await handleTrpc(new Request(`${ORIGIN}/api/trpc/runs.byId?input=${encodeURIComponent(JSON.stringify({ id: "1; drop table" }))}`), {
+      db: t.db,
+    });
     expect(badUuid.status).toBe(400);
   });
 

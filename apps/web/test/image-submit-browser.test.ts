@@ -43,7 +43,12 @@ let page: Page;
 beforeAll(async () => {
   mkdirSync(artifacts, { recursive: true });
   home = mkdtempSync(path.join(tmpdir(), "sfbench-image-form-"));
-  prepared = await prepareImageSubmission({ root: REPO, cli: path.join(REPO, "packages", "cli", "bin", "sfbench.mjs"), dir: path.join(home, IMAGE_DEMO.name), say: (line) => console.log(line) });
+  prepared = await prepareImageSubmission({
+    root: REPO,
+    cli: path.join(REPO, "packages", "cli", "bin", "sfbench.mjs"),
+    dir: path.join(home, IMAGE_DEMO.name),
+    say: (line) => console.log(line),
+  });
   t = await testDatabase();
   ensureBuild((line) => console.log(line));
   mail = await startMailSink({ dir: path.join(home, "mail") });
@@ -55,7 +60,10 @@ beforeAll(async () => {
   });
   // a verified account, signed up and verified through the portal's API and its mail
   await demoAccount(server.url, account, async (email) => linkIn(await mail.next(email), "/verify-email"));
-  browser = await chromium.launch({ executablePath: await chromiumPath(), args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+  browser = await chromium.launch({
+    executablePath: await chromiumPath(),
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
   page = await browser.newPage({ viewport: { width: 1200, height: 1000 } });
   page.setDefaultTimeout(60_000);
 }, 1_200_000);
@@ -98,7 +106,11 @@ describe("an image archive through the submit form, in Chromium", () => {
 
   it("shows on a measured container run's page that its CPU cost came from the cgroups", async () => {
     const { manifest, digest } = fixtureManifest("np-container", { image: prepared.image });
-    const doc = fixtureResult({ size: "small", seed: 9, target: { name: "np-container", system: manifest.system, version: manifest.version, manifestDigest: digest } });
+    const doc = fixtureResult({
+      size: "small",
+      seed: 9,
+      target: { name: "np-container", system: manifest.system, version: manifest.version, manifestDigest: digest },
+    });
     doc.environment.cost = { source: "cgroup" };
     await importResult(t.db, doc, { manifest });
     await page.goto(`${server.url}/runs/${doc.runId}`, { waitUntil: "networkidle" });

@@ -44,7 +44,11 @@ describe("implementation class on the leaderboard and compare", () => {
   beforeAll(async () => {
     t = await testDatabase();
     await importFixture(t.db, "plain", { capacity: 1000, seed: 1 });
-    await importFixture(t.db, "fast-path", { capacity: 3000, seed: 2, manifest: { implementation: "tuned", guarantees: { consistency: "eventual", messaging: "at-least-once", durability: "in-memory" } } });
+    await importFixture(t.db, "fast-path", {
+      capacity: 3000,
+      seed: 2,
+      manifest: { implementation: "tuned", guarantees: { consistency: "eventual", messaging: "at-least-once", durability: "in-memory" } },
+    });
   });
   afterAll(async () => {
     await t?.drop();
@@ -57,7 +61,10 @@ describe("implementation class on the leaderboard and compare", () => {
     expect(shown.rows.map((r) => r.slug)).toEqual(["plain"]);
     expect(shown.hiddenTuned).toBe(1);
     const all = await board({ tuned: true });
-    expect(all.rows.map((r) => [r.slug, r.implementation])).toEqual([["fast-path", "tuned"], ["plain", "idiomatic"]]);
+    expect(all.rows.map((r) => [r.slug, r.implementation])).toEqual([
+      ["fast-path", "tuned"],
+      ["plain", "idiomatic"],
+    ]);
     expect(all.hiddenTuned).toBe(0);
     expect(all.rows[0]!.guarantees).toEqual({ consistency: "eventual", messaging: "at-least-once", durability: "in-memory" });
   });

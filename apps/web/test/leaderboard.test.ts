@@ -54,7 +54,10 @@ describe("leaderboard", () => {
   it("filters by environment kind and node count", async () => {
     expect((await board({ nodes: 3 })).rows.map((r) => r.slug)).toEqual(["slow"]);
     expect((await board({ kind: "kubernetes" })).rows).toEqual([]);
-    expect((await board()).environments).toEqual([{ kind: "local", nodes: 1 }, { kind: "local", nodes: 3 }]);
+    expect((await board()).environments).toEqual([
+      { kind: "local", nodes: 1 },
+      { kind: "local", nodes: 3 },
+    ]);
   });
 
   it("filters by workload and distribution: the columns shown and the cell the latency comes from", async () => {

@@ -31,23 +31,43 @@ describe("micro queries", () => {
     await importFixture(t.db, "mp", { seed: 4, micro: "supported", failed: true, finishedAt: at(4) });
     await importFixture(t.db, "mq", { seed: 5, micro: "unsupported", finishedAt: at(1) });
     const rows = await microRuns(t.db, { kind: "local", nodes: 1 });
-    expect(rows.map((r) => [r.slug, r.runId])).toEqual([["mp", latest.runId], ["mq", expect.any(String)]]);
+    expect(rows.map((r) => [r.slug, r.runId])).toEqual([
+      ["mp", latest.runId],
+      ["mq", expect.any(String)],
+    ]);
     expect(rows[0]!.runId).not.toBe(old.runId);
     const micro = latest.micro as Extract<NonNullable<typeof latest.micro>, { supported: true }>;
     expect(rows[0]!.figures).toMatchObject({ supported: true, emptyMaxRate: micro.emptyMaxRate.sustainableRate, bigEntities: 1000 });
     expect(rows[1]!.figures).toEqual({ supported: false, reason: 'target.json does not declare "micro": true' });
 
-    const input = await microCompareInput(t.db, [{ slug: "mq", name: "Q" }, { slug: "nothing", name: "N" }, { slug: "mp", name: "P" }], { kind: "local", nodes: 1 });
-    expect(input.map((i) => [i.slug, i.runId])).toEqual([["mq", rows[1]!.runId], ["nothing", null], ["mp", latest.runId]]);
+    const input = await microCompareInput(
+      t.db,
+      [
+        { slug: "mq", name: "Q" },
+        { slug: "nothing", name: "N" },
+        { slug: "mp", name: "P" },
+      ],
+      { kind: "local", nodes: 1 },
+    );
+    expect(input.map((i) => [i.slug, i.runId])).toEqual([
+      ["mq", rows[1]!.runId],
+      ["nothing", null],
+      ["mp", latest.runId],
+    ]);
     expect(input[2]!.doc?.micro).toEqual(latest.micro);
-    expect(await microCompareInput(t.db, [{ slug: "mp", name: "P" }], { kind: "kubernetes", nodes: 3 })).toEqual([{ slug: "mp", name: "P", runId: null, doc: null }]);
+    expect(await microCompareInput(t.db, [{ slug: "mp", name: "P" }], { kind: "kubernetes", nodes: 3 })).toEqual([
+      { slug: "mp", name: "P", runId: null, doc: null },
+    ]);
   });
 
   it("say each row's implementation class, so that the micro view hides tuned rows unless asked, as the rates view does", async () => {
     await importFixture(t.db, "mt-idiomatic", { seed: 11, micro: "supported", finishedAt: at(5) });
     await importFixture(t.db, "mt-tuned", { seed: 12, micro: "supported", finishedAt: at(5), manifest: { implementation: "tuned" } });
     const rows = (await microRuns(t.db, { kind: "local", nodes: 1 })).filter((r) => r.slug.startsWith("mt-"));
-    expect(rows.map((r) => [r.slug, r.implementation])).toEqual([["mt-idiomatic", "idiomatic"], ["mt-tuned", "tuned"]]);
+    expect(rows.map((r) => [r.slug, r.implementation])).toEqual([
+      ["mt-idiomatic", "idiomatic"],
+      ["mt-tuned", "tuned"],
+    ]);
     const hidden = byImplementation(rows, readLeaderboardParams({ view: "micro" }).tuned);
     expect(hidden.shown.map((r) => r.slug)).toEqual(["mt-idiomatic"]);
     expect(hidden.hiddenTuned).toBe(1);

@@ -27,14 +27,27 @@ beforeAll(async () => {
   t = await testDatabase();
   const { manifest, digest } = fixtureManifest("orleans");
   const system = await t.db.system.create({ data: { slug: "orleans", name: manifest.system } });
-  const version = await t.db.targetVersion.create({ data: { systemId: system.id, version: manifest.version, manifest: manifest as object, manifestDigest: digest } });
+  const version = await t.db.targetVersion.create({
+    data: { systemId: system.id, version: manifest.version, manifest: manifest as object, manifestDigest: digest },
+  });
   const run = await t.db.run.create({
-    data: { systemId: system.id, targetVersionId: version.id, environmentKind: "kubernetes", nodes: 5, profile: "standard", status: "needs_cluster", errorMessage: reason },
+    data: {
+      systemId: system.id,
+      targetVersionId: version.id,
+      environmentKind: "kubernetes",
+      nodes: 5,
+      profile: "standard",
+      status: "needs_cluster",
+      errorMessage: reason,
+    },
   });
   runId = run.id;
   ensureBuild((line) => process.stdout.write(`${line}\n`));
   server = await startServer({ databaseUrl: t.url });
-  browser = await chromium.launch({ executablePath: await chromiumPath(), args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+  browser = await chromium.launch({
+    executablePath: await chromiumPath(),
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
   page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   page.setDefaultTimeout(20_000);
 }, 900_000);

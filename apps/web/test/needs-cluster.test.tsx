@@ -4,11 +4,20 @@ import { describe, expect, it } from "vitest";
 import { manifestImage, RunNeedsCluster } from "../src/components/needs-cluster.tsx";
 import { DOCS, docHtml } from "../src/server/docs.ts";
 
-const text = (html: string) => html.replace(/<[^>]+>/g, "").replace(/&#x27;|&#39;/g, "'").replace(/\s+/g, " ");
+const text = (html: string) =>
+  html
+    .replace(/<[^>]+>/g, "")
+    .replace(/&#x27;|&#39;/g, "'")
+    .replace(/\s+/g, " ");
 
 describe("a run that needs a cluster", () => {
   it("says that this server has no Kubernetes cluster configured and names the image that would be deployed there", () => {
-    const html = renderToStaticMarkup(<RunNeedsCluster image="ghcr.io/example/orleans:0.1.0" errorMessage="this server has no cluster configured: image ghcr.io/example/orleans:0.1.0 runs only on Kubernetes" />);
+    const html = renderToStaticMarkup(
+      <RunNeedsCluster
+        image="ghcr.io/example/orleans:0.1.0"
+        errorMessage="this server has no cluster configured: image ghcr.io/example/orleans:0.1.0 runs only on Kubernetes"
+      />,
+    );
     expect(html).toContain('data-testid="run-needs-cluster"');
     const t = text(html);
     expect(t).toContain("This server has no Kubernetes cluster configured.");

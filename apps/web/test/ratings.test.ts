@@ -11,7 +11,14 @@ import { submission } from "./helpers/submission.ts";
 async function completeRun(runId: string) {
   const run = await t.db.run.findUniqueOrThrow({ where: { id: runId }, include: { targetVersion: true, system: true } });
   const manifest = run.targetVersion.manifest as unknown as TargetManifest;
-  await importResult(t.db, fixtureResult({ size: "small", runId, target: { name: run.system.slug, system: manifest.system, version: manifest.version, manifestDigest: manifestDigest(manifest) } }));
+  await importResult(
+    t.db,
+    fixtureResult({
+      size: "small",
+      runId,
+      target: { name: run.system.slug, system: manifest.system, version: manifest.version, manifestDigest: manifestDigest(manifest) },
+    }),
+  );
 }
 
 let t: TestDatabase;

@@ -35,7 +35,10 @@ beforeAll(async () => {
   await importFixture(t.db, "gamma", { seed: 7, micro: "unsupported" });
   ensureBuild((line) => process.stdout.write(`${line}\n`));
   server = await startServer({ databaseUrl: t.url });
-  browser = await chromium.launch({ executablePath: await chromiumPath(), args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+  browser = await chromium.launch({
+    executablePath: await chromiumPath(),
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
   page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   page.setDefaultTimeout(30_000);
 }, 1_200_000);

@@ -33,7 +33,12 @@ describe("a run, to anyone", () => {
     const { status, text } = await get("runs.byId");
     expect(status).toBe(200);
     const run = (JSON.parse(text) as { result: { data: Record<string, unknown> } }).result.data;
-    expect(run).toMatchObject({ id: runId, status: "completed", system: { slug: "public-run" }, documentDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+    expect(run).toMatchObject({
+      id: runId,
+      status: "completed",
+      system: { slug: "public-run" },
+      documentDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+    });
     expect((run.document as { runId: string }).runId).toBe(runId);
     expect(run).not.toHaveProperty("resultPath");
     expect(text).not.toContain(SERVER_FILE);

@@ -5,7 +5,12 @@ import { fmtSetup } from "../src/shared/format.ts";
 describe("a run's setup, next to its numbers", () => {
   it("names the CPU split and the target's own PostgreSQL settings", () => {
     expect(
-      fmtSetup({ kind: "local", cores: 2, cpuSplit: { generator: "0", target: "1" }, storage: { postgres: { instance: "dedicated", fsync: "on", synchronous_commit: "on", full_page_writes: "on", version: "17.10" } } }),
+      fmtSetup({
+        kind: "local",
+        cores: 2,
+        cpuSplit: { generator: "0", target: "1" },
+        storage: { postgres: { instance: "dedicated", fsync: "on", synchronous_commit: "on", full_page_writes: "on", version: "17.10" } },
+      }),
     ).toEqual(["load generator on CPU 0, target on CPU 1", "PostgreSQL 17.10 (the target's own): fsync on, synchronous_commit on, full_page_writes on"]);
   });
 
@@ -13,7 +18,9 @@ describe("a run's setup, next to its numbers", () => {
     expect(fmtSetup({ kind: "kubernetes", cores: 8, storage: { kafka: { instance: "dedicated", version: "4.3.1" } } })).toEqual([
       "Kafka 4.3.1 (the target's own broker: its CPU is in the cost)",
     ]);
-    expect(fmtSetup({ kind: "kubernetes", cores: 8, storage: { kafka: { instance: "shared" } } })).toEqual(["Kafka (a shared broker: its CPU is not in the cost)"]);
+    expect(fmtSetup({ kind: "kubernetes", cores: 8, storage: { kafka: { instance: "shared" } } })).toEqual([
+      "Kafka (a shared broker: its CPU is not in the cost)",
+    ]);
   });
 
   it("says when a local run had no split, as runs of a worker after its first did before 2026-11-24", () => {
@@ -26,7 +33,9 @@ describe("a run's setup, next to its numbers", () => {
       "load generator on CPU 0, target on CPU 1",
       "CPU cost from the containers' cgroups (and the target's own PostgreSQL's processes)",
     ]);
-    expect(fmtSetup({ kind: "local", cores: 2, cpuSplit: { generator: "0", target: "1" }, cost: { source: "process-tree" } })[1]).toBe("CPU cost from the target's process trees");
+    expect(fmtSetup({ kind: "local", cores: 2, cpuSplit: { generator: "0", target: "1" }, cost: { source: "process-tree" } })[1]).toBe(
+      "CPU cost from the target's process trees",
+    );
   });
 
   it("says nothing of a split for a cluster run, whose runners have nodes of their own", () => {

@@ -165,7 +165,10 @@ describe("versions, and what a system shows", () => {
     // the local worker cannot run a submitted image: the run ends needs_cluster, still nothing changes
     await t.db.run.update({ where: { id: second.runId }, data: { status: "needs_cluster", errorMessage: "needs the cluster provider" } });
     expect(await shown("renamer")).toEqual(verified);
-    await expect((await caller(t.db)).api.systems.bySlug({ slug: "renamer" })).resolves.toMatchObject({ name: "System renamer", description: "A fixture target named renamer." });
+    await expect((await caller(t.db)).api.systems.bySlug({ slug: "renamer" })).resolves.toMatchObject({
+      name: "System renamer",
+      description: "A fixture target named renamer.",
+    });
 
     // once version 0.2.0 verifies, the system shows it; a later result of 0.1.0 does not take it back
     const late = await api.submissions.submit(submission("renamer"));
@@ -173,7 +176,11 @@ describe("versions, and what a system shows", () => {
       submission("renamer", { version: "0.2.0", system: "Renamed by an unrun version", manifest: manifestWith("renamer", { description: "Not verified." }) }),
     );
     await complete(rerun.runId);
-    expect(await shown("renamer")).toEqual({ name: "Renamed by an unrun version", description: "Not verified.", repository: "https://github.com/sfbench/renamer" });
+    expect(await shown("renamer")).toEqual({
+      name: "Renamed by an unrun version",
+      description: "Not verified.",
+      repository: "https://github.com/sfbench/renamer",
+    });
     await complete(late.runId);
     expect((await shown("renamer")).name).toBe("Renamed by an unrun version");
   });
@@ -186,7 +193,9 @@ describe("versions, and what a system shows", () => {
       api.submissions.submit(submission("one-version", { manifest: manifestWith("one-version", { description: "Changed, same version." }) })),
       "CONFLICT",
     );
-    expect(fields(error).version![0]).toMatch(/^version 0\.1\.0 of "one-version" was submitted on \d{4}-\d{2}-\d{2} with another target\.json \(sha256:[0-9a-f]{12}…\); a changed target\.json needs a new version \(e\.g\. 0\.1\.1\)$/);
+    expect(fields(error).version![0]).toMatch(
+      /^version 0\.1\.0 of "one-version" was submitted on \d{4}-\d{2}-\d{2} with another target\.json \(sha256:[0-9a-f]{12}…\); a changed target\.json needs a new version \(e\.g\. 0\.1\.1\)$/,
+    );
     const versions = await t.db.targetVersion.findMany({ where: { system: { slug: "one-version" } } });
     expect(versions.map((v) => v.version)).toEqual(["0.1.0"]);
     expect(await t.db.run.count({ where: { system: { slug: "one-version" } } })).toBe(runsBefore);

@@ -47,7 +47,8 @@ async function post(procedure: string, input: unknown, address: string, limits?:
     retryAfterSeconds: body.error?.data.retryAfterSeconds,
   };
 }
-const signIn = (email: string, password: string, address: string, limits?: Partial<ThrottleLimits>) => post("auth.signIn", { email, password }, address, limits);
+const signIn = (email: string, password: string, address: string, limits?: Partial<ThrottleLimits>) =>
+  post("auth.signIn", { email, password }, address, limits);
 
 /** Moves every recorded attempt back in time (as if that much time had passed). */
 async function age(minutes: number) {
@@ -65,7 +66,9 @@ describe("sign-in throttling", () => {
     const right = await signIn("victim@example.com", "correct horse battery", "192.0.2.200");
     expect(right.status).toBe(429);
     expect(right.cookie).toBe(false);
-    expect(right.message).toMatch(/^too many sign-in attempts for this account \(at most 10 in 15 minutes\): try again in 1[45] minutes \(at \d\d:\d\d:\d\d UTC\)$/);
+    expect(right.message).toMatch(
+      /^too many sign-in attempts for this account \(at most 10 in 15 minutes\): try again in 1[45] minutes \(at \d\d:\d\d:\d\d UTC\)$/,
+    );
     expect(Number(right.retryAfter)).toBeGreaterThan(14 * 60);
     expect(Number(right.retryAfter)).toBeLessThanOrEqual(15 * 60);
     expect(right.retryAfterSeconds).toBe(Number(right.retryAfter));
@@ -97,7 +100,8 @@ describe("sign-in throttling", () => {
 
 describe("sign-up throttling", () => {
   it("allows 5 sign-ups an hour from one address, then answers 429 with Retry-After; other addresses go on", async () => {
-    for (let i = 0; i < 5; i++) expect((await post("auth.signUp", { email: `bulk${i}@example.com`, password: "a long enough password" }, "198.51.100.9")).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await post("auth.signUp", { email: `bulk${i}@example.com`, password: "a long enough password" }, "198.51.100.9")).status).toBe(200);
     const sixth = await post("auth.signUp", { email: "bulk5@example.com", password: "a long enough password" }, "198.51.100.9");
     expect(sixth.status).toBe(429);
     expect(sixth.message).toMatch(/^too many sign-ups from your address \(at most 5 an hour\): try again in (59|60) minutes \(at \d\d:\d\d:\d\d UTC\)$/);

@@ -30,10 +30,14 @@ beforeAll(async () => {
     { name: "gamma", capacities: [600, 610, 590] },
   ]);
   // an earlier campaign: gamma was much slower then (a change), beta about the same (noise)
-  await importCampaignFixture(t.db, [
-    { name: "beta", capacities: [1520, 1570, 1510] },
-    { name: "gamma", capacities: [300, 310, 305] },
-  ], { start: new Date(Date.UTC(2026, 10, 21, 6)), seed: 2 });
+  await importCampaignFixture(
+    t.db,
+    [
+      { name: "beta", capacities: [1520, 1570, 1510] },
+      { name: "gamma", capacities: [300, 310, 305] },
+    ],
+    { start: new Date(Date.UTC(2026, 10, 21, 6)), seed: 2 },
+  );
   // an older single run of alpha: the campaign is shown, not it
   await importFixture(t.db, "alpha", { capacity: 400, seed: 90, finishedAt: new Date(Date.UTC(2026, 10, 20)) });
   // a newer single run of a faster system: provisional, never above a ranked median
@@ -49,7 +53,11 @@ const board = (filter: Partial<LeaderboardFilter> = {}) => getLeaderboard(t.db, 
 
 /** The ranked checkout uniform rates of a system's counted trials, read back from the database. */
 async function storedTrialRates(slug: string): Promise<number[]> {
-  const runs = await t.db.run.findMany({ where: { system: { slug }, campaignId: { not: null } }, include: { cells: true }, orderBy: [{ trial: "asc" }, { attempt: "desc" }] });
+  const runs = await t.db.run.findMany({
+    where: { system: { slug }, campaignId: { not: null } },
+    include: { cells: true },
+    orderBy: [{ trial: "asc" }, { attempt: "desc" }],
+  });
   const last = runs.filter((r, i) => i === 0 || runs[i - 1]!.trial !== r.trial);
   return last.map((r) => r.cells.find((c) => c.workload === "checkout" && c.distribution === "uniform" && c.ranked)!.sustainableRate!);
 }
@@ -71,7 +79,13 @@ describe("the board of campaigns", () => {
 
   it("ranks by the median: overlapping intervals share a rank (tied), a single run is provisional and listed after every ranked median", async () => {
     const { rows } = await board({ machine: "8 cores, AMD EPYC 7B13, 16 GiB" });
-    expect(rows.map((r) => r.slug)).toEqual([expect.stringMatching(/^(alpha|beta)$/), expect.stringMatching(/^(alpha|beta)$/), "node-postgres", "gamma", "solo"]);
+    expect(rows.map((r) => r.slug)).toEqual([
+      expect.stringMatching(/^(alpha|beta)$/),
+      expect.stringMatching(/^(alpha|beta)$/),
+      "node-postgres",
+      "gamma",
+      "solo",
+    ]);
     const standing = Object.fromEntries(rows.map((r) => [r.slug, r.standing]));
     expect(standing.alpha).toEqual({ rank: 1, tiedWith: 1, provisional: false });
     expect(standing.beta).toEqual({ rank: 1, tiedWith: 1, provisional: false });

@@ -93,9 +93,21 @@ describe("POST /api/uploads/<kind>", () => {
   });
 
   it.each([
-    ["not a tar", Buffer.from("just some text, not an archive".repeat(40)), /^image-archive: not a tar archive .*; expected a tar from `podman save` or `docker save` \(docker-archive or oci-archive\)$/],
-    ["a tar that is not an image", tarOf({ "README.md": "# hi\n" }), /^image-archive: it is a tar but not an image archive: neither manifest\.json \(docker-archive\) nor index\.json/],
-    ["a manifest.json naming missing layers", tarOf({ "manifest.json": JSON.stringify([{ Config: "c.json", RepoTags: ["x:1"], Layers: ["l.tar"] }]) }), /its manifest\.json names files the archive does not hold: c\.json, l\.tar/],
+    [
+      "not a tar",
+      Buffer.from("just some text, not an archive".repeat(40)),
+      /^image-archive: not a tar archive .*; expected a tar from `podman save` or `docker save` \(docker-archive or oci-archive\)$/,
+    ],
+    [
+      "a tar that is not an image",
+      tarOf({ "README.md": "# hi\n" }),
+      /^image-archive: it is a tar but not an image archive: neither manifest\.json \(docker-archive\) nor index\.json/,
+    ],
+    [
+      "a manifest.json naming missing layers",
+      tarOf({ "manifest.json": JSON.stringify([{ Config: "c.json", RepoTags: ["x:1"], Layers: ["l.tar"] }]) }),
+      /its manifest\.json names files the archive does not hold: c\.json, l\.tar/,
+    ],
   ])("refuses %s with a 400 naming the field", async (_what, body, message) => {
     const r = await upload("image-archive", body);
     expect(r.status).toBe(400);
@@ -125,9 +137,12 @@ describe("POST /api/uploads/<kind>", () => {
 describe("a submission with an image archive", () => {
   it("refuses an archive of another image, naming the field and both images", async () => {
     const { body } = await upload("image-archive", image.oci);
-    const error = await failure(api.submissions.submit(submission("wrong-image", { image: "ghcr.io/sfbench/other:2.0.0", imageArchive: body.id })), "BAD_REQUEST");
+    const error = await failure(
+      api.submissions.submit(submission("wrong-image", { image: "ghcr.io/sfbench/other:2.0.0", imageArchive: body.id })),
+      "BAD_REQUEST",
+    );
     expect(fields(error).imageArchive![0]).toBe(
-      "the archive holds ghcr.io/sfbench/uploaded:0.1.0, not the manifest's image ghcr.io/sfbench/other:2.0.0; save that image (podman save -o image.tar ghcr.io/sfbench/other:2.0.0) or set target.json \"image\"",
+      'the archive holds ghcr.io/sfbench/uploaded:0.1.0, not the manifest\'s image ghcr.io/sfbench/other:2.0.0; save that image (podman save -o image.tar ghcr.io/sfbench/other:2.0.0) or set target.json "image"',
     );
   });
 
@@ -143,8 +158,13 @@ describe("a submission with an image archive", () => {
     const same = await upload("image-archive", image.docker);
     await api.submissions.submit(submission("uploaded", { image: "ghcr.io/sfbench/uploaded:0.1.0", imageArchive: same.body.id }));
     const changed = await upload("image-archive", other.docker);
-    const error = await failure(api.submissions.submit(submission("uploaded", { image: "ghcr.io/sfbench/uploaded:0.1.0", imageArchive: changed.body.id })), "CONFLICT");
-    expect(fields(error).imageArchive![0]).toMatch(/^version 0\.1\.0 of "uploaded" already has its image-archive \(sha256:[0-9a-f]{12}…, \d{4}-\d\d-\d\d\); a changed image-archive needs a new version$/);
+    const error = await failure(
+      api.submissions.submit(submission("uploaded", { image: "ghcr.io/sfbench/uploaded:0.1.0", imageArchive: changed.body.id })),
+      "CONFLICT",
+    );
+    expect(fields(error).imageArchive![0]).toMatch(
+      /^version 0\.1\.0 of "uploaded" already has its image-archive \(sha256:[0-9a-f]{12}…, \d{4}-\d\d-\d\d\); a changed image-archive needs a new version$/,
+    );
     const uploads = await t.db.upload.findMany({ where: { targetVersionId: run.targetVersionId } });
     expect(uploads.map((u) => u.id)).toEqual([first.body.id]);
     expect(readFileSync(stored!.path)).toEqual(readFileSync(image.docker));
@@ -160,8 +180,13 @@ describe("a submission with an image archive", () => {
 });
 
 describe("the submit form's upload", () => {
-  const viaHandler = (cookie: string) => ((url: string, init: RequestInit) =>
-    handleUpload(new Request(`${ORIGIN}${url}`, { ...init, headers: { ...(init.headers as Record<string, string>), cookie, origin: ORIGIN } }), url.split("/").pop()!, { db: t.db, settings })) as typeof fetch;
+  const viaHandler = (cookie: string) =>
+    ((url: string, init: RequestInit) =>
+      handleUpload(
+        new Request(`${ORIGIN}${url}`, { ...init, headers: { ...(init.headers as Record<string, string>), cookie, origin: ORIGIN } }),
+        url.split("/").pop()!,
+        { db: t.db, settings },
+      )) as typeof fetch;
 
   it("sends the file with the session cookie and answers the upload's id, or the refusal under its form field", async () => {
     const { cookie } = await browser(t.db, "form-uploader@example.com");
@@ -177,7 +202,11 @@ describe("unclaimed uploads", () => {
     const { token: own } = await (await browser(t.db, "hoarder@example.com")).api.tokens.create({ name: "cli" });
     const strict: UploadSettings = { ...settings, unclaimed: { max: 2, hours: 1 } };
     const send = async () => {
-      const req = new Request(`${ORIGIN}/api/uploads/image-archive`, { method: "POST", headers: { authorization: `Bearer ${own}` }, body: readFileSync(image.docker) });
+      const req = new Request(`${ORIGIN}/api/uploads/image-archive`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${own}` },
+        body: readFileSync(image.docker),
+      });
       const res = await handleUpload(req, "image-archive", { db: t.db, settings: strict });
       return { status: res.status, body: (await res.json()) as { id: string; error?: { message: string } } };
     };
@@ -185,7 +214,9 @@ describe("unclaimed uploads", () => {
     expect((await send()).status).toBe(201);
     const refused = await send();
     expect(refused.status).toBe(429);
-    expect(refused.body.error!.message).toBe("image-archive: you hold 2 uploads no submission has named (at most 2, SFBENCH_UNCLAIMED_UPLOADS); submit with them, or wait until they are deleted 1 hours after upload");
+    expect(refused.body.error!.message).toBe(
+      "image-archive: you hold 2 uploads no submission has named (at most 2, SFBENCH_UNCLAIMED_UPLOADS); submit with them, or wait until they are deleted 1 hours after upload",
+    );
     const row = await t.db.upload.update({ where: { id: first.body.id }, data: { createdAt: new Date(Date.now() - 2 * 3600_000) } });
     expect((await send()).status).toBe(201);
     expect(await t.db.upload.findUnique({ where: { id: first.body.id } })).toBeNull();

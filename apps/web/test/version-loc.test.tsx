@@ -3,11 +3,19 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { VersionLoc } from "../src/components/version-loc.tsx";
 
-const text = (html: string) => html.replace(/<[^>]+>/g, " ").replace(/&#x27;|&#39;/g, "'").replace(/\s+/g, " ");
+const text = (html: string) =>
+  html
+    .replace(/<[^>]+>/g, " ")
+    .replace(/&#x27;|&#39;/g, "'")
+    .replace(/\s+/g, " ");
 
 describe("a target version's lines of code", () => {
   it("shows sfbench's count, and the submitter's figure apart as declared", () => {
-    const t = text(renderToStaticMarkup(<VersionLoc loc={{ typescript: { app: 843, gateway: 383 } }} declaredLoc={{ typescript: { app: 10, gateway: 2 }, go: { app: 5, gateway: 0 } }} />));
+    const t = text(
+      renderToStaticMarkup(
+        <VersionLoc loc={{ typescript: { app: 843, gateway: 383 } }} declaredLoc={{ typescript: { app: 10, gateway: 2 }, go: { app: 5, gateway: 0 } }} />,
+      ),
+    );
     expect(t).toContain("Lines of code, counted by sfbench");
     expect(t).toMatch(/typescript 843 383/);
     expect(t).toContain("Declared by the submitter (not counted by sfbench): 15 app + 2 gateway lines.");

@@ -13,7 +13,8 @@ export async function dispatchQueued(db: Db, queue: Queue<RunJob>, attempts: num
   let added = 0;
   for (const { id } of queued) {
     const state = await queue.getJobState(id);
-    if (state === "completed" || state === "failed") await queue.remove(id); // a run queued again after it ended
+    if (state === "completed" || state === "failed")
+      await queue.remove(id); // a run queued again after it ended
     else if (state !== "unknown") continue;
     await enqueueRun(queue, id, attempts);
     added++;
@@ -22,7 +23,11 @@ export async function dispatchQueued(db: Db, queue: Queue<RunJob>, attempts: num
 }
 
 /** Dispatches every `intervalMs` until stopped. */
-export function startDispatcher(db: Db, queue: Queue<RunJob>, opts: { attempts: number; intervalMs?: number; log?: (line: string) => void }): () => Promise<void> {
+export function startDispatcher(
+  db: Db,
+  queue: Queue<RunJob>,
+  opts: { attempts: number; intervalMs?: number; log?: (line: string) => void },
+): () => Promise<void> {
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
   const tick = async () => {

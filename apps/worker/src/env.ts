@@ -3,7 +3,10 @@ import { z } from "zod";
 
 const Env = z.object({
   REDIS_URL: z.url().optional().describe("default: the local sfbench Redis"),
-  SFBENCH_QUEUE: z.string().regex(/^[a-z0-9:_-]{1,64}$/).default("runs"),
+  SFBENCH_QUEUE: z
+    .string()
+    .regex(/^[a-z0-9:_-]{1,64}$/)
+    .default("runs"),
   SFBENCH_RESULTS_DIR: z.string().min(1).optional().describe("default: <repo>/results"),
   SFBENCH_TARGETS_DIR: z.string().min(1).optional().describe("bundled targets; default: <repo>/packages/targets"),
   SFBENCH_WORKER_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),

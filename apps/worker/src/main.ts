@@ -22,11 +22,23 @@ const k6 = await k6Path();
 const resultsDir = env.SFBENCH_RESULTS_DIR ?? join(paths.root, "results");
 // a cluster when the operator configured one (docs/cluster.md); a bad SFBENCH_* cluster variable stops the worker with its name
 const clusterEnv = readClusterEnv();
-const cluster = clusterEnv ? createClusterProvider(clusterEnv, { k6, repoRoot: paths.root, resultsDir, rawRoot: join(paths.home, "runs"), home: paths.home, log }) : undefined;
-log(cluster ? "cluster provider: configured (runs that need a cluster run there)" : "cluster provider: none configured (runs that need a cluster wait as needs_cluster; docs/cluster.md)");
+const cluster = clusterEnv
+  ? createClusterProvider(clusterEnv, { k6, repoRoot: paths.root, resultsDir, rawRoot: join(paths.home, "runs"), home: paths.home, log })
+  : undefined;
+log(
+  cluster
+    ? "cluster provider: configured (runs that need a cluster run there)"
+    : "cluster provider: none configured (runs that need a cluster wait as needs_cluster; docs/cluster.md)",
+);
 const swept = await sweep(db, cluster);
-if (swept.cluster) log(`sweep: cluster stacks destroyed ${swept.cluster.destroyed.length}, failed ${Object.keys(swept.cluster.failed).length}, runs interrupted ${swept.cluster.interrupted.length}`);
-if (swept.run) log(`sweep: run ${swept.run} was lost during ${swept.stage ?? "?"}: marked interrupted; target stopped: ${swept.targetStopped}; processes killed: ${swept.processesKilled}; containers removed: ${swept.containersRemoved?.length ?? 0}`);
+if (swept.cluster)
+  log(
+    `sweep: cluster stacks destroyed ${swept.cluster.destroyed.length}, failed ${Object.keys(swept.cluster.failed).length}, runs interrupted ${swept.cluster.interrupted.length}`,
+  );
+if (swept.run)
+  log(
+    `sweep: run ${swept.run} was lost during ${swept.stage ?? "?"}: marked interrupted; target stopped: ${swept.targetStopped}; processes killed: ${swept.processesKilled}; containers removed: ${swept.containersRemoved?.length ?? 0}`,
+  );
 
 const connection = redisConnection(env.REDIS_URL ?? redisUrl());
 const worker = createWorker({

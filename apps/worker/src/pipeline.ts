@@ -9,7 +9,19 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { UnrecoverableError, type Job } from "bullmq";
-import { cellsOf, manifestDigest, microOf, parseManifest, parseResult, repeatBusy, RunParameters, type Profile, type ResultDocument, type TargetManifest, type TrialTag } from "@sfbench/core";
+import {
+  cellsOf,
+  manifestDigest,
+  microOf,
+  parseManifest,
+  parseResult,
+  repeatBusy,
+  RunParameters,
+  type Profile,
+  type ResultDocument,
+  type TargetManifest,
+  type TrialTag,
+} from "@sfbench/core";
 import { runConformance } from "@sfbench/conformance";
 import { importResult, type Db, type Prisma, type Run } from "@sfbench/db";
 import { findTarget, TargetBusyError, TargetError } from "@sfbench/provider-local";
@@ -57,17 +69,40 @@ export function createRunPipeline(deps: PipelineDeps) {
   }
 
   /** Writes and stores a document for a run that failed before measuring, then stops retries. */
-  async function failBeforeMeasuring(runId: string, target: ResultDocument["target"], profile: Profile, startedAt: Date, stage: string, message: string, tag?: TrialTag): Promise<never> {
-    const doc = { ...failedRunDocument({ runId, target, profile, startedAt, stage, message, k6: deps.k6, repoRoot: deps.repoRoot, rawDir: join(deps.rawRoot, runId) }), ...(tag ? { campaign: tag } : {}) };
+  async function failBeforeMeasuring(
+    runId: string,
+    target: ResultDocument["target"],
+    profile: Profile,
+    startedAt: Date,
+    stage: string,
+    message: string,
+    tag?: TrialTag,
+  ): Promise<never> {
+    const doc = {
+      ...failedRunDocument({ runId, target, profile, startedAt, stage, message, k6: deps.k6, repoRoot: deps.repoRoot, rawDir: join(deps.rawRoot, runId) }),
+      ...(tag ? { campaign: tag } : {}),
+    };
     const file = writeResult(deps.resultsDir, doc);
     await importResult(db, doc, { resultPath: file });
     throw new UnrecoverableError(`${stage}: ${message}`);
   }
 
   /** Ends a run that was stopped mid-way: a document with status "interrupted", stored like any other. */
-  async function interruptRun(runId: string, target: ResultDocument["target"], profile: Profile, startedAt: Date, stage: string, signal: AbortSignal, tag?: TrialTag): Promise<PipelineOutcome> {
+  async function interruptRun(
+    runId: string,
+    target: ResultDocument["target"],
+    profile: Profile,
+    startedAt: Date,
+    stage: string,
+    signal: AbortSignal,
+    tag?: TrialTag,
+  ): Promise<PipelineOutcome> {
     const message = `interrupted during ${stage}: ${String(signal.reason ?? "the worker was stopped")}`;
-    const doc: ResultDocument = { ...failedRunDocument({ runId, target, profile, startedAt, stage, message, k6: deps.k6, repoRoot: deps.repoRoot, rawDir: join(deps.rawRoot, runId) }), status: "interrupted", ...(tag ? { campaign: tag } : {}) };
+    const doc: ResultDocument = {
+      ...failedRunDocument({ runId, target, profile, startedAt, stage, message, k6: deps.k6, repoRoot: deps.repoRoot, rawDir: join(deps.rawRoot, runId) }),
+      status: "interrupted",
+      ...(tag ? { campaign: tag } : {}),
+    };
     const file = writeResult(deps.resultsDir, doc);
     await importResult(db, doc, { resultPath: file });
     return { runId, status: "interrupted", resultPath: file };
@@ -99,7 +134,9 @@ export function createRunPipeline(deps: PipelineDeps) {
       },
       select: { id: true },
     });
-    process.stderr.write(`${new Date().toISOString()} run ${run.id}: the machine was busy (${doc.noise?.busyBecause.join("; ")}): trial ${run.trial} of campaign ${run.campaignId} runs again as ${again.id}\n`);
+    process.stderr.write(
+      `${new Date().toISOString()} run ${run.id}: the machine was busy (${doc.noise?.busyBecause.join("; ")}): trial ${run.trial} of campaign ${run.campaignId} runs again as ${again.id}\n`,
+    );
   }
 
   // three parameters: BullMQ passes an AbortSignal only to processors that declare it (worker.cancelAllJobs aborts it)
@@ -107,7 +144,8 @@ export function createRunPipeline(deps: PipelineDeps) {
     const { runId } = job.data;
     const run = await db.run.findUnique({ where: { id: runId }, include: { targetVersion: { include: { system: true } } } });
     if (!run) throw new UnrecoverableError(`run ${runId} does not exist`);
-    if (run.status === "completed" || run.status === "failed" || run.status === "interrupted") return { runId, status: "skipped", reason: `the run is already ${run.status}` };
+    if (run.status === "completed" || run.status === "failed" || run.status === "interrupted")
+      return { runId, status: "skipped", reason: `the run is already ${run.status}` };
 
     const parsed = parseManifest(run.targetVersion.manifest);
     if (!parsed.ok) {
@@ -134,10 +172,14 @@ export function createRunPipeline(deps: PipelineDeps) {
     const bundled = bundledDir !== undefined;
     // the LOC is sfbench's count, not the submitter's; a version without a source to count keeps none
     await countVersionLoc(db, run.targetVersionId, manifest, await locSource(db, run.targetVersionId, bundledDir)).then(
-      (o) => void (!o.counted && o.reason !== "already counted" && process.stderr.write(`${new Date().toISOString()} run ${runId}: LOC not counted: ${o.reason}\n`)),
+      (o) =>
+        void (!o.counted && o.reason !== "already counted" && process.stderr.write(`${new Date().toISOString()} run ${runId}: LOC not counted: ${o.reason}\n`)),
       (e: Error) => void process.stderr.write(`${new Date().toISOString()} run ${runId}: LOC not counted: ${e.message}\n`),
     );
-    const archive = !bundled && run.environmentKind === "local" ? await db.upload.findFirst({ where: { targetVersionId: run.targetVersionId, kind: "image_archive" }, select: { path: true } }) : null;
+    const archive =
+      !bundled && run.environmentKind === "local"
+        ? await db.upload.findFirst({ where: { targetVersionId: run.targetVersionId, kind: "image_archive" }, select: { path: true } })
+        : null;
     if ((!bundled && !archive) || run.environmentKind !== "local") {
       return await runNeedingCluster(db, deps.cluster, {
         runId,
@@ -155,7 +197,9 @@ export function createRunPipeline(deps: PipelineDeps) {
     const profile = run.profile as Profile;
     const cells = cellsOf(params.data);
     // a campaign's trial: its result document says so, and the board takes the campaign's median
-    const tag: TrialTag | undefined = run.campaignId ? { campaignId: run.campaignId, trial: run.trial ?? 1, round: run.round ?? 1, attempt: run.attempt ?? 1 } : undefined;
+    const tag: TrialTag | undefined = run.campaignId
+      ? { campaignId: run.campaignId, trial: run.trial ?? 1, round: run.round ?? 1, attempt: run.attempt ?? 1 }
+      : undefined;
 
     const provider = archive ? imageProvider(runId, manifest, archive.path) : localProvider(manifest, deps.targetsRoot);
     await acquireRunLock(runId, manifest.name, { signal });
@@ -166,7 +210,10 @@ export function createRunPipeline(deps: PipelineDeps) {
     const onAbort = () => void provider.stop().catch(() => {});
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      await db.run.update({ where: { id: runId }, data: { status: "running", startedAt, stage: "provision", progress: 1, errorStage: null, errorMessage: null } });
+      await db.run.update({
+        where: { id: runId },
+        data: { status: "running", startedAt, stage: "provision", progress: 1, errorStage: null, errorMessage: null },
+      });
       let result = existingResult(deps.resultsDir, manifest.name, runId);
       if (!result) {
         // spans for the breakdown when the target writes them and Kafka is up (a run without Kafka has no breakdown)
@@ -184,16 +231,32 @@ export function createRunPipeline(deps: PipelineDeps) {
         } catch (e) {
           if (signal?.aborted) return await interruptRun(runId, target, profile, startedAt, "provision", signal, tag);
           // a busy machine is retried with backoff; a target that does not start is the target's failure
-          if (e instanceof TargetError && !(e instanceof TargetBusyError)) await failBeforeMeasuring(runId, target, profile, startedAt, "provision", e.message, tag);
+          if (e instanceof TargetError && !(e instanceof TargetBusyError))
+            await failBeforeMeasuring(runId, target, profile, startedAt, "provision", e.message, tag);
           throw e;
         }
         if (signal?.aborted) return await interruptRun(runId, target, profile, startedAt, "provision", signal, tag);
         await progress.set("verify", 5);
-        const report = await runConformance(started.url, { budgetMs: 120_000, micro: manifest.micro === true, onCheck: (_r, done, total) => progress.set("verify", 5 + Math.round((done / total) * 5)) });
+        const report = await runConformance(started.url, {
+          budgetMs: 120_000,
+          micro: manifest.micro === true,
+          onCheck: (_r, done, total) => progress.set("verify", 5 + Math.round((done / total) * 5)),
+        });
         if (signal?.aborted) return await interruptRun(runId, target, profile, startedAt, "verify", signal, tag);
         if (report.failed > 0) {
           const failed = report.checks.filter((c) => !c.passed);
-          await failBeforeMeasuring(runId, target, profile, startedAt, "verify", `${failed.length} of ${report.checks.length} conformance checks failed: ${failed.map((c) => `${c.id} (${c.message})`).slice(0, 5).join("; ")}`, tag);
+          await failBeforeMeasuring(
+            runId,
+            target,
+            profile,
+            startedAt,
+            "verify",
+            `${failed.length} of ${report.checks.length} conformance checks failed: ${failed
+              .map((c) => `${c.id} (${c.message})`)
+              .slice(0, 5)
+              .join("; ")}`,
+            tag,
+          );
         }
         // the target's own PostgreSQL is part of it; the shared servers (Redis, Kafka) also serve others and are not counted
         const shared = manifest.services.filter((s) => s !== "postgres");
@@ -221,11 +284,7 @@ export function createRunPipeline(deps: PipelineDeps) {
           ...(tracing ? { trace: { logFile: t.log, brokers: kafkaBrokers() } } : {}),
           ...(signal ? { signal } : {}),
           checkAlive: aliveCheck(() => t.exited()),
-          systemVersion: [
-            `${manifest.system} ${manifest.version}`,
-            ...t.versions,
-            ...services.map((s) => s.detail.split(" on ")[0]),
-          ].join("; "),
+          systemVersion: [`${manifest.system} ${manifest.version}`, ...t.versions, ...services.map((s) => s.detail.split(" on ")[0])].join("; "),
           onProgress: (e) => {
             if (e.cell.includes("/")) seen.add(e.cell);
             void progress.event(e, 10 + Math.round((Math.max(0, seen.size - 1) / cells.length) * 80));
@@ -240,7 +299,8 @@ export function createRunPipeline(deps: PipelineDeps) {
       return { runId, status: result.doc.status, resultPath: result.file };
     } catch (e) {
       // whatever the interruption broke (a database write racing the stopped target, ...) ends the run as interrupted
-      if (signal?.aborted && !(e instanceof UnrecoverableError)) return await interruptRun(runId, target, profile, startedAt, progress.current ?? "provision", signal, tag);
+      if (signal?.aborted && !(e instanceof UnrecoverableError))
+        return await interruptRun(runId, target, profile, startedAt, progress.current ?? "provision", signal, tag);
       throw e;
     } finally {
       signal?.removeEventListener("abort", onAbort);

@@ -53,6 +53,9 @@ export class RunProgress {
   /** Waits for pending writes; a finished run keeps no current stage nor live figures. */
   async finish(): Promise<void> {
     await this.chain.catch(() => {});
-    await this.db.run.updateMany({ where: { id: this.runId, status: { in: ["completed", "failed", "interrupted"] } }, data: { stage: null, progress: 100, live: Prisma.DbNull } });
+    await this.db.run.updateMany({
+      where: { id: this.runId, status: { in: ["completed", "failed", "interrupted"] } },
+      data: { stage: null, progress: 100, live: Prisma.DbNull },
+    });
   }
 }

@@ -10,13 +10,17 @@ export function createRunQueue(connection: ConnectionOptions, name: string): Que
 }
 
 export async function enqueueRun(queue: Queue<RunJob>, runId: string, attempts = 3): Promise<void> {
-  await queue.add("run", { runId }, {
-    jobId: runId,
-    attempts,
-    backoff: { type: "exponential", delay: 5_000 },
-    removeOnComplete: { count: 1000 },
-    removeOnFail: { count: 1000 },
-  });
+  await queue.add(
+    "run",
+    { runId },
+    {
+      jobId: runId,
+      attempts,
+      backoff: { type: "exponential", delay: 5_000 },
+      removeOnComplete: { count: 1000 },
+      removeOnFail: { count: 1000 },
+    },
+  );
 }
 
 /** Parses a Redis URL into BullMQ connection options (BullMQ needs maxRetriesPerRequest: null). */

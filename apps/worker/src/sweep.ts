@@ -80,7 +80,13 @@ export async function sweepLostRun(db: Db, lost: RunLock): Promise<SweepReport> 
   if (run && (run.status === "running" || run.status === "queued")) {
     await db.run.update({
       where: { id: lost.runId },
-      data: { status: "interrupted", errorStage: run.stage ?? "provision", errorMessage: `worker lost during ${run.stage ?? "provision"} (its process ${lost.pid} ended mid-run)`, finishedAt: new Date(), stage: null },
+      data: {
+        status: "interrupted",
+        errorStage: run.stage ?? "provision",
+        errorMessage: `worker lost during ${run.stage ?? "provision"} (its process ${lost.pid} ended mid-run)`,
+        finishedAt: new Date(),
+        stage: null,
+      },
     });
   }
   return { run: lost.runId, stage: run?.stage, targetStopped, processesKilled, containersRemoved: containers };

@@ -40,5 +40,8 @@ export function createWorker(opts: WorkerOptions): Worker<RunJob, PipelineOutcom
 async function markFailed(db: Db, runId: string, message: string): Promise<void> {
   const run = await db.run.findUnique({ where: { id: runId }, select: { status: true, stage: true } });
   if (!run || run.status === "completed" || run.status === "failed" || run.status === "interrupted" || run.status === "needs_cluster") return;
-  await db.run.update({ where: { id: runId }, data: { status: "failed", errorStage: run.stage ?? "provision", errorMessage: message, finishedAt: new Date(), stage: null } });
+  await db.run.update({
+    where: { id: runId },
+    data: { status: "failed", errorStage: run.stage ?? "provision", errorMessage: message, finishedAt: new Date(), stage: null },
+  });
 }

@@ -40,9 +40,18 @@ function burn(seconds: number): number {
 describe("a campaign trial in the worker", () => {
   it("tags the document with the trial, and queues a busy trial once more as its next attempt", async () => {
     const campaignId = randomUUID();
-    const runId = await createRun(db, manifestOf(FIXTURE_TARGETS, "good"), { parameters: { workloads: ["checkout"], distributions: ["uniform"], seed: 1, busyRepeats: 1 } });
+    const runId = await createRun(db, manifestOf(FIXTURE_TARGETS, "good"), {
+      parameters: { workloads: ["checkout"], distributions: ["uniform"], seed: 1, busyRepeats: 1 },
+    });
     await db.run.update({ where: { id: runId }, data: { campaignId, trial: 2, round: 2, attempt: 1 } });
-    const pipeline = createRunPipeline({ db, k6: await k6Path(), repoRoot: home, resultsDir: join(home, "results"), rawRoot: join(home, "runs"), targetsRoot: FIXTURE_TARGETS });
+    const pipeline = createRunPipeline({
+      db,
+      k6: await k6Path(),
+      repoRoot: home,
+      resultsDir: join(home, "results"),
+      rawRoot: join(home, "runs"),
+      targetsRoot: FIXTURE_TARGETS,
+    });
 
     burner = burn(600);
     const outcome = await pipeline({ data: { runId } } as Job<RunJob>);
@@ -60,6 +69,14 @@ describe("a campaign trial in the worker", () => {
 
     const again = await db.run.findMany({ where: { campaignId, id: { not: runId } } });
     expect(again).toHaveLength(1);
-    expect(again[0]).toMatchObject({ status: "queued", trial: 2, round: 2, attempt: 2, targetVersionId: row.targetVersionId, profile: row.profile, parameters: row.parameters });
+    expect(again[0]).toMatchObject({
+      status: "queued",
+      trial: 2,
+      round: 2,
+      attempt: 2,
+      targetVersionId: row.targetVersionId,
+      profile: row.profile,
+      parameters: row.parameters,
+    });
   }, 600_000);
 });

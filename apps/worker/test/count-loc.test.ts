@@ -53,7 +53,9 @@ describe("the LOC of a target version", () => {
     const archive = join(home, "source.tar.gz");
     execFileSync("tar", ["-czf", archive, "-C", folder, ...[...app, ...gateway].map((f) => f.slice(folder.length + 1))]);
     const user = await db.user.create({ data: { email: `team-${runId}@example.com`, passwordHash: "x" } });
-    await db.upload.create({ data: { userId: user.id, kind: "source_archive", sha256: "sha256:0", size: 1, path: archive, references: [], targetVersionId: version.id } });
+    await db.upload.create({
+      data: { userId: user.id, kind: "source_archive", sha256: "sha256:0", size: 1, path: archive, references: [], targetVersionId: version.id },
+    });
     expect((await runPipeline(runId)).status).toBe("needs-cluster");
     const counted = await versionOf(runId);
     expect(counted.loc).toEqual(expected);

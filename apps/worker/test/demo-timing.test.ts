@@ -29,10 +29,22 @@ describe("demo timing", () => {
 
   it("gives the first provisional row, each system's ranked time and the median trial", () => {
     const clocks = [
-      trial("fast", 1, [[0, "running", "ramp"], [2, "completed", null]]),
-      trial("slow", 1, [[2, "running", "populate"], [10, "completed", null]]),
-      trial("fast", 2, [[10, "running", "ramp"], [13, "completed", null]]),
-      trial("slow", 2, [[13, "running", "populate"], [20, "failed", null]]),
+      trial("fast", 1, [
+        [0, "running", "ramp"],
+        [2, "completed", null],
+      ]),
+      trial("slow", 1, [
+        [2, "running", "populate"],
+        [10, "completed", null],
+      ]),
+      trial("fast", 2, [
+        [10, "running", "ramp"],
+        [13, "completed", null],
+      ]),
+      trial("slow", 2, [
+        [13, "running", "populate"],
+        [20, "failed", null],
+      ]),
     ];
     const t = campaignTiming(0, clocks);
     expect(t.provisionalAfterMin).toBe(2);

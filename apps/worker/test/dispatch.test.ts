@@ -18,12 +18,22 @@ afterAll(() => db.$disconnect());
 describe("the worker process", () => {
   it("runs a run the portal only wrote to the database, then stops on SIGTERM", async () => {
     const runId = await createRun(db, manifestOf(FIXTURE_TARGETS, "good"));
-    const worker = startWorkerProcess({ DATABASE_URL: url, SFBENCH_QUEUE: uniqueQueue(), SFBENCH_RESULTS_DIR: tempDir("sfbench-dispatch-"), SFBENCH_TARGETS_DIR: FIXTURE_TARGETS });
+    const worker = startWorkerProcess({
+      DATABASE_URL: url,
+      SFBENCH_QUEUE: uniqueQueue(),
+      SFBENCH_RESULTS_DIR: tempDir("sfbench-dispatch-"),
+      SFBENCH_TARGETS_DIR: FIXTURE_TARGETS,
+    });
     try {
-      const run = await waitFor("the run to finish", async () => {
-        const r = await db.run.findUniqueOrThrow({ where: { id: runId } });
-        return r.status === "completed" || r.status === "failed" ? r : undefined;
-      }, 120_000, 200);
+      const run = await waitFor(
+        "the run to finish",
+        async () => {
+          const r = await db.run.findUniqueOrThrow({ where: { id: runId } });
+          return r.status === "completed" || r.status === "failed" ? r : undefined;
+        },
+        120_000,
+        200,
+      );
       expect(run.status, run.errorMessage ?? worker.output()).toBe("completed");
       expect(worker.output()).toMatch(/dispatcher: queued 1 run\(s\)/);
     } finally {

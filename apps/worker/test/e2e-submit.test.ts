@@ -20,7 +20,10 @@ const MANIFEST = join(BUNDLED_TARGETS, "node-postgres", "target.json");
 
 function sfbench(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, SFBENCH_CONFIG_DIR: tempDir("sfbench-config-"), ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, SFBENCH_CONFIG_DIR: tempDir("sfbench-config-"), ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d));
@@ -42,7 +45,10 @@ beforeAll(async () => {
   // the account is the portal's operator (bundled targets' names are reserved for it), verified with the link its SMTP server received
   mail = await startMailSink({ dir: tempDir("sfbench-e2e-mail-") });
   const account = demoCredentials(join(tempDir("sfbench-e2e-account-"), "account.json"));
-  server = await startServer({ databaseUrl: fresh.url, env: { SFBENCH_OPERATOR_EMAIL: account.email, SFBENCH_SMTP_HOST: mail.host, SFBENCH_SMTP_PORT: String(mail.port) } });
+  server = await startServer({
+    databaseUrl: fresh.url,
+    env: { SFBENCH_OPERATOR_EMAIL: account.email, SFBENCH_SMTP_HOST: mail.host, SFBENCH_SMTP_PORT: String(mail.port) },
+  });
   worker = startWorkerProcess({ DATABASE_URL: fresh.url, SFBENCH_QUEUE: uniqueQueue(), SFBENCH_RESULTS_DIR: tempDir("sfbench-e2e-results-") });
   ({ token } = await demoAccount(server.url, account, async (email) => linkIn(await mail.next(email), "/verify-email")));
 }, 600_000);
@@ -56,7 +62,10 @@ afterAll(async () => {
 
 describe("submit -> run -> leaderboard", () => {
   it("sfbench submit --wait follows the run to completion and the leaderboard shows it", async () => {
-    const r = await sfbench(["submit", "--manifest", MANIFEST, "--server", server.url, "--wait", "--profile", "quick", "--workload", "checkout", "--distribution", "uniform"], { SFBENCH_TOKEN: token });
+    const r = await sfbench(
+      ["submit", "--manifest", MANIFEST, "--server", server.url, "--wait", "--profile", "quick", "--workload", "checkout", "--distribution", "uniform"],
+      { SFBENCH_TOKEN: token },
+    );
     expect(r.code, `${r.stderr}\n${worker.output()}`).toBe(0);
     // stdout: the run's URL, then (--wait) its summary table
     const runUrl = r.stdout.split("\n")[0]!;
@@ -93,7 +102,24 @@ describe("a campaign through the portal", () => {
     expect(registered.stdout.trim()).toMatch(new RegExp(`^registered node-postgres \\d+\\.\\d+\\.\\d+: ${server.url}/systems/node-postgres$`));
     // a busy trial is not repeated here: the test asserts the runs the campaign queued, whatever the machine's load
     const queued = await sfbench(
-      ["campaign", "--server", server.url, "--targets", "node-postgres", "--trials", "2", "--busy-repeats", "0", "--profile", "quick", "--workload", "checkout", "--distribution", "uniform", "--json"],
+      [
+        "campaign",
+        "--server",
+        server.url,
+        "--targets",
+        "node-postgres",
+        "--trials",
+        "2",
+        "--busy-repeats",
+        "0",
+        "--profile",
+        "quick",
+        "--workload",
+        "checkout",
+        "--distribution",
+        "uniform",
+        "--json",
+      ],
       { SFBENCH_TOKEN: token },
     );
     expect(queued.code, queued.stderr).toBe(0);
@@ -118,7 +144,8 @@ async function waitForRuns(ids: string[]) {
     const runs = await db.run.findMany({ where: { id: { in: ids } } });
     const done = runs.filter((r) => ["completed", "failed", "interrupted"].includes(r.status) && r.stage === null);
     if (done.length === ids.length) return ids.map((id) => runs.find((r) => r.id === id)!);
-    if (Date.now() > deadline) throw new Error(`campaign runs still open after 10 minutes: ${runs.map((r) => `${r.id} ${r.status}`).join(", ")}\n${worker.output()}`);
+    if (Date.now() > deadline)
+      throw new Error(`campaign runs still open after 10 minutes: ${runs.map((r) => `${r.id} ${r.status}`).join(", ")}\n${worker.output()}`);
     await new Promise((r) => setTimeout(r, 500));
   }
 }
@@ -142,7 +169,19 @@ describe("bad submissions", () => {
 
   it("checks the manifest locally and names the field (unknown fields too)", async () => {
     const file = join(tempDir("sfbench-bad-"), "target.json");
-    writeFileSync(file, JSON.stringify({ name: "x", system: "X", version: "1.0.0", language: "typescript", guarantees: { consistency: "serializable", messaging: "synchronous", durability: "durable" }, port: 8080, loc: { app: ["*.ts"] }, servics: [] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        name: "x",
+        system: "X",
+        version: "1.0.0",
+        language: "typescript",
+        guarantees: { consistency: "serializable", messaging: "synchronous", durability: "durable" },
+        port: 8080,
+        loc: { app: ["*.ts"] },
+        servics: [],
+      }),
+    );
     const r = await sfbench(["submit", "--manifest", file, "--server", server.url], { SFBENCH_TOKEN: token });
     expect(r.code).toBe(1);
     expect(r.stderr.trim()).toMatch(/target\.json: servics: unknown field \(did you mean "services"\?\)/);
@@ -150,11 +189,24 @@ describe("bad submissions", () => {
 
   it("refuses a bundled target's name to an account that is not the operator with 403 (exit 4), and writes nothing", async () => {
     // a second account, signed up through the API like a person would
-    const credentials = { method: "POST", headers: { "content-type": "application/json", origin: server.url }, body: JSON.stringify({ email: "mallory@example.com", password: "correct horse battery" }) };
+    const credentials = {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: server.url },
+      body: JSON.stringify({ email: "mallory@example.com", password: "correct horse battery" }),
+    };
     expect((await fetch(`${server.url}/api/trpc/auth.signUp`, credentials)).status).toBe(200);
     const signIn = await fetch(`${server.url}/api/trpc/auth.signIn`, credentials);
-    const cookie = signIn.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-    const created = (await (await fetch(`${server.url}/api/trpc/tokens.create`, { method: "POST", headers: { "content-type": "application/json", origin: server.url, cookie }, body: JSON.stringify({ name: "mallory" }) })).json()) as { result: { data: { token: string } } };
+    const cookie = signIn.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
+    const created = (await (
+      await fetch(`${server.url}/api/trpc/tokens.create`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: server.url, cookie },
+        body: JSON.stringify({ name: "mallory" }),
+      })
+    ).json()) as { result: { data: { token: string } } };
     const before = await runsNow();
     const r = await sfbench(["submit", "--manifest", MANIFEST, "--server", server.url], { SFBENCH_TOKEN: created.result.data.token });
     expect(r.code).toBe(4);

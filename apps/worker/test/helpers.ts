@@ -69,7 +69,10 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
 }
 
 /** The real worker entry point as a child process (so tests can SIGKILL it). */
-export function startWorkerProcess(env: { DATABASE_URL: string; SFBENCH_QUEUE: string; SFBENCH_RESULTS_DIR: string; SFBENCH_TARGETS_DIR?: string }): { child: ChildProcess; output: () => string } {
+export function startWorkerProcess(env: { DATABASE_URL: string; SFBENCH_QUEUE: string; SFBENCH_RESULTS_DIR: string; SFBENCH_TARGETS_DIR?: string }): {
+  child: ChildProcess;
+  output: () => string;
+} {
   let output = "";
   const child = spawn(process.execPath, ["--import", "tsx", MAIN], {
     env: { ...process.env, ...env, REDIS_URL: redisUrl() },

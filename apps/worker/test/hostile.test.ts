@@ -23,8 +23,15 @@ beforeAll(async () => {
   const connection = redisConnection(redisUrl());
   queue = createRunQueue(connection, name);
   worker = createWorker({
-    connection, queue: name, db, k6: await k6Path(), repoRoot: paths.root,
-    resultsDir: tempDir("sfbench-hostile-"), rawRoot: join(paths.home, "runs"), targetsRoot: FIXTURE_TARGETS, log: () => {},
+    connection,
+    queue: name,
+    db,
+    k6: await k6Path(),
+    repoRoot: paths.root,
+    resultsDir: tempDir("sfbench-hostile-"),
+    rawRoot: join(paths.home, "runs"),
+    targetsRoot: FIXTURE_TARGETS,
+    log: () => {},
   });
 });
 
@@ -39,10 +46,15 @@ async function runOf(target: string) {
   const runId = await createRun(db, manifestOf(FIXTURE_TARGETS, target));
   const started = Date.now();
   await enqueueRun(queue, runId);
-  const run = await waitFor(`run of ${target}`, async () => {
-    const r = await db.run.findUniqueOrThrow({ where: { id: runId } });
-    return (r.status === "completed" || r.status === "failed") && r.stage === null ? r : undefined;
-  }, 120_000, 100);
+  const run = await waitFor(
+    `run of ${target}`,
+    async () => {
+      const r = await db.run.findUniqueOrThrow({ where: { id: runId } });
+      return (r.status === "completed" || r.status === "failed") && r.stage === null ? r : undefined;
+    },
+    120_000,
+    100,
+  );
   // the stored result ends the run; teardown ends with the job
   await waitFor(`the job of ${target} to end`, async () => ["completed", "failed"].includes(await queue.getJobState(runId)));
   expect(runningTarget(target)).toBeUndefined();
@@ -53,7 +65,12 @@ describe("hostile targets", () => {
   it.each([
     ["hangs-on-health", "provision", /^target not healthy within 4 s \(http:\/\/127\.0\.0\.1:18402\/health: /, 20],
     ["five-hundred", "provision", /^target not healthy within 4 s \(.*answered 500\)/, 20],
-    ["trickle", "verify", /conformance checks failed: health\.answers-200 \(GET \/health: no complete answer within 10000 ms \(status 200 arrived, the body did not finish\)\)/, 30],
+    [
+      "trickle",
+      "verify",
+      /conformance checks failed: health\.answers-200 \(GET \/health: no complete answer within 10000 ms \(status 200 arrived, the body did not finish\)\)/,
+      30,
+    ],
     ["wrong-results", "verify", /conformance checks failed: checkout\.total \(total of 2 x 3 \+ 3 x 5: expected 21/, 30],
     ["no-work", "verify", /checkout\.retracts-stock \(stocks after buying 2 of 10 and 3 of 10: expected \[8,7\], got \[10,10\]\)/, 30],
   ])("a target that %s fails at %s with the reason, in time", async (target, stage, reason, budgetS) => {

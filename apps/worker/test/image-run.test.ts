@@ -49,9 +49,18 @@ describe("a run of a stored image archive", () => {
     const runId = await createRun(db, manifest);
     const { targetVersionId } = await db.run.findUniqueOrThrow({ where: { id: runId } });
     const user = await db.user.create({ data: { email: "archive@example.com", passwordHash: "x" } });
-    await db.upload.create({ data: { userId: user.id, kind: "image_archive", sha256: "sha256:0", size: 1, path: archive, references: [image], targetVersionId } });
+    await db.upload.create({
+      data: { userId: user.id, kind: "image_archive", sha256: "sha256:0", size: 1, path: archive, references: [image], targetVersionId },
+    });
 
-    const pipeline = createRunPipeline({ db, k6: await k6Path(), repoRoot: home, resultsDir: join(home, "results"), rawRoot: join(home, "runs"), targetsRoot: BUNDLED_TARGETS });
+    const pipeline = createRunPipeline({
+      db,
+      k6: await k6Path(),
+      repoRoot: home,
+      resultsDir: join(home, "results"),
+      rawRoot: join(home, "runs"),
+      targetsRoot: BUNDLED_TARGETS,
+    });
     const outcome = await pipeline({ data: { runId } } as Job<RunJob>);
     const row = await db.run.findUniqueOrThrow({ where: { id: runId } });
     expect(outcome.status, row.errorMessage ?? "").toBe("completed");

@@ -35,17 +35,22 @@ afterAll(async () => {
 
 const portFree = (port: number) =>
   new Promise<boolean>((resolve) => {
-    const s = createServer().once("error", () => resolve(false)).listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
+    const s = createServer()
+      .once("error", () => resolve(false))
+      .listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
   });
 
 function processesOf(runId: string): number[] {
-  return readdirSync("/proc").filter((n) => /^\d+$/.test(n)).filter((n) => {
-    try {
-      return readFileSync(`/proc/${n}/cmdline`, "utf8").includes(`/runs/${runId}/`);
-    } catch {
-      return false;
-    }
-  }).map(Number);
+  return readdirSync("/proc")
+    .filter((n) => /^\d+$/.test(n))
+    .filter((n) => {
+      try {
+        return readFileSync(`/proc/${n}/cmdline`, "utf8").includes(`/runs/${runId}/`);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 const env = () => ({ DATABASE_URL: url, SFBENCH_QUEUE: queueName, SFBENCH_RESULTS_DIR: results, SFBENCH_TARGETS_DIR: FIXTURE_TARGETS });

@@ -34,7 +34,15 @@ const env: ClusterEnv = {
   kubectl: "kubectl",
 };
 
-const input = (runId: string) => ({ runId, manifest, manifestDigest: manifestDigest(manifest), nodes: 1, profile: "quick" as const, cells: [{ workload: "checkout" as const, distribution: "uniform" as const }], seed: 3 });
+const input = (runId: string) => ({
+  runId,
+  manifest,
+  manifestDigest: manifestDigest(manifest),
+  nodes: 1,
+  profile: "quick" as const,
+  cells: [{ workload: "checkout" as const, distribution: "uniform" as const }],
+  seed: 3,
+});
 
 describe("the needs-cluster branch", () => {
   it("keeps the run needs_cluster, saying this server has no cluster configured, when the worker has none", async () => {
@@ -57,15 +65,38 @@ describe("the needs-cluster branch", () => {
     const seenStages: string[] = [];
     const provider: ClusterProvider = {
       run: (run, o) =>
-        runOnCluster({ env, stacks, cluster, owners, k6: "k6", repoRoot: home, resultsDir: join(home, "results"), rawRoot: join(home, "runs"), archive: async () => "YQ==", pollMs: 1, ...o, verify: async () => ({ failed: 0, checks: [] }), onStage: (s, p) => (seenStages.push(s), o.onStage?.(s, p)) }, run),
+        runOnCluster(
+          {
+            env,
+            stacks,
+            cluster,
+            owners,
+            k6: "k6",
+            repoRoot: home,
+            resultsDir: join(home, "results"),
+            rawRoot: join(home, "runs"),
+            archive: async () => "YQ==",
+            pollMs: 1,
+            ...o,
+            verify: async () => ({ failed: 0, checks: [] }),
+            onStage: (s, p) => (seenStages.push(s), o.onStage?.(s, p)),
+          },
+          run,
+        ),
       sweep: async () => ({ destroyed: [], skipped: [], failed: {} }),
     };
     const out = await runNeedingCluster(db, provider, input(runId));
     expect(out.status).toBe("completed");
     expect(seenStages).toEqual(["provision", "verify", "seed", "load", "store", "teardown"]);
-    const row = await db.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true, stage: true, progress: true, document: { select: { document: true } } } });
+    const row = await db.run.findUniqueOrThrow({
+      where: { id: runId },
+      select: { status: true, stage: true, progress: true, document: { select: { document: true } } },
+    });
     expect(row).toMatchObject({ status: "completed", stage: null, progress: 100 });
-    const doc = row.document!.document as { environment: { kind: string; nodes: number; machineType: string }; cells: Array<{ maxThroughput: { sustainableRate: number } }> };
+    const doc = row.document!.document as {
+      environment: { kind: string; nodes: number; machineType: string };
+      cells: Array<{ maxThroughput: { sustainableRate: number } }>;
+    };
     expect(doc.environment).toMatchObject({ kind: "kubernetes", nodes: 1, machineType: "kind" });
     expect(doc.cells[0]!.maxThroughput.sustainableRate).toBe(360);
     expect(stacks.stacks.size).toBe(0);

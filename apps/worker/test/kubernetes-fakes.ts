@@ -100,4 +100,3 @@ export class FakeCluster implements ClusterApi {
     return { url: "http://127.0.0.1:1", close: () => void this.closed++ };
   }
 }
-

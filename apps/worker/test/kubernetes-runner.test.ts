@@ -62,7 +62,19 @@ function runnerLog(dir: string, name: string): Promise<string> {
   writeFileSync(file, SCRIPT);
   return new Promise((resolve, reject) => {
     // the command line k6-operator builds (pkg/resources/jobs/runner.go): run --quiet, the TestRun's arguments, the script, the instance tags
-    const args = ["run", "--quiet", ...K6_ARGUMENTS.split(" "), "--no-usage-report", "-e", `BASE_URL=${base}`, file, "--tag", `instance_id=${name}`, "--tag", `job_name=load-${name}`];
+    const args = [
+      "run",
+      "--quiet",
+      ...K6_ARGUMENTS.split(" "),
+      "--no-usage-report",
+      "-e",
+      `BASE_URL=${base}`,
+      file,
+      "--tag",
+      `instance_id=${name}`,
+      "--tag",
+      `job_name=load-${name}`,
+    ];
     const child = spawn("sh", ["-c", '"$0" "$@" 2>&1 | cat', k6, ...args], {
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, K6_CSV_TIME_FORMAT: "unix_milli" },
       stdio: ["ignore", "pipe", "pipe"],
@@ -89,10 +101,19 @@ describe("a k6 runner's log", () => {
 
     const merged = writeRunnerOutput([a, b], join(dir, "ramp.csv.gz"), join(dir, "ramp.console.log"));
     expect(merged.runners).toBe(2);
-    expect(gunzipSync(readFileSync(merged.csvFile)).toString().split("\n").filter((l) => l.startsWith("metric_name,"))).toHaveLength(1);
+    expect(
+      gunzipSync(readFileSync(merged.csvFile))
+        .toString()
+        .split("\n")
+        .filter((l) => l.startsWith("metric_name,")),
+    ).toHaveLength(1);
     const agg = await aggregateK6(merged.csvFile, { op: "checkout", stepRates: [40], stepDurationsS: [1] });
     // two runners of 20/s each: the merged step carries both runners' requests
-    expect(agg.overall.successful).toBe(splitRunnerLog(a).samples.concat(splitRunnerLog(b).samples).filter((l) => l.startsWith("http_req_duration,") && l.includes("op=checkout")).length);
+    expect(agg.overall.successful).toBe(
+      splitRunnerLog(a)
+        .samples.concat(splitRunnerLog(b).samples)
+        .filter((l) => l.startsWith("http_req_duration,") && l.includes("op=checkout")).length,
+    );
     expect(agg.overall.successful).toBeGreaterThanOrEqual(30);
     expect(agg.steps[0]!.scenario).toBe("step_0");
     expect(readFileSync(merged.consoleFile, "utf8").split("\n").filter(Boolean).length).toBe(one.console.length + splitRunnerLog(b).console.length);
@@ -107,8 +128,18 @@ describe("a k6 runner's log", () => {
 
 describe("a phase's k6 archive", () => {
   it("bundles the real workload script with the phase's environment, which k6 evaluates into the step scenarios", async () => {
-    const steps = [{ rate: 40, duration: 2 }, { rate: 120, duration: 2 }];
-    const b64 = await k6Archive(k6, "checkout", { BASE_URL: "http://target.sfbench-x.svc.cluster.local:8080", SEED: "7", PRODUCTS: "100", PRODUCT_PREFIX: "rabc", DISTRIBUTION: "uniform", STEPS: JSON.stringify(steps) });
+    const steps = [
+      { rate: 40, duration: 2 },
+      { rate: 120, duration: 2 },
+    ];
+    const b64 = await k6Archive(k6, "checkout", {
+      BASE_URL: "http://target.sfbench-x.svc.cluster.local:8080",
+      SEED: "7",
+      PRODUCTS: "100",
+      PRODUCT_PREFIX: "rabc",
+      DISTRIBUTION: "uniform",
+      STEPS: JSON.stringify(steps),
+    });
     const dir = tempDir("sfbench-archive-");
     writeFileSync(join(dir, "a.tar"), Buffer.from(b64, "base64"));
     const meta = JSON.parse(execFileSync("tar", ["-xOf", join(dir, "a.tar"), "metadata.json"], { encoding: "utf8" })) as {

@@ -63,7 +63,15 @@ function setup(overrides: Partial<ClusterDeps> = {}) {
     pollMs: 1,
     ...overrides,
   };
-  const run: ClusterRun = { runId: randomUUID(), manifest, manifestDigest: `sha256:${"a".repeat(64)}`, nodes: 2, profile: "quick", cells: [{ workload: "checkout", distribution: "uniform" }], seed: 7 };
+  const run: ClusterRun = {
+    runId: randomUUID(),
+    manifest,
+    manifestDigest: `sha256:${"a".repeat(64)}`,
+    nodes: 2,
+    profile: "quick",
+    cells: [{ workload: "checkout", distribution: "uniform" }],
+    seed: 7,
+  };
   return { stacks, cluster, owners, archives, stages, deps, run, home };
 }
 
@@ -73,7 +81,22 @@ describe("a cluster run", () => {
     const rates = rampRates("quick");
     expect(rates).toEqual([40, 120, 360]);
     // two runners, each half of every step; the 360/s step answers 500
-    cluster.logsOf = (tr) => (tr.endsWith("-ramp") ? [rampCsv(rates.map((r) => r / 2), 2, 180), rampCsv(rates.map((r) => r / 2), 2, 180, 1_700_000_000_001)] : [`${CSV_HEADER}\n`]);
+    cluster.logsOf = (tr) =>
+      tr.endsWith("-ramp")
+        ? [
+            rampCsv(
+              rates.map((r) => r / 2),
+              2,
+              180,
+            ),
+            rampCsv(
+              rates.map((r) => r / 2),
+              2,
+              180,
+              1_700_000_000_001,
+            ),
+          ]
+        : [`${CSV_HEADER}\n`];
     const out = await runOnCluster(deps, run);
 
     expect(out.doc.status, JSON.stringify(out.doc.error)).toBe("completed");
@@ -102,14 +125,26 @@ describe("a cluster run", () => {
     expect(cell!.maxThroughput!.sustainableRate).toBe(120);
     expect(cell!.maxThroughput!.steps.map((s) => s.offeredRate)).toEqual(rates);
     expect(cell!.maxThroughput!.steps[2]!.failedBecause!.join(" ")).toMatch(/error rate 100%/);
-    expect(cell!.maxThroughput!.knee).toMatchObject({ stoppedBecause: "unsustainable-step-found", firstUnsustainableRate: 360, resolution: 2, targetResolution: null });
+    expect(cell!.maxThroughput!.knee).toMatchObject({
+      stoppedBecause: "unsustainable-step-found",
+      firstUnsustainableRate: 360,
+      resolution: 2,
+      targetResolution: null,
+    });
     expect(cell!.setupOps!["create-user"]!.successful).toBe(rates.reduce((a, r) => a + r * 2, 0));
     expect(cell!.valid).toBe(true);
 
     // one result document, valid, recording the cluster
     const stored = parseResult(readFileSync(out.file, "utf8"));
     expect(stored.ok).toBe(true);
-    expect(out.doc.environment).toMatchObject({ kind: "kubernetes", nodes: 2, machineType: "n2-standard-4", cores: 8, k6Version: "1.8.1", storage: { postgres: { fsync: "on" } } });
+    expect(out.doc.environment).toMatchObject({
+      kind: "kubernetes",
+      nodes: 2,
+      machineType: "n2-standard-4",
+      cores: 8,
+      k6Version: "1.8.1",
+      storage: { postgres: { fsync: "on" } },
+    });
     expect(out.doc.rawData.files).toEqual(["seed.csv.gz", "seed.console.log", "checkout-uniform-ramp.csv.gz", "checkout-uniform-ramp.console.log"]);
     for (const f of out.doc.rawData.files) expect(existsSync(join(out.doc.rawData.dir, f))).toBe(true);
   });
@@ -129,7 +164,9 @@ describe("a cluster run", () => {
   });
 
   it("fails at verify without loading a target that does not conform, and destroys what it deployed", async () => {
-    const { stacks, deps, run } = setup({ verify: async () => ({ failed: 1, checks: [{ id: "checkout.total", passed: false, message: "total 0, expected 12" }] }) });
+    const { stacks, deps, run } = setup({
+      verify: async () => ({ failed: 1, checks: [{ id: "checkout.total", passed: false, message: "total 0, expected 12" }] }),
+    });
     const out = await runOnCluster(deps, run);
     expect(out.doc.error).toEqual({ stage: "verify", message: "1 of 1 conformance checks failed: checkout.total (total 0, expected 12)" });
     expect(stacks.calls).toEqual([`up ${stackName(run.runId)} -`, `destroy ${stackName(run.runId)}`, `remove ${stackName(run.runId)}`]);
@@ -191,7 +228,8 @@ describe("the start-up sweep of cluster stacks", () => {
     const stacks = new FakeStacks();
     const owners = new StackOwners(join(tempDir("sfbench-sweep-"), "owners"));
     const [lost, orphan, live] = [randomUUID(), randomUUID(), randomUUID()];
-    for (const id of [lost, orphan, live]) (await stacks.open(id)).up({ runId: id, cluster: clusterEnv.cluster, nodes: 1, machineType: "kind", target: { name: "t", image: "i", port: 8080 } });
+    for (const id of [lost, orphan, live])
+      (await stacks.open(id)).up({ runId: id, cluster: clusterEnv.cluster, nodes: 1, machineType: "kind", target: { name: "t", image: "i", port: 8080 } });
     stacks.stacks.set("dev", { resources: true });
     owners.claim(lost, deadPid());
     const other = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]);
@@ -242,7 +280,9 @@ describe("the cluster configuration", () => {
       maxNodes: 10,
       k6Parallelism: 1,
     });
-    expect(readClusterEnv({ SFBENCH_KUBECONFIG: "/k", SFBENCH_GKE_PROJECT: "sfbench-bench", SFBENCH_GKE_ZONE: "europe-west4-a", SFBENCH_K6_PARALLELISM: "4" }, read)).toMatchObject({
+    expect(
+      readClusterEnv({ SFBENCH_KUBECONFIG: "/k", SFBENCH_GKE_PROJECT: "sfbench-bench", SFBENCH_GKE_ZONE: "europe-west4-a", SFBENCH_K6_PARALLELISM: "4" }, read),
+    ).toMatchObject({
       cluster: { kind: "gke", project: "sfbench-bench", zone: "europe-west4-a" },
       machineType: "n2-standard-4",
       k6Parallelism: 4,
@@ -253,8 +293,12 @@ describe("the cluster configuration", () => {
     expect(() => readClusterEnv({ SFBENCH_KUBECONFIG: "/k", SFBENCH_CLUSTER_MACHINE: "n9-huge", SFBENCH_K6_PARALLELISM: "0" }, read)).toThrow(
       /invalid cluster configuration: SFBENCH_CLUSTER_MACHINE: .*"n2-standard-4".*"kind".*; SFBENCH_K6_PARALLELISM: .*>=1/,
     );
-    expect(() => readClusterEnv({ SFBENCH_KUBECONFIG: "/k", SFBENCH_GKE_PROJECT: "sfbench-bench" }, read)).toThrow("SFBENCH_GKE_ZONE: SFBENCH_GKE_PROJECT and SFBENCH_GKE_ZONE go together");
-    expect(() => readClusterEnv({ SFBENCH_GKE_PROJECT: "sfbench-bench", SFBENCH_GKE_ZONE: "europe-west4-a" }, read)).toThrow(/SFBENCH_KUBECONFIG: required with SFBENCH_GKE_PROJECT/);
+    expect(() => readClusterEnv({ SFBENCH_KUBECONFIG: "/k", SFBENCH_GKE_PROJECT: "sfbench-bench" }, read)).toThrow(
+      "SFBENCH_GKE_ZONE: SFBENCH_GKE_PROJECT and SFBENCH_GKE_ZONE go together",
+    );
+    expect(() => readClusterEnv({ SFBENCH_GKE_PROJECT: "sfbench-bench", SFBENCH_GKE_ZONE: "europe-west4-a" }, read)).toThrow(
+      /SFBENCH_KUBECONFIG: required with SFBENCH_GKE_PROJECT/,
+    );
     expect(() => readClusterEnv({ SFBENCH_KUBECONFIG: "/nonexistent/kubeconfig" })).toThrow(/SFBENCH_KUBECONFIG: cannot read \/nonexistent\/kubeconfig/);
     expect(() => readClusterEnv({ SFBENCH_KUBECONFIG: "/k" }, () => "hello")).toThrow(/is not a kubeconfig/);
   });
@@ -262,7 +306,14 @@ describe("the cluster configuration", () => {
 
 describe("the real Automation API adapter", () => {
   it("reads the program's outputs as the stack returns them (an output left undefined comes back as null) and refuses what is not a run's", () => {
-    const outputs = { namespace: "sfbench-x", targetUrl: "http://target.sfbench-x.svc.cluster.local:8080", testRun: null, storage: {}, replicas: 2, resources: { cpu: "3500m", memory: "12288Mi" } };
+    const outputs = {
+      namespace: "sfbench-x",
+      targetUrl: "http://target.sfbench-x.svc.cluster.local:8080",
+      testRun: null,
+      storage: {},
+      replicas: 2,
+      resources: { cpu: "3500m", memory: "12288Mi" },
+    };
     expect(RunStackOutputs.parse(outputs).testRun).toBeUndefined();
     expect(RunStackOutputs.safeParse({ ...outputs, targetUrl: "not a url" }).success).toBe(false);
   });

@@ -41,7 +41,12 @@ let prepared: ImageSubmission;
 
 /** `npx sfbench ...` in the team's folder, with none of the workspace's environment that would point back into it. */
 async function npx(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { PATH: process.env.PATH!, HOME: home, SFBENCH_CONFIG_DIR: join(home, "config"), npm_config_cache: process.env.npm_config_cache ?? join(process.env.HOME ?? home, ".npm") };
+  const env = {
+    PATH: process.env.PATH!,
+    HOME: home,
+    SFBENCH_CONFIG_DIR: join(home, "config"),
+    npm_config_cache: process.env.npm_config_cache ?? join(process.env.HOME ?? home, ".npm"),
+  };
   try {
     const { stdout, stderr } = await run("npx", ["--no-install", "sfbench", ...args], { cwd: team, env, maxBuffer: 16 << 20 });
     return { code: 0, stdout, stderr };
@@ -55,10 +60,19 @@ beforeAll(async () => {
   home = tempDir("sfbench-team-image-");
   team = join(home, IMAGE_DEMO.name);
   // the demo's preparation: the image built (cached by the container provider), saved, its target.json and sources beside it
-  prepared = await prepareImageSubmission({ root: REPO, cli: join(CLI_PACKAGE, "bin", "sfbench.mjs"), dir: team, say: (line) => console.log(line), port: TARGET_PORT });
+  prepared = await prepareImageSubmission({
+    root: REPO,
+    cli: join(CLI_PACKAGE, "bin", "sfbench.mjs"),
+    dir: team,
+    say: (line) => console.log(line),
+    port: TARGET_PORT,
+  });
   const { stdout } = await run("npm", ["pack", "--silent", "--pack-destination", home], { cwd: CLI_PACKAGE, maxBuffer: 16 << 20 });
   writeFileSync(join(team, "package.json"), JSON.stringify({ name: "my-system", private: true }));
-  await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", join(home, stdout.trim().split("\n").at(-1)!)], { cwd: team, maxBuffer: 16 << 20 });
+  await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", join(home, stdout.trim().split("\n").at(-1)!)], {
+    cwd: team,
+    maxBuffer: 16 << 20,
+  });
 
   const fresh = await freshDb();
   db = fresh.db;
@@ -90,7 +104,22 @@ describe("a team submits its image archive with the packed CLI", () => {
   it("logs in, submits with --wait, the worker runs the container to completion, and status and the leaderboard show it", async () => {
     const login = await npx(["login", "--server", server.url, "--token", token]);
     expect(login.code, login.stderr).toBe(0);
-    const submit = await npx(["submit", "--manifest", "target.json", "--image-archive", prepared.archive, "--server", server.url, "--wait", "--profile", "quick", "--workload", "checkout", "--distribution", "uniform"]);
+    const submit = await npx([
+      "submit",
+      "--manifest",
+      "target.json",
+      "--image-archive",
+      prepared.archive,
+      "--server",
+      server.url,
+      "--wait",
+      "--profile",
+      "quick",
+      "--workload",
+      "checkout",
+      "--distribution",
+      "uniform",
+    ]);
     expect(submit.code, `${submit.stderr}\n${worker.output()}`).toBe(0);
     const runUrl = submit.stdout.split("\n")[0]!;
     expect(runUrl).toMatch(new RegExp(`^${server.url}/runs/[0-9a-f-]{36}$`));

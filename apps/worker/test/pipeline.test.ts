@@ -26,7 +26,16 @@ beforeAll(async () => {
   const name = uniqueQueue();
   const connection = redisConnection(redisUrl());
   queue = createRunQueue(connection, name);
-  worker = createWorker({ connection, queue: name, db, k6: await k6Path(), repoRoot: paths.root, resultsDir: results, rawRoot: join(paths.home, "runs"), log: (l) => logs.push(l) });
+  worker = createWorker({
+    connection,
+    queue: name,
+    db,
+    k6: await k6Path(),
+    repoRoot: paths.root,
+    resultsDir: results,
+    rawRoot: join(paths.home, "runs"),
+    log: (l) => logs.push(l),
+  });
 });
 
 afterAll(async () => {
@@ -37,10 +46,15 @@ afterAll(async () => {
 });
 
 const finished = (runId: string) =>
-  waitFor(`run ${runId} to finish`, async () => {
-    const run = await db.run.findUniqueOrThrow({ where: { id: runId } });
-    return ["completed", "failed", "needs_cluster"].includes(run.status) && run.stage === null ? run : undefined;
-  }, 180_000, 200);
+  waitFor(
+    `run ${runId} to finish`,
+    async () => {
+      const run = await db.run.findUniqueOrThrow({ where: { id: runId } });
+      return ["completed", "failed", "needs_cluster"].includes(run.status) && run.stage === null ? run : undefined;
+    },
+    180_000,
+    200,
+  );
 
 describe("the run pipeline", () => {
   it("takes a queued run of node-postgres to a completed run with results on the leaderboard", async () => {
@@ -69,7 +83,9 @@ describe("the run pipeline", () => {
     // node-postgres promises durability: it ran on a PostgreSQL of its own with durable settings, which its cost counts, and the fingerprint says so
     expect(cells[0]!.coreSecondsPer1000).toBeGreaterThan(0);
     const environment = run.environment as { storage?: unknown; systemVersion?: string };
-    expect(environment.storage).toEqual({ postgres: { instance: "dedicated", fsync: "on", synchronous_commit: "on", full_page_writes: "on", version: expect.stringMatching(/^\d+/) } });
+    expect(environment.storage).toEqual({
+      postgres: { instance: "dedicated", fsync: "on", synchronous_commit: "on", full_page_writes: "on", version: expect.stringMatching(/^\d+/) },
+    });
     expect(environment.systemVersion).toMatch(/^Node\.js \+ PostgreSQL \d+\.\d+\.\d+; PostgreSQL \d+/);
     expect(JSON.parse(readFileSync(run.resultPath!, "utf8")).environment.storage).toEqual(environment.storage);
     expect(cells[0]).toMatchObject({ workload: "checkout", distribution: "uniform" });
@@ -81,14 +97,18 @@ describe("the run pipeline", () => {
     expect(runningTarget("node-postgres")).toBeUndefined();
     // and its PostgreSQL stopped with it
     const pgData = join(targetPostgresDir("node-postgres"), "data");
-    expect(readdirSync("/proc").filter((n) => /^\d+$/.test(n)).filter((n) => {
-      try {
-        const stat = readFileSync(`/proc/${n}/stat`, "utf8");
-        return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z" && readFileSync(`/proc/${n}/cmdline`, "utf8").includes(pgData);
-      } catch {
-        return false;
-      }
-    })).toEqual([]);
+    expect(
+      readdirSync("/proc")
+        .filter((n) => /^\d+$/.test(n))
+        .filter((n) => {
+          try {
+            const stat = readFileSync(`/proc/${n}/stat`, "utf8");
+            return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z" && readFileSync(`/proc/${n}/cmdline`, "utf8").includes(pgData);
+          } catch {
+            return false;
+          }
+        }),
+    ).toEqual([]);
 
     // the same run enqueued again changes nothing and gets no second result
     await queue.remove(runId);

@@ -45,7 +45,18 @@ describe("the start-up sweep of a lost container run", () => {
     const dir = join(paths.home, "containers", runId);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "node-0.log"), "node 0 was here\n");
-    await podman(["run", "--detach", "--name", containerName(runId, 0), "--label", `${RUN_LABEL}=${runId}`, "--network=none", DEBIAN_BASE, "sleep", "infinity"]);
+    await podman([
+      "run",
+      "--detach",
+      "--name",
+      containerName(runId, 0),
+      "--label",
+      `${RUN_LABEL}=${runId}`,
+      "--network=none",
+      DEBIAN_BASE,
+      "sleep",
+      "infinity",
+    ]);
     expect(await runContainers(runId)).toEqual([containerName(runId, 0)]);
 
     const report = await sweepLostRun(db, { pid: deadPid(), runId, target: "good", startedAt: new Date().toISOString() });

@@ -30,7 +30,11 @@ export type ClusterConfig = z.infer<typeof ClusterConfig>;
 
 export const RunStackConfig = z.strictObject({
   /** the run's id: names the stack and the namespace */
-  runId: z.string().min(1).max(40).regex(/^[a-z0-9-]+$/i, { message: "must be letters, digits and -" }),
+  runId: z
+    .string()
+    .min(1)
+    .max(40)
+    .regex(/^[a-z0-9-]+$/i, { message: "must be letters, digits and -" }),
   cluster: ClusterConfig,
   /** target pods, one per node (anti-affinity) */
   nodes: z.number().int().min(1).max(64),

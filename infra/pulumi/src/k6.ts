@@ -26,7 +26,6 @@ export interface K6LoadArgs {
   runLabels: Record<string, string>;
 }
 
-
 export class K6Load extends pulumi.ComponentResource {
   readonly testRunName: string;
 
@@ -34,43 +33,54 @@ export class K6Load extends pulumi.ComponentResource {
     super("sfbench:run:K6Load", name, {}, opts);
     this.testRunName = args.phase;
     const labels = { ...args.runLabels, "app.kubernetes.io/name": "k6", "app.kubernetes.io/component": "load" };
-    const script = new k8s.core.v1.ConfigMap(`${name}-script`, {
-      metadata: { name: `k6-${args.phase}`, namespace: args.namespace, labels },
-      binaryData: { [ARCHIVE_FILE]: args.archiveBase64 },
-    }, { parent: this });
+    const script = new k8s.core.v1.ConfigMap(
+      `${name}-script`,
+      {
+        metadata: { name: `k6-${args.phase}`, namespace: args.namespace, labels },
+        binaryData: { [ARCHIVE_FILE]: args.archiveBase64 },
+      },
+      { parent: this },
+    );
     const env = pulumi.output(args.targetUrl).apply((base) =>
       Object.entries({ ...args.env, BASE_URL: base, K6_CSV_TIME_FORMAT: "unix_milli", K6_NO_USAGE_REPORT: "true" })
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([n, value]) => ({ name: n, value })),
     );
-    new k8s.apiextensions.CustomResource(`${name}-testrun`, {
-      apiVersion: "k6.io/v1alpha1",
-      kind: "TestRun",
-      metadata: { name: this.testRunName, namespace: args.namespace, labels },
-      spec: {
-        parallelism: args.parallelism,
-        // no `cleanup: "post"`: the runner pods (and their logs, the raw samples) must outlive the test until the worker read them; the stack's destroy removes them
-        // not the operator's `separate`: it replaces runner.affinity with its own (runners apart, targets ignored)
-        separate: false,
-        script: { configMap: { name: script.metadata.name, file: ARCHIVE_FILE } },
-        arguments: K6_ARGUMENTS,
-        runner: {
-          image: args.image,
-          env,
-          metadata: { labels },
-          affinity: {
-            podAntiAffinity: {
-              preferredDuringSchedulingIgnoredDuringExecution: [
-                // off the target's nodes, so the generator does not take the target's cores
-                { weight: 100, podAffinityTerm: { labelSelector: { matchLabels: args.targetLabels }, topologyKey: "kubernetes.io/hostname" } },
-                // and apart from each other (k6-operator labels every runner of a TestRun k6_cr=<name>, runner=true)
-                { weight: 50, podAffinityTerm: { labelSelector: { matchLabels: { k6_cr: this.testRunName, runner: "true" } }, topologyKey: "kubernetes.io/hostname" } },
-              ],
+    new k8s.apiextensions.CustomResource(
+      `${name}-testrun`,
+      {
+        apiVersion: "k6.io/v1alpha1",
+        kind: "TestRun",
+        metadata: { name: this.testRunName, namespace: args.namespace, labels },
+        spec: {
+          parallelism: args.parallelism,
+          // no `cleanup: "post"`: the runner pods (and their logs, the raw samples) must outlive the test until the worker read them; the stack's destroy removes them
+          // not the operator's `separate`: it replaces runner.affinity with its own (runners apart, targets ignored)
+          separate: false,
+          script: { configMap: { name: script.metadata.name, file: ARCHIVE_FILE } },
+          arguments: K6_ARGUMENTS,
+          runner: {
+            image: args.image,
+            env,
+            metadata: { labels },
+            affinity: {
+              podAntiAffinity: {
+                preferredDuringSchedulingIgnoredDuringExecution: [
+                  // off the target's nodes, so the generator does not take the target's cores
+                  { weight: 100, podAffinityTerm: { labelSelector: { matchLabels: args.targetLabels }, topologyKey: "kubernetes.io/hostname" } },
+                  // and apart from each other (k6-operator labels every runner of a TestRun k6_cr=<name>, runner=true)
+                  {
+                    weight: 50,
+                    podAffinityTerm: { labelSelector: { matchLabels: { k6_cr: this.testRunName, runner: "true" } }, topologyKey: "kubernetes.io/hostname" },
+                  },
+                ],
+              },
             },
           },
         },
       },
-    }, { parent: this });
+      { parent: this },
+    );
     this.registerOutputs({ testRunName: this.testRunName });
   }
 }

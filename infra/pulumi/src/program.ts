@@ -39,29 +39,37 @@ export function runProgram(input: RunStackConfigInput): RunStackOutputs {
   const services = [...new Set([...config.target.services, ...(config.target.tracing ? (["kafka"] as const) : [])])];
   const svc = new InClusterServices("services", { namespace, services, durable: config.durable, runLabels }, { ...opts, dependsOn: [ns] });
   const resources = targetPodResources(config.machineType as MachineTypeName);
-  const target = new TargetWorkload("target", {
-    namespace,
-    name: config.target.name,
-    image: config.target.image,
-    port: config.target.port,
-    health: config.target.health,
-    replicas: config.nodes,
-    resources,
-    env: { ...config.target.env, ...svc.env, SFBENCH_TRACE: config.target.tracing ? "1" : "0" },
-    runLabels,
-  }, { ...opts, dependsOn: [svc] });
+  const target = new TargetWorkload(
+    "target",
+    {
+      namespace,
+      name: config.target.name,
+      image: config.target.image,
+      port: config.target.port,
+      health: config.target.health,
+      replicas: config.nodes,
+      resources,
+      env: { ...config.target.env, ...svc.env, SFBENCH_TRACE: config.target.tracing ? "1" : "0" },
+      runLabels,
+    },
+    { ...opts, dependsOn: [svc] },
+  );
   const load = config.k6
-    ? new K6Load("k6", {
-        phase: config.k6.name,
-        namespace,
-        archiveBase64: config.k6.archiveBase64,
-        parallelism: config.k6.parallelism,
-        image: config.k6.image,
-        env: config.k6.env,
-        targetUrl: target.url,
-        targetLabels: target.labels,
-        runLabels,
-      }, { ...opts, dependsOn: [target] })
+    ? new K6Load(
+        "k6",
+        {
+          phase: config.k6.name,
+          namespace,
+          archiveBase64: config.k6.archiveBase64,
+          parallelism: config.k6.parallelism,
+          image: config.k6.image,
+          env: config.k6.env,
+          targetUrl: target.url,
+          targetLabels: target.labels,
+          runLabels,
+        },
+        { ...opts, dependsOn: [target] },
+      )
     : undefined;
   return {
     namespace,

@@ -31,7 +31,16 @@ const SPECS: Record<Service, (durable: boolean) => Spec> = {
   postgres: (durable) => ({
     image: "postgres:17",
     port: 5432,
-    args: ["-c", `fsync=${durable ? "on" : "off"}`, "-c", `synchronous_commit=${durable ? "on" : "off"}`, "-c", `full_page_writes=${durable ? "on" : "off"}`, "-c", "max_connections=400"],
+    args: [
+      "-c",
+      `fsync=${durable ? "on" : "off"}`,
+      "-c",
+      `synchronous_commit=${durable ? "on" : "off"}`,
+      "-c",
+      `full_page_writes=${durable ? "on" : "off"}`,
+      "-c",
+      "max_connections=400",
+    ],
     env: { POSTGRES_HOST_AUTH_METHOD: "trust", PGDATA: "/var/lib/postgresql/data/pgdata" },
     mountPath: "/var/lib/postgresql/data",
     envName: "DATABASE_URL",
@@ -78,7 +87,8 @@ export function storageSettings(services: readonly Service[], durable: boolean):
     const v = durable ? "on" : "off";
     out.postgres = { instance: "dedicated", fsync: v, synchronous_commit: v, full_page_writes: v, volume: durable ? "persistent" : "ephemeral" };
   }
-  if (services.includes("redis")) out.redis = { appendonly: durable ? "yes" : "no", appendfsync: durable ? "always" : "-", volume: durable ? "persistent" : "ephemeral" };
+  if (services.includes("redis"))
+    out.redis = { appendonly: durable ? "yes" : "no", appendfsync: durable ? "always" : "-", volume: durable ? "persistent" : "ephemeral" };
   if (services.includes("kafka")) out.kafka = { replication: "1", volume: durable ? "persistent" : "ephemeral" };
   return out;
 }
@@ -94,38 +104,52 @@ export class InClusterServices extends pulumi.ComponentResource {
       const labels = { ...args.runLabels, "app.kubernetes.io/name": service, "app.kubernetes.io/component": "service" };
       const metadata = { name: service, namespace: args.namespace, labels };
       const claim = args.durable
-        ? new k8s.core.v1.PersistentVolumeClaim(`${name}-${service}`, {
-            metadata,
-            spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "10Gi" } } },
-          }, { parent: this })
+        ? new k8s.core.v1.PersistentVolumeClaim(
+            `${name}-${service}`,
+            {
+              metadata,
+              spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "10Gi" } } },
+            },
+            { parent: this },
+          )
         : undefined;
-      new k8s.apps.v1.Deployment(`${name}-${service}`, {
-        metadata,
-        spec: {
-          replicas: 1,
-          strategy: { type: "Recreate" },
-          selector: { matchLabels: labels },
-          template: {
-            metadata: { labels },
-            spec: {
-              containers: [{
-                name: service,
-                image: spec.image,
-                ...(spec.args ? { args: spec.args } : {}),
-                env: Object.entries(spec.env).map(([n, value]) => ({ name: n, value })),
-                ports: [{ containerPort: spec.port }],
-                readinessProbe: { tcpSocket: { port: spec.port }, periodSeconds: 2 },
-                volumeMounts: [{ name: "data", mountPath: spec.mountPath }],
-              }],
-              volumes: [claim ? { name: "data", persistentVolumeClaim: { claimName: claim.metadata.name } } : { name: "data", emptyDir: {} }],
+      new k8s.apps.v1.Deployment(
+        `${name}-${service}`,
+        {
+          metadata,
+          spec: {
+            replicas: 1,
+            strategy: { type: "Recreate" },
+            selector: { matchLabels: labels },
+            template: {
+              metadata: { labels },
+              spec: {
+                containers: [
+                  {
+                    name: service,
+                    image: spec.image,
+                    ...(spec.args ? { args: spec.args } : {}),
+                    env: Object.entries(spec.env).map(([n, value]) => ({ name: n, value })),
+                    ports: [{ containerPort: spec.port }],
+                    readinessProbe: { tcpSocket: { port: spec.port }, periodSeconds: 2 },
+                    volumeMounts: [{ name: "data", mountPath: spec.mountPath }],
+                  },
+                ],
+                volumes: [claim ? { name: "data", persistentVolumeClaim: { claimName: claim.metadata.name } } : { name: "data", emptyDir: {} }],
+              },
             },
           },
         },
-      }, { parent: this });
-      new k8s.core.v1.Service(`${name}-${service}`, {
-        metadata,
-        spec: { selector: labels, ports: [{ port: spec.port, targetPort: spec.port }] },
-      }, { parent: this });
+        { parent: this },
+      );
+      new k8s.core.v1.Service(
+        `${name}-${service}`,
+        {
+          metadata,
+          spec: { selector: labels, ports: [{ port: spec.port, targetPort: spec.port }] },
+        },
+        { parent: this },
+      );
       this.env[spec.envName] = spec.url(service);
     }
     this.registerOutputs({ env: this.env });

@@ -30,36 +30,48 @@ export class TargetWorkload extends pulumi.ComponentResource {
     this.labels = { ...args.runLabels, "app.kubernetes.io/name": args.name, "app.kubernetes.io/component": "target" };
     const metadata = { name: "target", namespace: args.namespace, labels: this.labels };
     const env = { ...args.env, PORT: String(args.port), HOST: "0.0.0.0" };
-    new k8s.apps.v1.Deployment(`${name}-target`, {
-      metadata,
-      spec: {
-        replicas: args.replicas,
-        selector: { matchLabels: this.labels },
-        template: {
-          metadata: { labels: this.labels },
-          spec: {
-            affinity: {
-              podAntiAffinity: {
-                requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: this.labels }, topologyKey: "kubernetes.io/hostname" }],
+    new k8s.apps.v1.Deployment(
+      `${name}-target`,
+      {
+        metadata,
+        spec: {
+          replicas: args.replicas,
+          selector: { matchLabels: this.labels },
+          template: {
+            metadata: { labels: this.labels },
+            spec: {
+              affinity: {
+                podAntiAffinity: {
+                  requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: this.labels }, topologyKey: "kubernetes.io/hostname" }],
+                },
               },
+              terminationGracePeriodSeconds: 10,
+              containers: [
+                {
+                  name: "target",
+                  image: args.image,
+                  env: Object.entries(env)
+                    .sort(([a], [b]) => a.localeCompare(b))
+                    .map(([n, value]) => ({ name: n, value })),
+                  ports: [{ name: "http", containerPort: args.port }],
+                  resources: { requests: { ...args.resources }, limits: { ...args.resources } },
+                  readinessProbe: { httpGet: { path: args.health, port: args.port }, periodSeconds: 2, failureThreshold: 3 },
+                },
+              ],
             },
-            terminationGracePeriodSeconds: 10,
-            containers: [{
-              name: "target",
-              image: args.image,
-              env: Object.entries(env).sort(([a], [b]) => a.localeCompare(b)).map(([n, value]) => ({ name: n, value })),
-              ports: [{ name: "http", containerPort: args.port }],
-              resources: { requests: { ...args.resources }, limits: { ...args.resources } },
-              readinessProbe: { httpGet: { path: args.health, port: args.port }, periodSeconds: 2, failureThreshold: 3 },
-            }],
           },
         },
       },
-    }, { parent: this });
-    const service = new k8s.core.v1.Service(`${name}-target`, {
-      metadata,
-      spec: { selector: this.labels, ports: [{ name: "http", port: args.port, targetPort: args.port }] },
-    }, { parent: this });
+      { parent: this },
+    );
+    const service = new k8s.core.v1.Service(
+      `${name}-target`,
+      {
+        metadata,
+        spec: { selector: this.labels, ports: [{ name: "http", port: args.port, targetPort: args.port }] },
+      },
+      { parent: this },
+    );
     this.url = pulumi.interpolate`http://${service.metadata.name}.${service.metadata.namespace}.svc.cluster.local:${args.port}`;
     this.registerOutputs({ url: this.url });
   }

@@ -30,7 +30,12 @@ const options = {
 
 interface Pod {
   hostAliases: { ip: string; hostnames: string[] }[];
-  containers: { image: string; ports: { containerPort: number; hostPort?: number; hostIP?: string }[]; volumeMounts?: { name: string }[]; resources?: unknown }[];
+  containers: {
+    image: string;
+    ports: { containerPort: number; hostPort?: number; hostIP?: string }[];
+    volumeMounts?: { name: string }[];
+    resources?: unknown;
+  }[];
   volumes?: { name: string; persistentVolumeClaim?: { claimName: string }; emptyDir?: object }[];
 }
 const podOf = (o: KubeObject) => (o.spec as { template: { spec: Pod } }).template.spec;
@@ -40,7 +45,14 @@ describe("the rendered run under podman kube play", () => {
   it("renders the program's objects under Pulumi's mocks, in the order the program registers them", async () => {
     const objects = await renderRun(base);
     expect(objects.map((o) => `${o.kind} ${o.metadata.name}`)).toEqual([
-      "Namespace sfbench-play-1", "PersistentVolumeClaim postgres", "Service postgres", "Deployment postgres", "Service target", "Deployment target", "ConfigMap k6-load", "TestRun load",
+      "Namespace sfbench-play-1",
+      "PersistentVolumeClaim postgres",
+      "Service postgres",
+      "Deployment postgres",
+      "Service target",
+      "Deployment target",
+      "ConfigMap k6-load",
+      "TestRun load",
     ]);
     expect(byName(objects, "load", "TestRun").apiVersion).toBe("k6.io/v1alpha1");
   });
@@ -48,11 +60,22 @@ describe("the rendered run under podman kube play", () => {
   it("prefixes every name with the run's namespace, since kube play has none, and drops the Namespace, the Services and the TestRun with its script", async () => {
     const doc = toKubePlay(await renderRun(base), options);
     expect(doc.objects.map((o) => `${o.kind} ${o.metadata.name}`)).toEqual([
-      "PersistentVolumeClaim sfbench-play-1-postgres", "Deployment sfbench-play-1-postgres", "Deployment sfbench-play-1-target-0", "Deployment sfbench-play-1-target-1",
+      "PersistentVolumeClaim sfbench-play-1-postgres",
+      "Deployment sfbench-play-1-postgres",
+      "Deployment sfbench-play-1-target-0",
+      "Deployment sfbench-play-1-target-1",
     ]);
     for (const o of doc.objects) expect(o.metadata.namespace).toBeUndefined();
-    expect(doc.dropped.map((d) => `${d.kind} ${d.name}`).sort()).toEqual(["ConfigMap k6-load", "Namespace sfbench-play-1", "Service postgres", "Service target", "TestRun load"]);
-    expect(podOf(byName(doc.objects, "sfbench-play-1-postgres")).volumes).toEqual([{ name: "data", persistentVolumeClaim: { claimName: "sfbench-play-1-postgres" } }]);
+    expect(doc.dropped.map((d) => `${d.kind} ${d.name}`).sort()).toEqual([
+      "ConfigMap k6-load",
+      "Namespace sfbench-play-1",
+      "Service postgres",
+      "Service target",
+      "TestRun load",
+    ]);
+    expect(podOf(byName(doc.objects, "sfbench-play-1-postgres")).volumes).toEqual([
+      { name: "data", persistentVolumeClaim: { claimName: "sfbench-play-1-postgres" } },
+    ]);
   });
 
   it("turns 2 replicas into 2 one-pod Deployments, each with its own loopback port, and publishes the services' ports too", async () => {
@@ -91,7 +114,10 @@ describe("the rendered run under podman kube play", () => {
   });
 
   it("gives each Deployment's emptyDir its own volume name (kube play names the volume after it)", async () => {
-    const doc = toKubePlay(await renderRun({ ...base, durable: false, target: { ...base.target, services: ["postgres", "redis"] } }), { ...options, podIps: [...options.podIps, "10.89.7.103"] });
+    const doc = toKubePlay(await renderRun({ ...base, durable: false, target: { ...base.target, services: ["postgres", "redis"] } }), {
+      ...options,
+      podIps: [...options.podIps, "10.89.7.103"],
+    });
     const pg = podOf(byName(doc.objects, "sfbench-play-1-postgres"));
     const redis = podOf(byName(doc.objects, "sfbench-play-1-redis"));
     expect(pg.volumes).toEqual([{ name: "sfbench-play-1-postgres-data", emptyDir: {} }]);

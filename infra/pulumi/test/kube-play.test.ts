@@ -36,7 +36,9 @@ let played: PlayedRun | undefined;
 const resultsDir = mkdtempSync(join(tmpdir(), "sfbench-kube-play-"));
 
 const list = async (what: "pod" | "volume" | "network") =>
-  (await podman([what, what === "network" ? "ls" : what === "pod" ? "ps" : "ls", "--format", "{{.Name}}"])).stdout.split("\n").filter((n) => n.startsWith(prefix));
+  (await podman([what, what === "network" ? "ls" : what === "pod" ? "ps" : "ls", "--format", "{{.Name}}"])).stdout
+    .split("\n")
+    .filter((n) => n.startsWith(prefix));
 
 beforeAll(async () => {
   const image = (await buildTargetImage("node-postgres", { onProgress: (m) => console.log(m) })).ref;
@@ -70,14 +72,23 @@ describe("the rendered cluster program under podman kube play", () => {
 
   it("gives the target's container the CPU and memory limits the program asked for", async () => {
     const asked = targetPodResources(machineType);
-    const [cpus, memory] = (await podman(["inspect", "--format", "{{.HostConfig.NanoCpus}} {{.HostConfig.Memory}}", played!.targetContainers[0]!])).stdout.trim().split(" ").map(Number);
+    const [cpus, memory] = (await podman(["inspect", "--format", "{{.HostConfig.NanoCpus}} {{.HostConfig.Memory}}", played!.targetContainers[0]!])).stdout
+      .trim()
+      .split(" ")
+      .map(Number);
     expect(cpus).toBe(Number.parseInt(asked.cpu, 10) * 1e6);
     expect(memory).toBe(Number.parseInt(asked.memory, 10) * 2 ** 20);
   });
 
   it("answers the conformance suite from inside its pod, its state in the PostgreSQL pod it reaches by the Service's name", async () => {
     const report = await runConformance(played!.url, { micro: false });
-    expect(report.failed, report.checks.filter((c) => !c.passed).map((c) => `${c.id}: ${c.message ?? ""}`).join("\n")).toBe(0);
+    expect(
+      report.failed,
+      report.checks
+        .filter((c) => !c.passed)
+        .map((c) => `${c.id}: ${c.message ?? ""}`)
+        .join("\n"),
+    ).toBe(0);
     expect(report.passed).toBeGreaterThan(0);
     const env = (await podman(["exec", played!.targetContainers[0]!, "printenv", "DATABASE_URL"])).stdout.trim();
     expect(env).toBe("postgres://postgres@postgres:5432/postgres");
@@ -111,7 +122,14 @@ describe("the rendered cluster program under podman kube play", () => {
     expect(doc.error).toBeUndefined();
     expect(doc.status).toBe("completed");
     const cell = doc.cells[0]!;
-    const figures = { sustainableRate: cell.maxThroughput?.sustainableRate, knee: cell.maxThroughput?.knee, stableP99: cell.stable?.latency.p99, cost: cell.cost, valid: cell.valid, invalidReason: cell.invalidReason };
+    const figures = {
+      sustainableRate: cell.maxThroughput?.sustainableRate,
+      knee: cell.maxThroughput?.knee,
+      stableP99: cell.stable?.latency.p99,
+      cost: cell.cost,
+      valid: cell.valid,
+      invalidReason: cell.invalidReason,
+    };
     console.log(`kube-play cell: ${JSON.stringify(figures)}`);
     expect(cell.anomalies?.total).toBe(0);
     expect(cell.cost?.targetCpuSeconds ?? 0).toBeGreaterThan(0);

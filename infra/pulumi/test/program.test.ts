@@ -82,7 +82,9 @@ describe("the Pulumi program of one cluster run", () => {
   it("puts everything of the run in one namespace named after the run id", async () => {
     const { namespace, created } = await build(base);
     expect(namespace).toBe("sfbench-run-42ab");
-    const namespaced = created.filter((c) => c.type.startsWith("kubernetes:") && c.type !== "kubernetes:core/v1:Namespace" && c.type !== "pulumi:providers:kubernetes");
+    const namespaced = created.filter(
+      (c) => c.type.startsWith("kubernetes:") && c.type !== "kubernetes:core/v1:Namespace" && c.type !== "pulumi:providers:kubernetes",
+    );
     expect(namespaced.length).toBeGreaterThan(5);
     for (const c of namespaced) expect((c.inputs.metadata as { namespace: string }).namespace, c.name).toBe("sfbench-run-42ab");
   });
@@ -90,7 +92,12 @@ describe("the Pulumi program of one cluster run", () => {
   it("deploys the target image with one pod per node, requests = limits from the machine type, and a readiness probe on its health route", async () => {
     const { of, targetUrl } = await build(base);
     const target = of("kubernetes:apps/v1:Deployment").find((d) => d.name === "target-target")!;
-    const spec = target.inputs.spec as { replicas: number; template: { spec: { affinity: unknown; containers: { image: string; resources: unknown; readinessProbe: unknown; env: { name: string; value: string }[] }[] } } };
+    const spec = target.inputs.spec as {
+      replicas: number;
+      template: {
+        spec: { affinity: unknown; containers: { image: string; resources: unknown; readinessProbe: unknown; env: { name: string; value: string }[] }[] };
+      };
+    };
     expect(spec.replicas).toBe(4);
     const pod = spec.template.spec;
     expect(pod.affinity).toMatchObject({
@@ -101,13 +108,21 @@ describe("the Pulumi program of one cluster run", () => {
     expect(c.resources).toEqual({ requests: { cpu: "3500m", memory: "12288Mi" }, limits: { cpu: "3500m", memory: "12288Mi" } });
     expect(c.readinessProbe).toMatchObject({ httpGet: { path: "/health", port: 8080 } });
     const env = Object.fromEntries(c.env.map((e) => [e.name, e.value]));
-    expect(env).toMatchObject({ PORT: "8080", HOST: "0.0.0.0", SFBENCH_TRACE: "1", DATABASE_URL: "postgres://postgres@postgres:5432/postgres", KAFKA_BROKERS: "kafka:9092" });
+    expect(env).toMatchObject({
+      PORT: "8080",
+      HOST: "0.0.0.0",
+      SFBENCH_TRACE: "1",
+      DATABASE_URL: "postgres://postgres@postgres:5432/postgres",
+      KAFKA_BROKERS: "kafka:9092",
+    });
     expect(targetUrl).toBe("http://target.sfbench-run-42ab.svc.cluster.local:8080");
   });
 
   it("starts the services the target declares, plus Kafka for spans when it traces, with durable PostgreSQL settings", async () => {
     const { of, out } = await build(base);
-    const names = of("kubernetes:apps/v1:Deployment").map((d) => (d.inputs.metadata as { name: string }).name).sort();
+    const names = of("kubernetes:apps/v1:Deployment")
+      .map((d) => (d.inputs.metadata as { name: string }).name)
+      .sort();
     expect(names).toEqual(["kafka", "postgres", "target"]);
     const pg = of("kubernetes:apps/v1:Deployment").find((d) => (d.inputs.metadata as { name: string }).name === "postgres")!;
     const args = (pg.inputs.spec as { template: { spec: { containers: { args: string[] }[] } } }).template.spec.containers[0]!.args;
@@ -124,8 +139,11 @@ describe("the Pulumi program of one cluster run", () => {
     expect(spec.parallelism).toBe(2);
     // the operator's `separate` would replace the runners' affinity: off, and the affinity keeps runners off the target's nodes and apart
     expect(spec.separate).toBe(false);
-    const preferred = (spec.runner.affinity.podAntiAffinity as { preferredDuringSchedulingIgnoredDuringExecution: { podAffinityTerm: { labelSelector: { matchLabels: Record<string, string> } } }[] })
-      .preferredDuringSchedulingIgnoredDuringExecution.map((t) => t.podAffinityTerm.labelSelector.matchLabels);
+    const preferred = (
+      spec.runner.affinity.podAntiAffinity as {
+        preferredDuringSchedulingIgnoredDuringExecution: { podAffinityTerm: { labelSelector: { matchLabels: Record<string, string> } } }[];
+      }
+    ).preferredDuringSchedulingIgnoredDuringExecution.map((t) => t.podAffinityTerm.labelSelector.matchLabels);
     expect(preferred).toEqual([expect.objectContaining({ "app.kubernetes.io/component": "target" }), { k6_cr: "load", runner: "true" }]);
     expect(spec.arguments).toContain("--out csv=/dev/stdout");
     // console lines (the audit records) as JSON on stderr, so the worker can tell them from CSV lines in one log

@@ -18,7 +18,10 @@ async function fromRepository() {
   const stale = () => !existsSync(marker) || (existsSync(schema) && statSync(schema).mtimeMs > statSync(marker).mtimeMs);
   if (stale()) {
     process.stderr.write("sfbench: generating the Prisma client (packages/db/src/generated), once after install\n");
-    const r = spawnSync(process.execPath, [path.join(root, "packages/db/scripts/generate.mjs"), "--quiet"], { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
+    const r = spawnSync(process.execPath, [path.join(root, "packages/db/scripts/generate.mjs"), "--quiet"], {
+      cwd: root,
+      stdio: ["ignore", "inherit", "inherit"],
+    });
     if (r.status !== 0) {
       process.stderr.write("sfbench: the Prisma client could not be generated; run `npm run bootstrap` and try again\n");
       process.exit(3);

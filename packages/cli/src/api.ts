@@ -34,7 +34,10 @@ export const noTokenError = (r: Remote) => new ApiError(`no API token for ${r.se
 
 /** A bad token is told apart from a missing one: the user has one, and it is the one that is wrong. */
 export const badTokenError = (r: Remote) =>
-  new ApiError(`${r.server} does not accept the API token from ${r.tokenSource ?? "the command line"} (unknown, revoked or mistyped): ${tokenHelp(r.server)}`, 401);
+  new ApiError(
+    `${r.server} does not accept the API token from ${r.tokenSource ?? "the command line"} (unknown, revoked or mistyped): ${tokenHelp(r.server)}`,
+    401,
+  );
 
 interface TrpcBody {
   result?: { data?: unknown };
@@ -66,7 +69,11 @@ async function call<T>(remote: Remote, kind: "query" | "mutation", path: string,
   if (status === 401) throw remote.token ? badTokenError(remote) : noTokenError(remote);
   if (body.error || !res.ok) {
     const fields = body.error?.data?.fields;
-    const detail = fields ? Object.entries(fields).map(([f, msgs]) => `${f}: ${msgs.join("; ")}`).join("\n") : (body.error?.message ?? `HTTP ${res.status}`);
+    const detail = fields
+      ? Object.entries(fields)
+          .map(([f, msgs]) => `${f}: ${msgs.join("; ")}`)
+          .join("\n")
+      : (body.error?.message ?? `HTTP ${res.status}`);
     throw new ApiError(detail, status, fields);
   }
   return body.result?.data as T;

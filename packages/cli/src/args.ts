@@ -24,7 +24,9 @@ export function parseFlags<const F extends Record<string, FlagSpec>>(
   flags: F,
   positionals: { max: number; names?: string[] } = { max: 0 },
 ) {
-  const allowed = Object.keys(flags).map((f) => `--${f}`).join(", ");
+  const allowed = Object.keys(flags)
+    .map((f) => `--${f}`)
+    .join(", ");
   const end = argv.indexOf("--");
   if ((end < 0 ? argv : argv.slice(0, end)).some(isHelpFlag)) {
     process.stdout.write(commandHelp(command, flags, positionals.names ?? []));
@@ -52,7 +54,10 @@ export function parseFlags<const F extends Record<string, FlagSpec>>(
     const extra = parsed.positionals.slice(positionals.max).join(" ");
     throw new UsageError(`${command}: unexpected argument "${extra}"${positionals.names?.length ? `; expected ${positionals.names.join(" ")}` : ""}`);
   }
-  return { values: parsed.values as { [K in keyof F]?: F[K]["type"] extends "boolean" ? boolean : F[K]["multiple"] extends true ? string[] : string }, positionals: parsed.positionals };
+  return {
+    values: parsed.values as { [K in keyof F]?: F[K]["type"] extends "boolean" ? boolean : F[K]["multiple"] extends true ? string[] : string },
+    positionals: parsed.positionals,
+  };
 }
 
 const flagName = (name: string, spec: FlagSpec) => `--${name}${spec.type === "string" ? ` ${spec.value ?? "VALUE"}` : ""}`;

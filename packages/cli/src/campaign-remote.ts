@@ -35,18 +35,28 @@ interface Created {
 /** A comma list each of whose items is one of `allowed` ("both"/"all" meaning every one). */
 function listFlag<T extends string>(cmd: string, flag: string, raw: string | undefined, allowed: readonly T[], every: string): T[] | undefined {
   if (raw === undefined || raw === every) return undefined;
-  const items = raw.split(",").map((x) => x.trim()).filter(Boolean);
+  const items = raw
+    .split(",")
+    .map((x) => x.trim())
+    .filter(Boolean);
   const wrong = items.filter((x) => !(allowed as readonly string[]).includes(x));
-  if (!items.length || wrong.length) throw new UsageError(`${cmd}: --${flag} takes ${allowed.join(", ")} (several separated by commas) or ${every}, got "${raw}"`);
+  if (!items.length || wrong.length)
+    throw new UsageError(`${cmd}: --${flag} takes ${allowed.join(", ")} (several separated by commas) or ${every}, got "${raw}"`);
   return [...new Set(items)] as T[];
 }
 
 export async function campaignOnServer(cmd: string, values: RemoteCampaignFlags): Promise<number> {
   // what only a campaign on this machine has: its trials' documents and the ratio it computes are the portal's here
   for (const flag of ["reference", "results", "no-trace"] as const) {
-    if (values[flag] !== undefined) throw new UsageError(`${cmd}: --${flag} is for a campaign on this machine; on a portal the board gives the ratio to node-postgres and keeps the documents`);
+    if (values[flag] !== undefined)
+      throw new UsageError(
+        `${cmd}: --${flag} is for a campaign on this machine; on a portal the board gives the ratio to node-postgres and keeps the documents`,
+      );
   }
-  const systems = (values.targets ?? "").split(",").map((t) => t.trim()).filter(Boolean);
+  const systems = (values.targets ?? "")
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
   if (!systems.length) throw new UsageError(`${cmd}: --targets needs one or more of your systems on the portal, e.g. --targets my-system,node-postgres`);
   const workloads = listFlag<Workload>(cmd, "workload", values.workload, WORKLOADS, "all");
   const distributions = listFlag<Distribution>(cmd, "distribution", values.distribution, DISTRIBUTIONS, "both");
@@ -74,7 +84,9 @@ export async function campaignOnServer(cmd: string, values: RemoteCampaignFlags)
     return 0;
   }
   const rounds = Math.max(...created.runs.map((x) => x.round));
-  process.stdout.write(`campaign ${created.campaignId}: ${created.runs.length} runs in ${rounds} round${rounds === 1 ? "" : "s"} (order seed ${created.orderSeed})\n`);
+  process.stdout.write(
+    `campaign ${created.campaignId}: ${created.runs.length} runs in ${rounds} round${rounds === 1 ? "" : "s"} (order seed ${created.orderSeed})\n`,
+  );
   for (const run of created.runs) process.stdout.write(`  round ${run.round}: ${run.system} ${run.version} ${r.server}/runs/${run.runId}\n`);
   process.stdout.write(`the board ranks the medians as the trials land: ${r.server}/\n`);
   return 0;

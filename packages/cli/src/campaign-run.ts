@@ -77,7 +77,9 @@ export async function campaign(opts: CampaignOptions): Promise<CampaignOutcome> 
   const docs = new Map<string, ResultDocument>();
   let busyRepeated = 0;
   let error: string | undefined;
-  note(`campaign ${campaignId}: ${opts.targets.join(", ")}, ${opts.trials} round${opts.trials === 1 ? "" : "s"} (order seed ${opts.orderSeed}), documents in ${dir}`);
+  note(
+    `campaign ${campaignId}: ${opts.targets.join(", ")}, ${opts.trials} round${opts.trials === 1 ? "" : "s"} (order seed ${opts.orderSeed}), documents in ${dir}`,
+  );
   try {
     for (const { round, order } of rounds) {
       for (const target of order) {
@@ -88,7 +90,18 @@ export async function campaign(opts: CampaignOptions): Promise<CampaignOutcome> 
           docs.set(doc.runId, doc);
           const busy = doc.noise?.busy === true;
           const repeat = repeatBusy(doc, attempt, opts.busyRepeats);
-          trials.push({ target, round, trial: round, attempt, runId: doc.runId, document: relative(dir, file), status: doc.status, counted: !repeat, ...(doc.noise ? { noise: doc.noise } : {}), notes: trialNotes(doc) });
+          trials.push({
+            target,
+            round,
+            trial: round,
+            attempt,
+            runId: doc.runId,
+            document: relative(dir, file),
+            status: doc.status,
+            counted: !repeat,
+            ...(doc.noise ? { noise: doc.noise } : {}),
+            notes: trialNotes(doc),
+          });
           if (busy) note(`campaign: ${target}'s trial was busy: ${doc.noise!.busyBecause.join("; ")}${repeat ? "; once more" : "; counted (no repeats left)"}`);
           if (!repeat) break;
           busyRepeated++;
@@ -114,9 +127,21 @@ export function trialNotes(doc: Pick<ResultDocument, "error" | "cells">): string
 }
 
 /** One trial: a fresh run of the target; a target that did not even start still gets a failed document, tagged. */
-async function oneTrial(opts: CampaignOptions, target: string, dir: string, tag: NonNullable<RunOnceOptions["campaign"]>): Promise<{ doc: ResultDocument; file: string }> {
+async function oneTrial(
+  opts: CampaignOptions,
+  target: string,
+  dir: string,
+  tag: NonNullable<RunOnceOptions["campaign"]>,
+): Promise<{ doc: ResultDocument; file: string }> {
   try {
-    const r = await runOnce({ ...opts.run, target, resultsDir: dir, campaign: tag, ...(opts.nodes !== undefined ? { nodes: opts.nodes } : {}), ...(opts.targetsRoot ? { targetsRoot: opts.targetsRoot } : {}) });
+    const r = await runOnce({
+      ...opts.run,
+      target,
+      resultsDir: dir,
+      campaign: tag,
+      ...(opts.nodes !== undefined ? { nodes: opts.nodes } : {}),
+      ...(opts.targetsRoot ? { targetsRoot: opts.targetsRoot } : {}),
+    });
     if (r.doc && r.file) return { doc: r.doc, file: r.file };
     if (r.file) return { doc: readDocument(r.file), file: r.file };
     throw new Error("the run wrote no result document");
@@ -151,7 +176,15 @@ function readDocument(file: string): ResultDocument {
 /** The campaign document from its trials' documents: the statistics over the counted trials (core campaign-stats.ts). */
 export function campaignDocument(
   opts: Pick<CampaignOptions, "kind" | "targets" | "trials" | "busyRepeats" | "orderSeed" | "reference" | "run" | "targetsRoot">,
-  c: { campaignId: string; startedAt: Date; rounds: CampaignDocument["rounds"]; trials: CampaignTrial[]; docs: Map<string, ResultDocument>; busyRepeated: number; error?: string },
+  c: {
+    campaignId: string;
+    startedAt: Date;
+    rounds: CampaignDocument["rounds"];
+    trials: CampaignTrial[];
+    docs: Map<string, ResultDocument>;
+    busyRepeated: number;
+    error?: string;
+  },
 ): CampaignDocument {
   const counted = c.trials.filter((t) => t.counted);
   const figures: TrialFigures[] = counted.map((t) => {
@@ -161,7 +194,12 @@ export function campaignDocument(
     if (d.status === "completed") for (const cell of d.cells) knees[cellName(cell)] = cell.valid ? (cell.maxThroughput?.sustainableRate ?? null) : null;
     return { target: t.target, round: t.round, busy: t.noise?.busy === true, knees };
   });
-  const statistics = cellStatistics({ targets: opts.targets, cells: opts.run.cells, trials: figures, ...(opts.reference ? { reference: opts.reference } : {}) });
+  const statistics = cellStatistics({
+    targets: opts.targets,
+    cells: opts.run.cells,
+    trials: figures,
+    ...(opts.reference ? { reference: opts.reference } : {}),
+  });
   const first = [...c.docs.values()][0];
   const env = first?.environment;
   const targets = opts.targets.map((name) => {

@@ -9,7 +9,21 @@ import type { CampaignDocument } from "@sfbench/core";
 const num = (x: number | null | undefined, digits = 0) => (x === null || x === undefined || !Number.isFinite(x) ? "-" : x.toFixed(digits));
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? "-" : `${(x * 100).toFixed(1)}%`);
 
-export const CAMPAIGN_HEAD = ["cell", "target", "median", "min", "max", "CV", "95% interval", "within", "n", "invalid", "busy", "tie group", "ratio to reference"];
+export const CAMPAIGN_HEAD = [
+  "cell",
+  "target",
+  "median",
+  "min",
+  "max",
+  "CV",
+  "95% interval",
+  "within",
+  "n",
+  "invalid",
+  "busy",
+  "tie group",
+  "ratio to reference",
+];
 
 export function campaignRows(doc: CampaignDocument): string[][] {
   return doc.statistics.map((s) => {
@@ -47,24 +61,34 @@ const heading = (doc: CampaignDocument) =>
 
 /** The trials that gave no figure for some cell, and why (round, target, attempt). */
 export function trialNotesLines(doc: CampaignDocument): string[] {
-  return doc.trials.flatMap((t) => t.notes.map((n) => `round ${t.round}, ${t.target}${t.attempt > 1 ? ` (attempt ${t.attempt})` : ""}${t.counted ? "" : " (busy, repeated)"}: ${n.split("\n")[0]}`));
+  return doc.trials.flatMap((t) =>
+    t.notes.map(
+      (n) => `round ${t.round}, ${t.target}${t.attempt > 1 ? ` (attempt ${t.attempt})` : ""}${t.counted ? "" : " (busy, repeated)"}: ${n.split("\n")[0]}`,
+    ),
+  );
 }
 
 export function campaignTable(doc: CampaignDocument): string {
   const rows = campaignRows(doc);
   const widths = CAMPAIGN_HEAD.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((v, i) => (i < 2 || i === r.length - 1 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join("  ").trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((v, i) => (i < 2 || i === r.length - 1 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!)))
+      .join("  ")
+      .trimEnd();
   return [heading(doc), line(CAMPAIGN_HEAD), ...rows.map(line), ...trialNotesLines(doc)].join("\n") + "\n";
 }
 
 export function campaignMarkdown(doc: CampaignDocument, link?: string): string {
   const esc = (v: string) => v.replace(/\|/g, "\\|");
-  return [
-    `**${link ? `[${doc.startedAt.slice(0, 10)} ${doc.campaignId.slice(0, 8)}](${link})` : doc.campaignId}**: ${esc(heading(doc).replace(/^campaign \S+ /, ""))}`,
-    "",
-    `| ${CAMPAIGN_HEAD.join(" | ")} |`,
-    `|${CAMPAIGN_HEAD.map((_, i) => (i < 2 ? "---" : "---:")).join("|")}|`,
-    ...campaignRows(doc).map((r) => `| ${r.map(esc).join(" | ")} |`),
-    ...trialNotesLines(doc).map((l, i) => `${i === 0 ? "\n" : ""}- ${l}`),
-  ].join("\n") + "\n";
+  return (
+    [
+      `**${link ? `[${doc.startedAt.slice(0, 10)} ${doc.campaignId.slice(0, 8)}](${link})` : doc.campaignId}**: ${esc(heading(doc).replace(/^campaign \S+ /, ""))}`,
+      "",
+      `| ${CAMPAIGN_HEAD.join(" | ")} |`,
+      `|${CAMPAIGN_HEAD.map((_, i) => (i < 2 ? "---" : "---:")).join("|")}|`,
+      ...campaignRows(doc).map((r) => `| ${r.map(esc).join(" | ")} |`),
+      ...trialNotesLines(doc).map((l, i) => `${i === 0 ? "\n" : ""}- ${l}`),
+    ].join("\n") + "\n"
+  );
 }

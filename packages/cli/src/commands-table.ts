@@ -11,7 +11,14 @@ export type Command = (argv: string[]) => Promise<number>;
 export class RepositoryOnlyError extends Error {}
 
 /** The workspace packages the published CLI leaves out (scripts/build.mjs marks them external). */
-export const REPOSITORY_PACKAGES = ["@sfbench/services", "@sfbench/provider-local", "@sfbench/provider-container", "@sfbench/workloads", "@sfbench/db", "@sfbench/infra-pulumi"] as const;
+export const REPOSITORY_PACKAGES = [
+  "@sfbench/services",
+  "@sfbench/provider-local",
+  "@sfbench/provider-container",
+  "@sfbench/workloads",
+  "@sfbench/db",
+  "@sfbench/infra-pulumi",
+] as const;
 
 const outsideRepository = (e: unknown) =>
   (e as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND" && REPOSITORY_PACKAGES.some((p) => (e as Error).message.includes(`'${p}'`));
@@ -22,13 +29,18 @@ export async function needRepository<T>(what: string, load: () => Promise<T>): P
     return await load();
   } catch (e) {
     if (outsideRepository(e)) {
-      throw new RepositoryOnlyError(`${what} needs a clone of the sfbench repository (it runs the bundled services and targets): run it there, after \`npm run bootstrap\``);
+      throw new RepositoryOnlyError(
+        `${what} needs a clone of the sfbench repository (it runs the bundled services and targets): run it there, after \`npm run bootstrap\``,
+      );
     }
     throw e;
   }
 }
 
-const lazy = (what: string, load: () => Promise<Command>): Command => async (argv) => (await needRepository(what, load))(argv);
+const lazy =
+  (what: string, load: () => Promise<Command>): Command =>
+  async (argv) =>
+    (await needRepository(what, load))(argv);
 
 export const COMMANDS: Record<string, Command> = {
   services: lazy("sfbench services", async () => (await import("./commands/services.ts")).services),
@@ -48,5 +60,8 @@ export const COMMANDS: Record<string, Command> = {
 /** A missing prerequisite or a target that does not start (exit 3); false outside the repository, where neither can happen. */
 export async function isEnvironmentError(e: unknown): Promise<boolean> {
   const [services, local] = await Promise.allSettled([import("@sfbench/services"), import("@sfbench/provider-local")]);
-  return (services.status === "fulfilled" && e instanceof services.value.MissingPrerequisiteError) || (local.status === "fulfilled" && e instanceof local.value.TargetError);
+  return (
+    (services.status === "fulfilled" && e instanceof services.value.MissingPrerequisiteError) ||
+    (local.status === "fulfilled" && e instanceof local.value.TargetError)
+  );
 }

@@ -34,7 +34,11 @@ export async function runKubePlay(o: RunOnceOptions & { target: string }): Promi
     const played = await playRun({
       runId,
       // no tracing: the program would add an in-cluster Kafka for the spans, which has no local stand-in
-      config: { nodes: 1, machineType: MACHINE_TYPE, target: { name: manifest.name, image, port: manifest.port, health: manifest.health, services: manifest.services, tracing: false } },
+      config: {
+        nodes: 1,
+        machineType: MACHINE_TYPE,
+        target: { name: manifest.name, image, port: manifest.port, health: manifest.health, services: manifest.services, tracing: false },
+      },
       hostPorts,
       onProgress: note,
     });
@@ -46,8 +50,24 @@ export async function runKubePlay(o: RunOnceOptions & { target: string }): Promi
     const report = await runConformance(played.url, { micro: microDeclared });
     if (report.failed > 0) {
       for (const r of report.checks.filter((c) => !c.passed)) process.stderr.write(formatFailure(r) + "\n");
-      const message = `${report.failed} of ${report.checks.length} conformance checks failed: ${report.checks.filter((c) => !c.passed).map((c) => c.id).slice(0, 10).join(", ")}`;
-      const file = writeResult(o.resultsDir, failedRunDocument({ target, profile: o.profile, startedAt: new Date(report.startedAt), stage: "verify", message, k6: o.k6, repoRoot: paths.root, rawDir: join(paths.home, "runs") }));
+      const message = `${report.failed} of ${report.checks.length} conformance checks failed: ${report.checks
+        .filter((c) => !c.passed)
+        .map((c) => c.id)
+        .slice(0, 10)
+        .join(", ")}`;
+      const file = writeResult(
+        o.resultsDir,
+        failedRunDocument({
+          target,
+          profile: o.profile,
+          startedAt: new Date(report.startedAt),
+          stage: "verify",
+          message,
+          k6: o.k6,
+          repoRoot: paths.root,
+          rawDir: join(paths.home, "runs"),
+        }),
+      );
       note(`verify failed: no numbers for a non-conformant target; failed run written to ${file}`);
       return { code: 1, file };
     }
@@ -71,14 +91,20 @@ export async function runKubePlay(o: RunOnceOptions & { target: string }): Promi
       rawRoot: join(paths.home, "runs"),
       targetPids: () => control.pids(),
       checkAlive: aliveCheck(() => control.exited()),
-      systemVersion: [`${manifest.system} ${manifest.version}`, `podman kube play of the cluster program (machine type ${MACHINE_TYPE}: ${resources.cpu} CPU, ${resources.memory})`, ...(storage?.postgres?.version ? [`PostgreSQL ${storage.postgres.version} (its pod)`] : [])].join("; "),
+      systemVersion: [
+        `${manifest.system} ${manifest.version}`,
+        `podman kube play of the cluster program (machine type ${MACHINE_TYPE}: ${resources.cpu} CPU, ${resources.memory})`,
+        ...(storage?.postgres?.version ? [`PostgreSQL ${storage.postgres.version} (its pod)`] : []),
+      ].join("; "),
       ...(storage ? { storage } : {}),
       runId,
       onProgress: (e: ProgressEvent) => live.update(e),
     });
     live.done();
     const { summaryTable } = await import("./summary.ts");
-    process.stdout.write(o.json ? JSON.stringify(outcome.doc, null, 2) + "\n" : summaryTable(outcome.doc) + `\nresult: ${outcome.file}\nraw data: ${outcome.doc.rawData.dir}\n`);
+    process.stdout.write(
+      o.json ? JSON.stringify(outcome.doc, null, 2) + "\n" : summaryTable(outcome.doc) + `\nresult: ${outcome.file}\nraw data: ${outcome.doc.rawData.dir}\n`,
+    );
     if (outcome.doc.status === "failed") {
       note(`run failed during ${outcome.doc.error!.stage}: ${outcome.doc.error!.message}`);
       return { code: 1, doc: outcome.doc, file: outcome.file };

@@ -7,10 +7,36 @@
  */
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import { manifestDigest, microOf, type CellChoice, type Experiment, type Profile, type ProgressEvent, type ResultDocument, type RunParameters, type TrialTag } from "@sfbench/core";
+import {
+  manifestDigest,
+  microOf,
+  type CellChoice,
+  type Experiment,
+  type Profile,
+  type ProgressEvent,
+  type ResultDocument,
+  type RunParameters,
+  type TrialTag,
+} from "@sfbench/core";
 import { formatFailure, runConformance } from "@sfbench/conformance";
-import { containerTargetControl, requireImage, startContainerTarget, teardownRun, type ContainerTargetControl, type MachineClass } from "@sfbench/provider-container";
-import { findTarget, localTargetControl, nodeLogs, startTarget, stopTarget, storageFingerprint, type LocalTargetControl, type StartedTarget } from "@sfbench/provider-local";
+import {
+  containerTargetControl,
+  requireImage,
+  startContainerTarget,
+  teardownRun,
+  type ContainerTargetControl,
+  type MachineClass,
+} from "@sfbench/provider-container";
+import {
+  findTarget,
+  localTargetControl,
+  nodeLogs,
+  startTarget,
+  stopTarget,
+  storageFingerprint,
+  type LocalTargetControl,
+  type StartedTarget,
+} from "@sfbench/provider-local";
 import { kafkaBrokers, paths, status, up } from "@sfbench/services";
 import { aliveCheck, failedRunDocument, runBenchmark, writeResult, type MeasuredNodeCount, type ProfileSettings } from "@sfbench/workloads";
 import { readManifest } from "./manifest-file.ts";
@@ -77,17 +103,31 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceOutcome> {
     // scale-up adds a node to a target that runs as nodes: it starts as node 0 of 1
     const asNodes = o.experiment === "scale-up" && manifest.nodes?.elastic === true;
     const nodes = o.nodes ?? (asNodes ? 1 : undefined);
-    const c = await startContainerTarget({ runId, image: o.image, manifest, machine: o.machine!, trace: tracing, onProgress: note, ...(nodes !== undefined ? { nodes } : {}) });
+    const c = await startContainerTarget({
+      runId,
+      image: o.image,
+      manifest,
+      machine: o.machine!,
+      trace: tracing,
+      onProgress: note,
+      ...(nodes !== undefined ? { nodes } : {}),
+    });
     const cc = await containerTargetControl(c, manifest, { onProgress: note });
     control = cc;
     baseUrl = c.url;
-    note(`${manifest.name} is up at ${baseUrl} from ${o.image} (${o.machine!.cpus} CPU, ${Math.round(o.machine!.memoryBytes / 2 ** 20)} MiB)${tracing ? " (tracing: span lines from the container's output, shipped through Kafka)" : ""}`);
+    note(
+      `${manifest.name} is up at ${baseUrl} from ${o.image} (${o.machine!.cpus} CPU, ${Math.round(o.machine!.memoryBytes / 2 ** 20)} MiB)${tracing ? " (tracing: span lines from the container's output, shipped through Kafka)" : ""}`,
+    );
     if (tracing) trace = { logFile: c.nodes[0]!.log, logFiles: () => cc.logs(), brokers: kafkaBrokers() };
     pids = () => cc.pids();
     storage = storageFingerprint(c);
     microDeclared = manifest.micro === true;
     auditReadsPerSecond = manifest.audit?.readsPerSecond;
-    systemVersion = [`${manifest.system} ${manifest.version}`, `image ${o.image} (${o.machine!.name})`, ...(c.postgres ? [`PostgreSQL ${c.postgres.settings.version}`] : [])].join("; ");
+    systemVersion = [
+      `${manifest.system} ${manifest.version}`,
+      `image ${o.image} (${o.machine!.name})`,
+      ...(c.postgres ? [`PostgreSQL ${c.postgres.settings.version}`] : []),
+    ].join("; ");
   } else if (o.target) {
     const { manifest } = findTarget(o.target, o.targetsRoot);
     target = { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: manifestDigest(manifest) };
@@ -95,7 +135,12 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceOutcome> {
     // scale-up adds a node to a target that runs as nodes: it starts as node 0 of 1
     const asNodes = o.experiment === "scale-up" && manifest.nodes?.elastic === true;
     const startNodes = o.nodes ?? (asNodes ? 1 : undefined);
-    started = await startTarget(o.target, { onProgress: note, trace: tracing, ...(o.targetsRoot ? { targetsRoot: o.targetsRoot } : {}), ...(startNodes !== undefined ? { nodes: startNodes } : {}) });
+    started = await startTarget(o.target, {
+      onProgress: note,
+      trace: tracing,
+      ...(o.targetsRoot ? { targetsRoot: o.targetsRoot } : {}),
+      ...(startNodes !== undefined ? { nodes: startNodes } : {}),
+    });
     control = localTargetControl(started, { onProgress: note });
     baseUrl = started.url;
     note(`${o.target} is up at ${baseUrl}${tracing ? " (tracing: span lines to its log, shipped through Kafka)" : ""}`);
@@ -121,7 +166,12 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceOutcome> {
   } else {
     baseUrl = o.url!;
     microDeclared = microOf(o.chosen) && (await answers(`${baseUrl}/micro/empty`));
-    target = { name: new URL(baseUrl).host.replace(/[^a-z0-9-]/gi, "-").toLowerCase(), version: "0.0.0", system: `target at ${baseUrl}`, manifestDigest: `sha256:${"0".repeat(64)}` };
+    target = {
+      name: new URL(baseUrl).host.replace(/[^a-z0-9-]/gi, "-").toLowerCase(),
+      version: "0.0.0",
+      system: `target at ${baseUrl}`,
+      manifestDigest: `sha256:${"0".repeat(64)}`,
+    };
   }
   const checkAlive = aliveCheck(() => control?.exited());
 
@@ -131,8 +181,24 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceOutcome> {
     const report = await runConformance(baseUrl, { micro: microDeclared });
     if (report.failed > 0) {
       for (const r of report.checks.filter((c) => !c.passed)) process.stderr.write(formatFailure(r) + "\n");
-      const message = `${report.failed} of ${report.checks.length} conformance checks failed: ${report.checks.filter((c) => !c.passed).map((c) => c.id).slice(0, 10).join(", ")}`;
-      const file = writeResult(o.resultsDir, { ...failedRunDocument({ target, profile: o.profile, startedAt: new Date(report.startedAt), stage: "verify", message, k6: o.k6, repoRoot: paths.root, rawDir: join(paths.home, "runs") }), ...(o.campaign ? { campaign: o.campaign } : {}) });
+      const message = `${report.failed} of ${report.checks.length} conformance checks failed: ${report.checks
+        .filter((c) => !c.passed)
+        .map((c) => c.id)
+        .slice(0, 10)
+        .join(", ")}`;
+      const file = writeResult(o.resultsDir, {
+        ...failedRunDocument({
+          target,
+          profile: o.profile,
+          startedAt: new Date(report.startedAt),
+          stage: "verify",
+          message,
+          k6: o.k6,
+          repoRoot: paths.root,
+          rawDir: join(paths.home, "runs"),
+        }),
+        ...(o.campaign ? { campaign: o.campaign } : {}),
+      });
       note(`verify failed: no numbers for a non-conformant target; failed run written to ${file}`);
       return { code: 1, file };
     }
@@ -168,7 +234,9 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceOutcome> {
       onProgress: (e: ProgressEvent) => live.update(e),
     });
     live.done();
-    process.stdout.write(o.json ? JSON.stringify(outcome.doc, null, 2) + "\n" : summaryTable(outcome.doc) + `\nresult: ${outcome.file}\nraw data: ${outcome.doc.rawData.dir}\n`);
+    process.stdout.write(
+      o.json ? JSON.stringify(outcome.doc, null, 2) + "\n" : summaryTable(outcome.doc) + `\nresult: ${outcome.file}\nraw data: ${outcome.doc.rawData.dir}\n`,
+    );
     if (outcome.doc.status === "failed") {
       note(`run failed during ${outcome.doc.error!.stage}: ${outcome.doc.error!.message}`);
       return { code: 1, doc: outcome.doc, file: outcome.file };

@@ -5,7 +5,22 @@ const f = (x: number | null | undefined, digits = 1) => (x === null || x === und
 
 export function summaryTable(doc: ResultDocument): string {
   // rates count checkouts (checkout, contention) or queries (analytics) per second, as docs/spec.md section 5 defines them
-  const head = ["cell", "counts", "sustainable/s", "knee +-", "peak/s", "stable/s", "achieved/s", "p50 ms", "p99 ms", "errors", "core-s/1000", "anomalies", "ranked", "valid"];
+  const head = [
+    "cell",
+    "counts",
+    "sustainable/s",
+    "knee +-",
+    "peak/s",
+    "stable/s",
+    "achieved/s",
+    "p50 ms",
+    "p99 ms",
+    "errors",
+    "core-s/1000",
+    "anomalies",
+    "ranked",
+    "valid",
+  ];
   const rows = doc.cells.map((c) => [
     `${c.workload}/${c.distribution}`,
     c.workload === "analytics" ? "queries" : "checkouts",
@@ -25,7 +40,9 @@ export function summaryTable(doc: ResultDocument): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (i === head.length - 1 ? 5 : r[i]!.length))));
   const line = (r: string[]) => r.map((v, i) => (i === 0 || i === r.length - 1 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join("  ");
   const title = `${doc.target.name} ${doc.target.version}, profile ${doc.profile}, ${doc.status}${doc.error ? ` during ${doc.error.stage}: ${doc.error.message}` : ""}`;
-  return [title, ...(doc.cells.length ? [line(head), ...rows.map(line)] : []), ...breakdownLines(doc), ...resilienceLines(doc), ...microLines(doc)].join("\n") + "\n";
+  return (
+    [title, ...(doc.cells.length ? [line(head), ...rows.map(line)] : []), ...breakdownLines(doc), ...resilienceLines(doc), ...microLines(doc)].join("\n") + "\n"
+  );
 }
 
 /** The resilience experiments (issue 13): per cell the fault or scale-up phase, per run recovery vs state size, and what is not supported. */
@@ -48,13 +65,21 @@ export function resilienceLines(doc: ResultDocument): string[] {
   }
   const r = doc.resilience;
   for (const p of r?.recovery?.points ?? []) {
-    lines.push(`recovery with ${p.products} products, ${p.users} users: health after ${sec(p.healthAfterS)}, first checkout after ${sec(p.firstCheckoutAfterS)}; ${p.missing} of ${p.checked} read back missing, ${p.changed} changed${p.failure ? ` (${p.failure})` : ""}`);
+    lines.push(
+      `recovery with ${p.products} products, ${p.users} users: health after ${sec(p.healthAfterS)}, first checkout after ${sec(p.firstCheckoutAfterS)}; ${p.missing} of ${p.checked} read back missing, ${p.changed} changed${p.failure ? ` (${p.failure})` : ""}`,
+    );
   }
   const s = r?.scalability;
   if (s) {
-    lines.push(`scalability (${s.environment}, ${s.routing === "balancer" ? "sfbench's balancer" : "the target's own routing"}): nodes, peak/s, sustainable/s, speedup, efficiency`);
-    for (const p of s.points) lines.push(`  ${String(p.nodes).padStart(3)}  ${p.maxThroughput.toFixed(1).padStart(8)}  ${(p.sustainableRate?.toFixed(0) ?? "none").padStart(6)}  ${p.speedup.toFixed(2).padStart(5)}x  ${(p.efficiency * 100).toFixed(0).padStart(4)}%`);
-    if (s.environment === "local") lines.push("  (local: the nodes share this machine's cores, so the speedup says how the system uses them, not how it scales across machines)");
+    lines.push(
+      `scalability (${s.environment}, ${s.routing === "balancer" ? "sfbench's balancer" : "the target's own routing"}): nodes, peak/s, sustainable/s, speedup, efficiency`,
+    );
+    for (const p of s.points)
+      lines.push(
+        `  ${String(p.nodes).padStart(3)}  ${p.maxThroughput.toFixed(1).padStart(8)}  ${(p.sustainableRate?.toFixed(0) ?? "none").padStart(6)}  ${p.speedup.toFixed(2).padStart(5)}x  ${(p.efficiency * 100).toFixed(0).padStart(4)}%`,
+      );
+    if (s.environment === "local")
+      lines.push("  (local: the nodes share this machine's cores, so the speedup says how the system uses them, not how it scales across machines)");
   }
   for (const u of r?.unsupported ?? []) lines.push(`${u.experiment}: not supported (${u.reason})`);
   return lines;
@@ -68,15 +93,25 @@ export function microLines(doc: ResultDocument): string[] {
   const ms = (v: number) => (v < 0.1 ? `${(v * 1000).toFixed(1)} us` : `${v.toFixed(2)} ms`);
   const lines = ["micro: invocation overhead (p50: end to end = in handler + overhead)"];
   for (const o of m.overhead) {
-    const params = Object.entries(o.parameters).map(([k, v]) => `${k}=${v}`).join(" ");
-    lines.push(`  ${`${o.route}${params ? ` ${params}` : ""}`.padEnd(16)} at ${String(o.offeredRate).padStart(5)}/s: ${ms(o.latencyMs.p50)} = ${ms(o.handlerMs.p50)} + ${ms(o.overheadMs.p50)}  (p99 ${ms(o.latencyMs.p99)}, ${o.errors} errors)`);
+    const params = Object.entries(o.parameters)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(" ");
+    lines.push(
+      `  ${`${o.route}${params ? ` ${params}` : ""}`.padEnd(16)} at ${String(o.offeredRate).padStart(5)}/s: ${ms(o.latencyMs.p50)} = ${ms(o.handlerMs.p50)} + ${ms(o.overheadMs.p50)}  (p99 ${ms(o.latencyMs.p99)}, ${o.errors} errors)`,
+    );
   }
   const k = m.emptyMaxRate;
-  lines.push(`  empty: highest sustainable rate ${k.sustainableRate ?? "none"}/s${k.resolution !== null ? ` (knee +-${(k.resolution * 100).toFixed(0)}%)` : " (not bracketed)"}`);
+  lines.push(
+    `  empty: highest sustainable rate ${k.sustainableRate ?? "none"}/s${k.resolution !== null ? ` (knee +-${(k.resolution * 100).toFixed(0)}%)` : " (not bracketed)"}`,
+  );
   const ns = (v: number | null) => (v === null ? "> 5 s" : v >= 1e6 ? `${(v / 1e6).toFixed(v >= 1e7 ? 0 : 1)} ms` : `${(v / 1e3).toFixed(0)} us`);
-  for (const p of m.pingpong) lines.push(`  ping-pong ${p.pairs} pairs, ${p.bytes} B: ${p.messagesPerS.toFixed(0)} round trips/s, rtt p50 <= ${ns(p.rttNs.p50)}, p99 <= ${ns(p.rttNs.p99)}`);
+  for (const p of m.pingpong)
+    lines.push(
+      `  ping-pong ${p.pairs} pairs, ${p.bytes} B: ${p.messagesPerS.toFixed(0)} round trips/s, rtt p50 <= ${ns(p.rttNs.p50)}, p99 <= ${ns(p.rttNs.p99)}`,
+    );
   for (const d of m.divide) lines.push(`  divide ${d.items} items, fan-out ${d.fanout}: ${(d.totalNs / 1e6).toFixed(1)} ms over ${d.entities} entities`);
-  for (const b of m.big) lines.push(`  big ${b.entities} entities: ${b.messagesPerS.toFixed(0)} messages/s (${b.messages} messages in ${(b.totalNs / 1e6).toFixed(1)} ms)`);
+  for (const b of m.big)
+    lines.push(`  big ${b.entities} entities: ${b.messagesPerS.toFixed(0)} messages/s (${b.messages} messages in ${(b.totalNs / 1e6).toFixed(1)} ms)`);
   for (const n of m.notes) lines.push(`  note: ${n}`);
   return lines;
 }

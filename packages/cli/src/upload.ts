@@ -40,7 +40,12 @@ export async function upload(r: Remote, kind: UploadKind, file: string): Promise
   if (res.status === 401) throw r.token ? badTokenError(r) : noTokenError(r);
   const body = (await res.json().catch(() => undefined)) as (Uploaded & { error?: { message: string; field: string } }) | undefined;
   if (!body) throw new ApiError(`${r.server} answered ${res.status} without JSON to the ${kind} upload: is it an sfbench portal?`, res.status);
-  if (!res.ok) throw new ApiError(body.error?.message ?? `the ${kind} upload failed with HTTP ${res.status}`, res.status, body.error ? { [body.error.field]: [body.error.message] } : null);
+  if (!res.ok)
+    throw new ApiError(
+      body.error?.message ?? `the ${kind} upload failed with HTTP ${res.status}`,
+      res.status,
+      body.error ? { [body.error.field]: [body.error.message] } : null,
+    );
   return body;
 }
 
@@ -49,7 +54,10 @@ export async function packSources(manifestFile: string, manifest: TargetManifest
   const dir = resolve(manifestFile, "..");
   const { app, gateway } = await locFiles(dir, manifest);
   const names = [...app, ...gateway].map((f) => relative(dir, f));
-  if (!names.length) throw new UsageError(`sfbench submit: the loc globs of ${manifestFile} select no file (app: ${manifest.loc.app.join(", ")}); sfbench counts the lines of code from them`);
+  if (!names.length)
+    throw new UsageError(
+      `sfbench submit: the loc globs of ${manifestFile} select no file (app: ${manifest.loc.app.join(", ")}); sfbench counts the lines of code from them`,
+    );
   const scratch = mkdtempSync(join(tmpdir(), "sfbench-submit-"));
   const list = join(scratch, "files.txt");
   const file = join(scratch, "source.tar.gz");

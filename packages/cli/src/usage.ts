@@ -18,22 +18,37 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   "sfbench target down": { summary: "stop a bundled target", example: "sfbench target down node-postgres" },
   "sfbench target list": { summary: "the bundled targets and whether they run", example: "sfbench target list" },
   "sfbench target build": { summary: "compile what bundled targets need (cached under .sfbench/build)", example: "sfbench target build protoactor-go" },
-  "sfbench image build": { summary: "build bundled targets' OCI images offline with podman, on local base images (cached)", example: "sfbench image build node-postgres" },
+  "sfbench image build": {
+    summary: "build bundled targets' OCI images offline with podman, on local base images (cached)",
+    example: "sfbench image build node-postgres",
+  },
   "sfbench verify": { summary: "run the conformance suite against a target", example: "sfbench verify --url http://127.0.0.1:8080" },
-  "sfbench run": { summary: "verify, then measure a target and print the summary table", example: "sfbench run --target node-postgres --workload checkout --profile quick" },
+  "sfbench run": {
+    summary: "verify, then measure a target and print the summary table",
+    example: "sfbench run --target node-postgres --workload checkout --profile quick",
+  },
   "sfbench campaign": {
     summary: "several bundled targets in randomised interleaved rounds: per target the median knee of N trials, its 95% interval, the ratio to a reference",
     example: "sfbench campaign --targets node-postgres,restate --trials 3 --reference node-postgres",
   },
   "sfbench manifest check": { summary: "validate a target.json with the portal's schema", example: "sfbench manifest check target.json" },
-  "sfbench loc": { summary: "lines of code per language, app and gateway, counted by cloc over the manifest's loc globs", example: "sfbench loc --manifest target.json" },
-  "sfbench login": { summary: "store an API token (from the portal's tokens page) for a portal", example: "sfbench login --server https://sfbench.example --token sfb_..." },
+  "sfbench loc": {
+    summary: "lines of code per language, app and gateway, counted by cloc over the manifest's loc globs",
+    example: "sfbench loc --manifest target.json",
+  },
+  "sfbench login": {
+    summary: "store an API token (from the portal's tokens page) for a portal",
+    example: "sfbench login --server https://sfbench.example --token sfb_...",
+  },
   "sfbench submit": {
     summary: "submit a target to a portal (with its source files, from which sfbench counts the lines of code, and its image archive) and print the run's URL",
     example: "sfbench submit --manifest target.json --image-archive image.tar --wait",
   },
   "sfbench status": { summary: "where a submitted run is", example: "sfbench status http://127.0.0.1:3000/runs/<id>" },
-  "sfbench results": { summary: "a system's runs on a portal and its latest numbers (`sfbench results import` loads documents into the database)", example: "sfbench results node-postgres --json" },
+  "sfbench results": {
+    summary: "a system's runs on a portal and its latest numbers (`sfbench results import` loads documents into the database)",
+    example: "sfbench results node-postgres --json",
+  },
   "sfbench results import": { summary: "load result documents into the portal's database, idempotent by run id", example: "sfbench results import results/" },
 };
 

@@ -21,8 +21,11 @@ describe("a campaign's trials", () => {
   });
 
   it("says why a trial gives no figure: the run's error, or each invalid cell's reason", () => {
-    expect(trialNotes({ error: { stage: "verify", message: "1 of 176 conformance checks failed" }, cells: [] })).toEqual(["verify: 1 of 176 conformance checks failed"]);
-    const cell = (valid: boolean, invalidReason?: string) => ({ workload: "checkout", distribution: "uniform", valid, ...(invalidReason ? { invalidReason } : {}) }) as Cell;
+    expect(trialNotes({ error: { stage: "verify", message: "1 of 176 conformance checks failed" }, cells: [] })).toEqual([
+      "verify: 1 of 176 conformance checks failed",
+    ]);
+    const cell = (valid: boolean, invalidReason?: string) =>
+      ({ workload: "checkout", distribution: "uniform", valid, ...(invalidReason ? { invalidReason } : {}) }) as Cell;
     expect(trialNotes({ cells: [cell(false, "the generator saturated")] })).toEqual(["checkout/uniform: the generator saturated"]);
     expect(trialNotes({ cells: [cell(true)] })).toEqual([]);
   });

@@ -80,7 +80,16 @@ describe("sfbench campaign over two targets, two rounds", () => {
     const doc: CampaignDocument = outcome.doc;
     expect(parseCampaign(JSON.parse(readFileSync(outcome.file, "utf8"))).ok).toBe(true);
     expect(outcome.file).toMatch(/\/campaigns\/\d{8}-\d{6}-[0-9a-f]{8}\/campaign\.json$/);
-    expect(doc).toMatchObject({ kind: "campaign", status: "completed", profile: "quick", orderSeed: 11, trialsPerTarget: 2, reference: "campaign-a", busyRepeats: 0, busyRepeated: 0 });
+    expect(doc).toMatchObject({
+      kind: "campaign",
+      status: "completed",
+      profile: "quick",
+      orderSeed: 11,
+      trialsPerTarget: 2,
+      reference: "campaign-a",
+      busyRepeats: 0,
+      busyRepeated: 0,
+    });
     expect(doc.rounds.map((r) => r.round)).toEqual([1, 2]);
     for (const r of doc.rounds) expect([...r.order].sort()).toEqual(TARGETS);
     // the trials ran in the order the rounds say

@@ -24,7 +24,19 @@ const PATH = [
   { status: "running", stage: "load", progress: 60 },
 ] as const;
 
-const cell = { workload: "checkout", distribution: "zipf", valid: true, maxThroughput: { sustainableRate: 480, maxMovingAvg10s: 455.5, knee: { stoppedBecause: "resolution-reached", firstUnsustainableRate: 509, resolution: 0.06, targetResolution: 0.1 } }, stable: { offeredRate: 384, achievedRate: 383.2, errorRate: 0, latency: { p50: 2.25, p99: 9.5 } }, cost: { coreSecondsPer1000: 1.75 }, anomalies: { total: 0 } };
+const cell = {
+  workload: "checkout",
+  distribution: "zipf",
+  valid: true,
+  maxThroughput: {
+    sustainableRate: 480,
+    maxMovingAvg10s: 455.5,
+    knee: { stoppedBecause: "resolution-reached", firstUnsustainableRate: 509, resolution: 0.06, targetResolution: 0.1 },
+  },
+  stable: { offeredRate: 384, achievedRate: 383.2, errorRate: 0, latency: { p50: 2.25, p99: 9.5 } },
+  cost: { coreSecondsPer1000: 1.75 },
+  anomalies: { total: 0 },
+};
 
 const errorOf = (ending: Ending) => (ending === "failed" ? "the target exited with code 1" : "interrupted during load: the worker was stopped (SIGTERM)");
 
@@ -36,7 +48,13 @@ function document(id: string, ending: Ending) {
 /** A portal stand-in: tokens sfb_completes, sfb_fails, sfb_interrupted are valid and choose how the run ends. */
 const VALID_TOKENS = ["sfb_completes", "sfb_fails", "sfb_interrupted"];
 
-export function startPortal(): Promise<{ url: string; runs: Map<string, FakeRun>; uploads: Map<string, { kind: string; size: number }>; submitted: Record<string, unknown>[]; close: () => Promise<void> }> {
+export function startPortal(): Promise<{
+  url: string;
+  runs: Map<string, FakeRun>;
+  uploads: Map<string, { kind: string; size: number }>;
+  submitted: Record<string, unknown>[];
+  close: () => Promise<void>;
+}> {
   const runs = new Map<string, FakeRun>();
   const uploads = new Map<string, { kind: string; size: number }>();
   const submitted: Record<string, unknown>[] = [];
@@ -47,7 +65,8 @@ export function startPortal(): Promise<{ url: string; runs: Map<string, FakeRun>
     const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "")?.[1];
     const kind = /^\/api\/uploads\/([a-z-]+)$/.exec(url.pathname)?.[1];
     if (kind) {
-      if (!token || !VALID_TOKENS.includes(token)) return send(401, { error: { message: "sign in (or send Authorization: Bearer <API token>) to upload", field: "authorization" } });
+      if (!token || !VALID_TOKENS.includes(token))
+        return send(401, { error: { message: "sign in (or send Authorization: Bearer <API token>) to upload", field: "authorization" } });
       let size = 0;
       req.on("data", (d: Buffer) => (size += d.length));
       req.on("end", () => {
@@ -65,7 +84,8 @@ export function startPortal(): Promise<{ url: string; runs: Map<string, FakeRun>
       req.on("data", (d: Buffer) => (body += d));
       req.on("end", () => submitted.push(JSON.parse(body) as Record<string, unknown>));
       const ending = token?.replace(/^sfb_/, "");
-      if (ending !== "completes" && ending !== "fails" && ending !== "interrupted") return error(401, "sign in (or send Authorization: Bearer <API token>) to do this");
+      if (ending !== "completes" && ending !== "fails" && ending !== "interrupted")
+        return error(401, "sign in (or send Authorization: Bearer <API token>) to do this");
       const runId = randomUUID();
       runs.set(runId, { ending: ending === "completes" ? "completed" : ending === "fails" ? "failed" : "interrupted", polls: 0 });
       return send(200, { result: { data: { runId, systemSlug: "node-postgres" } } });
@@ -74,7 +94,13 @@ export function startPortal(): Promise<{ url: string; runs: Map<string, FakeRun>
     if (!run) return error(404, `no run ${input.id}`);
     if (procedure === "runs.progress") {
       const step = PATH[run.polls++];
-      const finished = { status: run.ending, stage: null, progress: 100, errorStage: run.ending === "completed" ? null : "load", errorMessage: run.ending === "completed" ? null : errorOf(run.ending) };
+      const finished = {
+        status: run.ending,
+        stage: null,
+        progress: 100,
+        errorStage: run.ending === "completed" ? null : "load",
+        errorMessage: run.ending === "completed" ? null : errorOf(run.ending),
+      };
       return send(200, { result: { data: { id: input.id, errorStage: null, errorMessage: null, ...(step ?? finished) } } });
     }
     if (procedure === "runs.byId") return send(200, { result: { data: { id: input.id, document: document(input.id!, run.ending) } } });
@@ -87,4 +113,3 @@ export function startPortal(): Promise<{ url: string; runs: Map<string, FakeRun>
     });
   });
 }
-

@@ -39,7 +39,15 @@ function sfbench(args: string[]): Promise<CliResult> {
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), "sfbench-first-use-"));
-  for (const file of ["package.json", "prisma.config.ts", "prisma/schema.prisma", "packages/db/scripts/generate.mjs", "packages/db/scripts/no-schema-engine.sh", "packages/cli/bin/sfbench.mjs"]) copy(file);
+  for (const file of [
+    "package.json",
+    "prisma.config.ts",
+    "prisma/schema.prisma",
+    "packages/db/scripts/generate.mjs",
+    "packages/db/scripts/no-schema-engine.sh",
+    "packages/cli/bin/sfbench.mjs",
+  ])
+    copy(file);
   symlinkSync(join(REPO, "node_modules"), join(root, "node_modules"));
   symlinkSync(join(REPO, "packages/cli/src"), join(root, "packages/cli/src"));
 });

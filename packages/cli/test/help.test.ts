@@ -13,7 +13,6 @@ const flagsInHelp = (help: string) =>
     .filter((l) => /^ {2}--/.test(l) && !l.startsWith("  --help"))
     .map((l) => l.trim().split(/\s/)[0]!);
 
-
 describe("sfbench <command> --help", () => {
   it.each(Object.keys(COMMAND_HELP))("%s --help and -h print the usage, the flags and an example", async (command) => {
     const words = command.split(" ").slice(1);

@@ -17,7 +17,10 @@ describe("sfbench image and run --image usage", () => {
     [["run", "--image", "localhost/x:1", "--url", "http://127.0.0.1:1"], /give exactly one of --url URL, --target NAME or --image REF/],
     [["run", "--target", "node-postgres", "--cpus", "1"], /--manifest, --cpus and --memory go with --image REF/],
     // an image runs as up to the manifest's nodes.max containers behind sfbench's balancer
-    [["run", "--image", "localhost/x:1", "--target", "node-postgres", "--nodes", "9"], /--nodes: 9 is not a node count node-postgres supports \(allowed: 1 to 4\)/],
+    [
+      ["run", "--image", "localhost/x:1", "--target", "node-postgres", "--nodes", "9"],
+      /--nodes: 9 is not a node count node-postgres supports \(allowed: 1 to 4\)/,
+    ],
     [["run", "--image", "localhost/x:1", "--target", "node-postgres", "--cpus", "0"], /--cpus: 0 is not a CPU quota/],
     [["run", "--image", "localhost/x:1", "--target", "node-postgres", "--memory", "lots"], /--memory: lots is not a memory limit/],
   ])("sfbench %j exits 2 with a one-line message", async (args, message) => {

@@ -24,7 +24,12 @@ let target: MemoryTarget;
 
 /** `npx sfbench ...` in the team's folder, with none of the workspace's environment that would point back into it. */
 async function npx(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { PATH: process.env.PATH!, HOME: home, SFBENCH_CONFIG_DIR: join(home, "config"), npm_config_cache: process.env.npm_config_cache ?? join(process.env.HOME ?? home, ".npm") };
+  const env = {
+    PATH: process.env.PATH!,
+    HOME: home,
+    SFBENCH_CONFIG_DIR: join(home, "config"),
+    npm_config_cache: process.env.npm_config_cache ?? join(process.env.HOME ?? home, ".npm"),
+  };
   try {
     const { stdout, stderr } = await run("npx", ["--no-install", "sfbench", ...args], { cwd: team, env, maxBuffer: 16 << 20 });
     return { code: 0, stdout, stderr };
@@ -45,7 +50,13 @@ beforeAll(async () => {
   await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball], { cwd: team, maxBuffer: 16 << 20 });
 
   const manifest = JSON.parse(readFileSync(new URL("../../targets/node-postgres/target.json", import.meta.url), "utf8")) as Record<string, unknown>;
-  Object.assign(manifest, { name: "my-system", system: "My System", version: "1.0.0", image: "localhost/my-system:1.0.0", loc: { app: ["src/**/*.ts"], gateway: ["gateway/**/*.ts"] } });
+  Object.assign(manifest, {
+    name: "my-system",
+    system: "My System",
+    version: "1.0.0",
+    image: "localhost/my-system:1.0.0",
+    loc: { app: ["src/**/*.ts"], gateway: ["gateway/**/*.ts"] },
+  });
   delete manifest.local;
   delete manifest.build;
   writeFileSync(join(team, "target.json"), JSON.stringify(manifest, null, 2));
@@ -62,7 +73,10 @@ afterAll(async () => {
 
 describe("the packed CLI, installed outside the workspace", () => {
   it("holds only the bin, the bundle and its package.json, and depends on nothing of the workspace", async () => {
-    const installed = JSON.parse(readFileSync(join(team, "node_modules", "sfbench", "package.json"), "utf8")) as { dependencies: Record<string, string>; private?: boolean };
+    const installed = JSON.parse(readFileSync(join(team, "node_modules", "sfbench", "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+      private?: boolean;
+    };
     expect(installed.private).toBeUndefined();
     expect(Object.keys(installed.dependencies)).toEqual(["cloc"]);
     const { stdout } = await run("ls", [join(team, "node_modules", "sfbench")]);
@@ -93,12 +107,17 @@ describe("the packed CLI, installed outside the workspace", () => {
     expect(r.stdout).toMatch(/\d+ passed, 0 failed/);
   });
 
-  it.each([["services", "up"], ["target", "list"], ["run", "--target", "node-postgres"], ["verify", "--target", "node-postgres"], ["results", "import", "results"]])(
-    "sfbench %s %s says it needs a clone of the repository, exit 3",
-    async (...args: string[]) => {
-      const r = await npx(args);
-      expect(r.code).toBe(3);
-      expect(r.stderr.trim()).toMatch(/^error: sfbench \S+( \S+)? needs a clone of the sfbench repository \(it runs the bundled services and targets\): run it there, after `npm run bootstrap`$/);
-    },
-  );
+  it.each([
+    ["services", "up"],
+    ["target", "list"],
+    ["run", "--target", "node-postgres"],
+    ["verify", "--target", "node-postgres"],
+    ["results", "import", "results"],
+  ])("sfbench %s %s says it needs a clone of the repository, exit 3", async (...args: string[]) => {
+    const r = await npx(args);
+    expect(r.code).toBe(3);
+    expect(r.stderr.trim()).toMatch(
+      /^error: sfbench \S+( \S+)? needs a clone of the sfbench repository \(it runs the bundled services and targets\): run it there, after `npm run bootstrap`$/,
+    );
+  });
 });

@@ -19,7 +19,12 @@ const MANIFEST = new URL("../../targets/node-postgres/target.json", import.meta.
 
 let portal: Awaited<ReturnType<typeof startPortal>>;
 // no stored credentials from the developer's machine
-const env = (extra: Record<string, string> = {}) => ({ SFBENCH_CONFIG_DIR: mkdtempSync(join(tmpdir(), "sfbench-config-")), SFBENCH_TOKEN: undefined, SFBENCH_SERVER: undefined, ...extra });
+const env = (extra: Record<string, string> = {}) => ({
+  SFBENCH_CONFIG_DIR: mkdtempSync(join(tmpdir(), "sfbench-config-")),
+  SFBENCH_TOKEN: undefined,
+  SFBENCH_SERVER: undefined,
+  ...extra,
+});
 const submit = (token: string | undefined, ...flags: string[]) =>
   sfbench(["submit", "--manifest", MANIFEST, "--server", portal.url, ...flags], env(token ? { SFBENCH_TOKEN: token } : {}));
 
@@ -32,13 +37,17 @@ describe("tokens", () => {
   it("no token: exit 4, says there is none and how to get one", async () => {
     const r = await submit(undefined);
     expect(r.code).toBe(4);
-    expect(r.stderr.trim().split("\n").at(-1)).toBe(`error: no API token for ${portal.url}: create one on ${portal.url}/tokens and store it with \`sfbench login --server ${portal.url}\` (or set SFBENCH_TOKEN)`);
+    expect(r.stderr.trim().split("\n").at(-1)).toBe(
+      `error: no API token for ${portal.url}: create one on ${portal.url}/tokens and store it with \`sfbench login --server ${portal.url}\` (or set SFBENCH_TOKEN)`,
+    );
   });
 
   it("a bad token: exit 4, and a different message that names where the token came from", async () => {
     const r = await submit("sfb_revoked");
     expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(new RegExp(`refused by ${portal.url} \\(401\\):\\n${portal.url} does not accept the API token from SFBENCH_TOKEN \\(unknown, revoked or mistyped\\)`));
+    expect(r.stderr).toMatch(
+      new RegExp(`refused by ${portal.url} \\(401\\):\\n${portal.url} does not accept the API token from SFBENCH_TOKEN \\(unknown, revoked or mistyped\\)`),
+    );
     expect(r.stderr).not.toMatch(/no API token/);
     expect(portal.runs.size).toBe(0);
   });
@@ -64,7 +73,9 @@ describe("submit uploads", () => {
   it("a missing --image-archive file: exit 2 naming the flag", async () => {
     const r = await submit("sfb_completes", "--image-archive", "/nonexistent/image.tar");
     expect(r.code).toBe(2);
-    expect(r.stderr.trim()).toBe("error: sfbench submit: --image-archive /nonexistent/image.tar: no such file (write one with podman save -o image.tar <image>)");
+    expect(r.stderr.trim()).toBe(
+      "error: sfbench submit: --image-archive /nonexistent/image.tar: no such file (write one with podman save -o image.tar <image>)",
+    );
   });
 });
 
@@ -116,7 +127,10 @@ describe("status", () => {
   it.each([
     [["status", "not-a-run"], /<run> must be a run id \(a UUID\) or a run URL like http:\/\/127\.0\.0\.1:3000\/runs\/<id>, got "not-a-run"/],
     [["status", "http://127.0.0.1:3000/systems/node-postgres"], /<run> must be a run id \(a UUID\) or a run URL/],
-    [["status", `http://127.0.0.1:3000/runs/${randomUUID()}`, "--server", "http://127.0.0.1:4000"], /the run URL is on http:\/\/127\.0\.0\.1:3000 but --server is http:\/\/127\.0\.0\.1:4000; give one of them/],
+    [
+      ["status", `http://127.0.0.1:3000/runs/${randomUUID()}`, "--server", "http://127.0.0.1:4000"],
+      /the run URL is on http:\/\/127\.0\.0\.1:3000 but --server is http:\/\/127\.0\.0\.1:4000; give one of them/,
+    ],
     [["status"], /missing <run>: give a run id/],
   ])("sfbench %j exits 2 naming what is allowed", async (args, message) => {
     const r = await sfbench(args, env());
@@ -138,11 +152,21 @@ describe("status", () => {
 });
 
 describe("progress lines", () => {
-  const p = (stage: string | null, live?: RunProgress["live"], status = "running" as const): RunProgress => ({ id: "r", status, stage, progress: 42, errorStage: null, errorMessage: null, live });
+  const p = (stage: string | null, live?: RunProgress["live"], status = "running" as const): RunProgress => ({
+    id: "r",
+    status,
+    stage,
+    progress: 42,
+    errorStage: null,
+    errorMessage: null,
+    live,
+  });
   it("name the cell and phase of the run's last progress event, else the only cell, else all of them", () => {
     const ramp = { cell: "checkout/zipf", phase: "ramp", detail: "fine step 4 at 150/s", offeredRate: 150 } as const;
     expect(progressLine(p("load", ramp), ["checkout/uniform", "checkout/zipf"])).toBe("[checkout/zipf] ramp (42%): fine step 4 at 150/s · offered 150/s");
-    expect(progressLine(p("seed", { cell: "-", phase: "seed", detail: "5000 products" }), ["checkout/uniform", "checkout/zipf"])).toBe("[all 2 cells] seed (42%): 5000 products");
+    expect(progressLine(p("seed", { cell: "-", phase: "seed", detail: "5000 products" }), ["checkout/uniform", "checkout/zipf"])).toBe(
+      "[all 2 cells] seed (42%): 5000 products",
+    );
     expect(progressLine(p("load"), ["analytics/uniform"])).toBe("[analytics/uniform] load (42%)");
     expect(progressLine(p("verify", ramp), ["checkout/uniform", "checkout/zipf"])).toBe("[all 2 cells] verify (42%)");
   });

@@ -25,7 +25,22 @@ function results(dir: string, target: string): ResultDocument[] {
 describe("sfbench run with nodes", () => {
   it("--nodes 1,2: one document per node count, environment.nodes set, the last one with the scalability points", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sfbench-nodes-"));
-    const r = await sfbench(["run", "--target", "node-postgres", "--nodes", "1,2", "--workload", "checkout", "--distribution", "uniform", "--profile", "quick", "--no-trace", "--results", dir]);
+    const r = await sfbench([
+      "run",
+      "--target",
+      "node-postgres",
+      "--nodes",
+      "1,2",
+      "--workload",
+      "checkout",
+      "--distribution",
+      "uniform",
+      "--profile",
+      "quick",
+      "--no-trace",
+      "--results",
+      dir,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const docs = results(dir, "node-postgres");
     expect(docs.map((d) => d.environment.nodes)).toEqual([1, 2]);
@@ -48,7 +63,22 @@ describe("sfbench run with nodes", () => {
 
   it("--experiment scale-up: a node joins during load above one node's knee, and the phase says when it showed", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sfbench-scaleup-"));
-    const r = await sfbench(["run", "--target", "node-postgres", "--experiment", "scale-up", "--workload", "checkout", "--distribution", "uniform", "--profile", "quick", "--no-trace", "--results", dir]);
+    const r = await sfbench([
+      "run",
+      "--target",
+      "node-postgres",
+      "--experiment",
+      "scale-up",
+      "--workload",
+      "checkout",
+      "--distribution",
+      "uniform",
+      "--profile",
+      "quick",
+      "--no-trace",
+      "--results",
+      dir,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const [doc] = results(dir, "node-postgres");
     const u = doc!.cells[0]!.scaleUp!;

@@ -60,7 +60,19 @@ describe("sfbench run --profile quick against node-postgres", () => {
   let stdout = "";
 
   beforeAll(async () => {
-    const r = await sfbench(["run", "--target", "node-postgres", "--workload", "checkout", "--distribution", "uniform", "--profile", "quick", "--results", results]);
+    const r = await sfbench([
+      "run",
+      "--target",
+      "node-postgres",
+      "--workload",
+      "checkout",
+      "--distribution",
+      "uniform",
+      "--profile",
+      "quick",
+      "--results",
+      results,
+    ]);
     stdout = r.stdout;
     expect(r.code, r.stderr).toBe(0);
     doc = onlyResult(results, "node-postgres");
@@ -106,7 +118,9 @@ describe("sfbench run --profile quick against node-postgres", () => {
   });
 
   it("breaks the stable checkouts' latency down from node-postgres's spans (through Kafka), per cart size", async () => {
-    expect(stdout).toMatch(/\nbreakdown checkout\/uniform \(mean ms of \d+ traced requests\): gateway [\d.]+, product [\d.]+, user [\d.]+, cart [\d.]+, order [\d.]+, network \+ queueing [\d.]+\n/);
+    expect(stdout).toMatch(
+      /\nbreakdown checkout\/uniform \(mean ms of \d+ traced requests\): gateway [\d.]+, product [\d.]+, user [\d.]+, cart [\d.]+, order [\d.]+, network \+ queueing [\d.]+\n/,
+    );
     const cell = doc.cells[0]!;
     const b = Breakdown.parse(cell.breakdown);
     expect(b.overall.gatewayMs).toBeGreaterThan(0);
@@ -127,9 +141,7 @@ describe("sfbench run --profile quick against node-postgres", () => {
       expect(sum).toBeCloseTo(cell.stable!.latency.mean, 1);
     }
     // the run's span topic is gone
-    await expect
-      .poll(() => withAdmin(kafkaBrokers(), (admin) => admin.listTopics()), { timeout: 10_000, interval: 200 })
-      .not.toContain(spanTopic(doc.runId));
+    await expect.poll(() => withAdmin(kafkaBrokers(), (admin) => admin.listTopics()), { timeout: 10_000, interval: 200 }).not.toContain(spanTopic(doc.runId));
   });
 });
 

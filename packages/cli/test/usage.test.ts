@@ -47,7 +47,15 @@ describe("sfbench manifest check", () => {
   });
 
   it("names the bad field and what is allowed, one line each", async () => {
-    const file = write("bad.json", { name: "x", system: "X", version: "1.0.0", language: "cobol", guarantees: { consistency: "serializable", messaging: "synchronous", durability: "durable" }, port: 8080, loc: { app: ["**/*.ts"] } });
+    const file = write("bad.json", {
+      name: "x",
+      system: "X",
+      version: "1.0.0",
+      language: "cobol",
+      guarantees: { consistency: "serializable", messaging: "synchronous", durability: "durable" },
+      port: 8080,
+      loc: { app: ["**/*.ts"] },
+    });
     const r = await sfbench(["manifest", "check", file]);
     expect(r.code).toBe(1);
     expect(r.stderr.trim()).toMatch(/^.*bad\.json: language: Invalid option: .*\(allowed: one of typescript, javascript, java/);

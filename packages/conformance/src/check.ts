@@ -53,7 +53,9 @@ export function expectShape<S extends z.ZodType>(res: Response, schema: S, what 
   const r = schema.safeParse(res.json);
   if (!r.success) {
     const issue = r.error.issues[0];
-    fail(`${what}: ${res.json === undefined ? "not JSON" : "wrong shape"} (${issue ? `${issue.path.join(".") || "body"}: ${issue.message}` : ""}): ${show(res.text)}`);
+    fail(
+      `${what}: ${res.json === undefined ? "not JSON" : "wrong shape"} (${issue ? `${issue.path.join(".") || "body"}: ${issue.message}` : ""}): ${show(res.text)}`,
+    );
   }
   return r.data;
 }
@@ -71,7 +73,11 @@ export function expectEqual<T>(actual: T, expected: T, what: string): void {
 
 /** Compares two id sets regardless of order. */
 export function expectSet(actual: readonly string[], expected: readonly string[], what: string, names?: Map<string, string>): void {
-  const label = (ids: readonly string[]) => [...ids].map((id) => names?.get(id) ?? id).sort().join(", ");
+  const label = (ids: readonly string[]) =>
+    [...ids]
+      .map((id) => names?.get(id) ?? id)
+      .sort()
+      .join(", ");
   const a = [...new Set(actual)].sort();
   const e = [...new Set(expected)].sort();
   if (a.length !== actual.length) fail(`${what}: duplicates in answer {${label(actual)}}`);

@@ -59,7 +59,8 @@ export class Client {
       });
     } catch (e) {
       const err = e as Error;
-      const reason = err.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : `connection failed: ${(err.cause as Error | undefined)?.message ?? err.message}`;
+      const reason =
+        err.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : `connection failed: ${(err.cause as Error | undefined)?.message ?? err.message}`;
       this.exchanges.push({ method, path, requestBody: bodyText, status: 0, responseBody: reason, ms: performance.now() - started });
       throw new HttpError(`${method} ${path}: ${reason}`);
     }
@@ -68,7 +69,10 @@ export class Client {
       text = await res.text();
     } catch (e) {
       const err = e as Error;
-      const reason = err.name === "TimeoutError" ? `no complete answer within ${timeoutMs} ms (status ${res.status} arrived, the body did not finish)` : `reading the body failed: ${err.message}`;
+      const reason =
+        err.name === "TimeoutError"
+          ? `no complete answer within ${timeoutMs} ms (status ${res.status} arrived, the body did not finish)`
+          : `reading the body failed: ${err.message}`;
       this.exchanges.push({ method, path, requestBody: bodyText, status: res.status, responseBody: reason, ms: performance.now() - started });
       throw new HttpError(`${method} ${path}: ${reason}`);
     }

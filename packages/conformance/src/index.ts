@@ -11,7 +11,14 @@ export type { CheckResult } from "./check.ts";
 export { formatReport, formatFailure } from "./report.ts";
 export * from "./micro.ts";
 export { MICRO_BAD_CASES } from "./suites/micro.ts";
-export { OPENAPI_FILE, runSchemathesis, SCHEMATHESIS_EXCLUSIONS, schemathesisArgs, type SchemathesisOptions, type SchemathesisOutcome } from "./schemathesis.ts";
+export {
+  OPENAPI_FILE,
+  runSchemathesis,
+  SCHEMATHESIS_EXCLUSIONS,
+  schemathesisArgs,
+  type SchemathesisOptions,
+  type SchemathesisOutcome,
+} from "./schemathesis.ts";
 
 export interface ConformanceReport {
   url: string;

@@ -14,7 +14,12 @@ export const MICRO_LIMITS = {
   sleep: { ms: { min: 0, max: 10_000, default: 100 } },
   io: { bytes: { min: 1, max: 1_048_576 } },
   pingpong: { pairs: { min: 1, max: 64 }, messages: { min: 1, max: 100_000 }, bytes: { min: 0, max: 65_536 } },
-  divide: { items: { min: 1, max: 1_000_000 }, fanout: { min: 2, max: 16 }, leaf: { min: 16, max: 100_000, default: 1000 }, seed: { min: 0, max: 2 ** 31 - 1 } },
+  divide: {
+    items: { min: 1, max: 1_000_000 },
+    fanout: { min: 2, max: 16 },
+    leaf: { min: 16, max: 100_000, default: 1000 },
+    seed: { min: 0, max: 2 ** 31 - 1 },
+  },
   big: { entities: { min: 2, max: 10_000 }, messages: { min: 1, max: 1_000_000 }, seed: { min: 0, max: 2 ** 31 - 1 } },
 } as const;
 

@@ -31,7 +31,10 @@ const CAUGHT_BY: Array<[Exclude<Fault, "none">, string[]]> = [
   ["root-in-freq-items", ["analytics.top-descending", "analytics.depth-fan-out", "analytics.cycle-terminates"]],
   ["wrong-total", ["checkout.total", "checkout.retracts-credits"]],
   ["accept-negative", ["malformed.products-price-negative", "malformed.credits-zero", "malformed.cart-amount-zero", "malformed.nothing-changed"]],
-  ["no-404", ["products.get-unknown-404", "users.get-unknown-404", "carts.add-unknown-product-404", "checkout.unknown-cart-404", "analytics.unknown-product-404"]],
+  [
+    "no-404",
+    ["products.get-unknown-404", "users.get-unknown-404", "carts.add-unknown-product-404", "checkout.unknown-cart-404", "analytics.unknown-product-404"],
+  ],
   ["bad-error-body", ["products.get-unknown-404", "malformed.products-bad-json", "checkout.empty-cart-409"]],
   ["fake-checkout", ["checkout.retracts-stock", "checkout.retracts-credits", "checkout.order-recorded"]],
   ["nul-in-path-ids", ["malformed.get-product-nul-id", "malformed.patch-product-nul-id"]],

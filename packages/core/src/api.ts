@@ -119,20 +119,32 @@ export const routes: RouteDef[] = [
   { method: "POST", path: "/products", summary: "Create a product", body: ProductCreateBody, ok: CreatedId, errors: [400] },
   { method: "PATCH", path: "/products/{id}", summary: "Upsert a product: price is set, stock is added", body: ProductPatchBody, ok: CreatedId, errors: [400] },
   { method: "GET", path: "/products/{id}", summary: "Read a product", ok: Product, errors: [400, 404] },
-  { method: "GET", path: "/products/{id}/freq-items", summary: "Frequently bought together (SPEC 2.2)", query: FreqItemsQuery, ok: FreqItems, errors: [400, 404] },
+  {
+    method: "GET",
+    path: "/products/{id}/freq-items",
+    summary: "Frequently bought together (SPEC 2.2)",
+    query: FreqItemsQuery,
+    ok: FreqItems,
+    errors: [400, 404],
+  },
   { method: "POST", path: "/users", summary: "Create a user", body: UserCreateBody, ok: CreatedId, errors: [400] },
   { method: "GET", path: "/users/{id}", summary: "Read a user", ok: User, errors: [400, 404] },
   { method: "PATCH", path: "/users/{id}/credits/add", summary: "Add credits to a user", body: AddCreditsBody, ok: null, errors: [400, 404] },
   { method: "POST", path: "/shopping-carts", summary: "Create an empty cart", ok: CreatedId, errors: [] },
   { method: "GET", path: "/shopping-carts/{id}", summary: "Read a cart", ok: Cart, errors: [400, 404] },
-  { method: "POST", path: "/shopping-carts/{id}/products", summary: "Add an amount of a product to a cart; amounts accumulate", body: AddToCartBody, ok: null, errors: [400, 404, 409] },
+  {
+    method: "POST",
+    path: "/shopping-carts/{id}/products",
+    summary: "Add an amount of a product to a cart; amounts accumulate",
+    body: AddToCartBody,
+    ok: null,
+    errors: [400, 404, 409],
+  },
   { method: "POST", path: "/orders/checkout", summary: "Check a cart out (SPEC 2.1)", body: CheckoutBody, ok: CheckoutResult, errors: [400, 404, 409] },
   { method: "GET", path: "/orders/{id}", summary: "Read an order", ok: Order, errors: [400, 404] },
 ];
 
 /** Turns a zod error into one readable line: `field: problem; field: problem`. */
 export function describeZodError(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => `${issue.path.length ? issue.path.join(".") : "body"}: ${issue.message}`)
-    .join("; ");
+  return error.issues.map((issue) => `${issue.path.length ? issue.path.join(".") : "body"}: ${issue.message}`).join("; ");
 }

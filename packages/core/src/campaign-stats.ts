@@ -21,7 +21,12 @@ export interface TrialFigures {
 const key = (c: CellChoice) => `${c.workload}/${c.distribution}`;
 export const unitOf = (c: CellChoice): string => (c.workload === "analytics" ? "queries/s" : "checkouts/s");
 
-export function cellStatistics(opts: { targets: readonly string[]; cells: readonly CellChoice[]; trials: readonly TrialFigures[]; reference?: string }): CellStatistics[] {
+export function cellStatistics(opts: {
+  targets: readonly string[];
+  cells: readonly CellChoice[];
+  trials: readonly TrialFigures[];
+  reference?: string;
+}): CellStatistics[] {
   const out: CellStatistics[] = [];
   for (const cell of opts.cells) {
     // the reference's knee in each round, to pair with
@@ -32,7 +37,10 @@ export function cellStatistics(opts: { targets: readonly string[]; cells: readon
       const values = trials.map((t) => t.knees[key(cell)] ?? null);
       const numbers = values.filter((v): v is number => v !== null);
       const s = numbers.length ? summarize(numbers) : undefined;
-      const ratio = opts.reference && target !== opts.reference ? pairedRatio(trials.map((t) => [t.knees[key(cell)] ?? null, refByRound.get(t.round) ?? null] as const)) : null;
+      const ratio =
+        opts.reference && target !== opts.reference
+          ? pairedRatio(trials.map((t) => [t.knees[key(cell)] ?? null, refByRound.get(t.round) ?? null] as const))
+          : null;
       out.push({
         target,
         workload: cell.workload,
@@ -62,6 +70,10 @@ export function cellTieGroups(cells: readonly CellChoice[], stats: readonly Cell
   return cells.map((c) => ({
     workload: c.workload,
     distribution: c.distribution,
-    groups: tieGroups(stats.filter((s) => s.workload === c.workload && s.distribution === c.distribution && s.median !== null).map((s) => ({ name: s.target, median: s.median!, interval: s.interval }))),
+    groups: tieGroups(
+      stats
+        .filter((s) => s.workload === c.workload && s.distribution === c.distribution && s.median !== null)
+        .map((s) => ({ name: s.target, median: s.median!, interval: s.interval })),
+    ),
   }));
 }

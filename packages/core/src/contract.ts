@@ -65,7 +65,12 @@ export const RunParameters = z
     workloads: z.array(Workload).max(WORKLOADS.length).optional(),
     distributions: z.array(Distribution).min(1).max(DISTRIBUTIONS.length).optional(),
     micro: z.boolean().optional(),
-    seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 31 - 1)
+      .optional(),
     /** a campaign trial that completed while the machine was busy is run again, at most this many times (RunParameters of a campaign's runs) */
     busyRepeats: z.number().int().min(0).max(MAX_BUSY_REPEATS).optional(),
   })
@@ -93,7 +98,10 @@ export function cellsOf(params: Pick<RunParameters, "workloads" | "distributions
  */
 export const WORKLOAD_CHOICES = [...WORKLOADS, "micro", "all"] as const;
 export const DISTRIBUTION_CHOICES = [...DISTRIBUTIONS, "both"] as const;
-export function parametersOfChoice(workload: (typeof WORKLOAD_CHOICES)[number], distribution: (typeof DISTRIBUTION_CHOICES)[number]): Pick<RunParameters, "workloads" | "distributions" | "micro"> {
+export function parametersOfChoice(
+  workload: (typeof WORKLOAD_CHOICES)[number],
+  distribution: (typeof DISTRIBUTION_CHOICES)[number],
+): Pick<RunParameters, "workloads" | "distributions" | "micro"> {
   if (workload === "micro") return { workloads: [], micro: true };
   return {
     ...(workload === "all" ? {} : { workloads: [workload] }),

@@ -11,9 +11,7 @@ export const SERVICES = ["postgres", "redis", "kafka"] as const;
 export const Service = z.enum(SERVICES);
 export type Service = z.infer<typeof Service>;
 
-export const LANGUAGES = [
-  "typescript", "javascript", "java", "kotlin", "scala", "csharp", "go", "rust", "python", "erlang", "elixir", "other",
-] as const;
+export const LANGUAGES = ["typescript", "javascript", "java", "kotlin", "scala", "csharp", "go", "rust", "python", "erlang", "elixir", "other"] as const;
 
 export const CONSISTENCY = ["serializable", "per-entity-linearizable", "eventual"] as const;
 export const MESSAGING = ["exactly-once", "at-least-once", "at-most-once", "synchronous"] as const;
@@ -28,9 +26,12 @@ const NAME_RE = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const VERSION_RE = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
 const IMAGE_RE = /^[a-z0-9]+(?:[._\-/:@][a-zA-Z0-9_.\-]+)*$/;
 
-const Glob = z.string().min(1).refine((g) => !g.startsWith("/") && !g.split("/").includes(".."), {
-  message: "must be a relative glob inside the target folder (no leading / and no ..)",
-});
+const Glob = z
+  .string()
+  .min(1)
+  .refine((g) => !g.startsWith("/") && !g.split("/").includes(".."), {
+    message: "must be a relative glob inside the target folder (no leading / and no ..)",
+  });
 
 export const TargetManifest = z.strictObject({
   $schema: z.string().optional(),
@@ -107,15 +108,18 @@ const HINTS: Record<string, string> = {
   port: "the TCP port the target listens on locally, 1024-65535",
   health: 'the health route, normally "/health"',
   local: 'how to start the target on one machine: {"command": ["node", "server.js"], "env": {...}}',
-  build: '{"command": ["go", "build", "-o", "$SFBENCH_BUILD_DIR/app", "."], "inputs": ["go.mod", "**/*.go"]}: run in the target folder before a local start when the inputs changed; output goes to SFBENCH_BUILD_DIR',
+  build:
+    '{"command": ["go", "build", "-o", "$SFBENCH_BUILD_DIR/app", "."], "inputs": ["go.mod", "**/*.go"]}: run in the target folder before a local start when the inputs changed; output goes to SFBENCH_BUILD_DIR',
   services: `a list drawn from ${SERVICES.join(", ")}; sfbench starts them and passes DATABASE_URL, REDIS_URL, KAFKA_BROKERS`,
   image: "the OCI image the cluster provider deploys",
   repository: "an https URL of the source repository",
   tracing: "true if the target writes span lines (SPEC 3) when SFBENCH_TRACE=1",
   micro: "true if the target implements the microbenchmark routes of SPEC 8 (/micro/empty, math, sleep, io, pingpong, divide, big); leave it out otherwise",
   nodes: `{"max": 4, "routing": "${NODE_ROUTING.join('"|"')}", "command": [...], "elastic": true}: the target runs as up to max processes that share its services; leave it out for a single-process target`,
-  restart: '{"timeoutSeconds": 300}: time allowed until health answers 200 after a kill and a restart with the same data (default: local.startupTimeoutSeconds)',
-  audit: '{"readsPerSecond": 200}: the audit after each cell reads the target at most this fast (10-100000; absent: as fast as 16 concurrent reads go), for a target that a burst of reads of many entities would overwhelm',
+  restart:
+    '{"timeoutSeconds": 300}: time allowed until health answers 200 after a kill and a restart with the same data (default: local.startupTimeoutSeconds)',
+  audit:
+    '{"readsPerSecond": 200}: the audit after each cell reads the target at most this fast (10-100000; absent: as fast as 16 concurrent reads go), for a target that a burst of reads of many entities would overwhelm',
   loc: '{"app": ["src/**/*.ts"], "gateway": ["src/http/**"]}: globs relative to target.json',
 };
 
@@ -124,8 +128,7 @@ function closest(word: string, candidates: readonly string[]): string | undefine
     const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
     for (let j = 1; j <= b.length; j++) d[0]![j] = j;
     for (let i = 1; i <= a.length; i++)
-      for (let j = 1; j <= b.length; j++)
-        d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      for (let j = 1; j <= b.length; j++) d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     return d[a.length]![b.length]!;
   };
   const best = candidates.map((c) => [c, dist(word, c)] as const).sort((x, y) => x[1] - y[1])[0];
@@ -152,9 +155,7 @@ export function formatManifestErrors(error: z.ZodError): string[] {
   });
 }
 
-export type ManifestResult =
-  | { ok: true; manifest: TargetManifest }
-  | { ok: false; errors: string[] };
+export type ManifestResult = { ok: true; manifest: TargetManifest } | { ok: false; errors: string[] };
 
 /** Validates parsed JSON as a manifest. Never throws. */
 export function parseManifest(json: unknown): ManifestResult {
@@ -179,9 +180,18 @@ export function manifestDigest(manifest: TargetManifest): string {
     Array.isArray(v)
       ? v.map(canonical)
       : v && typeof v === "object"
-        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, canonical(x)]))
+        ? Object.fromEntries(
+            Object.entries(v)
+              .sort(([a], [b]) => a.localeCompare(b))
+              .map(([k, x]) => [k, canonical(x)]),
+          )
         : v;
-  return "sha256:" + createHash("sha256").update(JSON.stringify(canonical(manifest))).digest("hex");
+  return (
+    "sha256:" +
+    createHash("sha256")
+      .update(JSON.stringify(canonical(manifest)))
+      .digest("hex")
+  );
 }
 
 /** The implementation class a manifest declares; one without the field is idiomatic. */

@@ -73,8 +73,7 @@ export function buildOpenApi(version = "1.0.0") {
     info: {
       title: "sfbench application API",
       version,
-      description:
-        "The e-commerce application every sfbench target implements (SPEC section 2). Generated from packages/core/src/api.ts; do not edit by hand.",
+      description: "The e-commerce application every sfbench target implements (SPEC section 2). Generated from packages/core/src/api.ts; do not edit by hand.",
     },
     paths,
     components: { schemas: { Error: json(ErrorBody, "output") } },

@@ -102,7 +102,13 @@ export function experimentSupport(manifest: TargetManifest): ExperimentSupport {
   return {
     fault: noLocal ? no(noLocal) : yes,
     recovery: noLocal ? no(noLocal) : yes,
-    "scale-up": noLocal ? no(noLocal) : !manifest.nodes ? no("single-process target (target.json declares no nodes)") : !n.elastic ? no("nodes cannot join a running target (target.json nodes.elastic is not true)") : yes,
+    "scale-up": noLocal
+      ? no(noLocal)
+      : !manifest.nodes
+        ? no("single-process target (target.json declares no nodes)")
+        : !n.elastic
+          ? no("nodes cannot join a running target (target.json nodes.elastic is not true)")
+          : yes,
     scalability: noLocal ? no(noLocal) : !manifest.nodes ? no("single-process target (target.json declares no nodes)") : yes,
   };
 }

@@ -277,8 +277,14 @@ export function rankable(cell: Pick<Cell, "valid" | "maxThroughput" | "anomalies
     };
   if (!cell.anomalies) return { ok: false, because: "audit", reason: "no audit: the consistency of what was measured is unknown" };
   if (cell.anomalies.total > 0) {
-    const kinds = Object.entries(cell.anomalies.kinds).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`);
-    return { ok: false, because: "audit", reason: `the audit found ${cell.anomalies.total} ${cell.anomalies.total === 1 ? "anomaly" : "anomalies"}${kinds.length ? ` (${kinds.join(", ")})` : ""}` };
+    const kinds = Object.entries(cell.anomalies.kinds)
+      .filter(([, n]) => n > 0)
+      .map(([k, n]) => `${k} ${n}`);
+    return {
+      ok: false,
+      because: "audit",
+      reason: `the audit found ${cell.anomalies.total} ${cell.anomalies.total === 1 ? "anomaly" : "anomalies"}${kinds.length ? ` (${kinds.join(", ")})` : ""}`,
+    };
   }
   return { ok: true, resolution: knee.resolution };
 }
@@ -295,7 +301,10 @@ export const Environment = z.strictObject({
   node: z.string(),
   k6Version: z.string(),
   systemVersion: z.string().optional(),
-  gitSha: z.string().regex(/^[0-9a-f]{7,40}$/).optional(),
+  gitSha: z
+    .string()
+    .regex(/^[0-9a-f]{7,40}$/)
+    .optional(),
   /** CPU lists (taskset syntax) when generator and target share a machine */
   cpuSplit: z.strictObject({ generator: z.string().min(1), target: z.string().min(1) }).optional(),
   /** the target's storage as the server reported it (SHOW ...) when the run started; absent when the target uses none or is given by URL */
@@ -363,11 +372,9 @@ export const ResultDocument = z
       ctx.addIssue({ code: "custom", path: ["micro"], message: "needs schemaVersion 2 (version 1 documents have no microbenchmarks)" });
     if (doc.resilience && doc.schemaVersion < 2)
       ctx.addIssue({ code: "custom", path: ["resilience"], message: "needs schemaVersion 2 (version 1 documents have no resilience results)" });
-    if (Date.parse(doc.finishedAt) < Date.parse(doc.startedAt))
-      ctx.addIssue({ code: "custom", path: ["finishedAt"], message: "is before startedAt" });
+    if (Date.parse(doc.finishedAt) < Date.parse(doc.startedAt)) ctx.addIssue({ code: "custom", path: ["finishedAt"], message: "is before startedAt" });
     doc.cells.forEach((cell, i) => {
-      if (!cell.valid && !cell.invalidReason)
-        ctx.addIssue({ code: "custom", path: ["cells", i, "invalidReason"], message: "required when valid is false" });
+      if (!cell.valid && !cell.invalidReason) ctx.addIssue({ code: "custom", path: ["cells", i, "invalidReason"], message: "required when valid is false" });
     });
   });
 export type ResultDocument = z.infer<typeof ResultDocument>;
@@ -396,7 +403,9 @@ export function parseResult(json: unknown): ResultParse {
   if (json && typeof json === "object" && "schemaVersion" in json && !(RESULT_SCHEMA_VERSIONS as readonly unknown[]).includes(json.schemaVersion))
     return {
       ok: false,
-      errors: [`schemaVersion: this reader understands versions ${RESULT_SCHEMA_VERSIONS.join(" and ")}, the document has ${JSON.stringify(json.schemaVersion)}`],
+      errors: [
+        `schemaVersion: this reader understands versions ${RESULT_SCHEMA_VERSIONS.join(" and ")}, the document has ${JSON.stringify(json.schemaVersion)}`,
+      ],
     };
   const r = ResultDocument.safeParse(json);
   return r.success ? { ok: true, result: r.data } : { ok: false, errors: formatResultErrors(r.error) };

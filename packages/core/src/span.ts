@@ -10,7 +10,11 @@ export const Span = z.object({
   sfbench: z.literal("span"),
   traceId: z.string().regex(/^[0-9a-f]{32}$/),
   spanId: z.string().regex(/^[0-9a-f]{16}$/),
-  parentId: z.string().regex(/^[0-9a-f]{16}$/).nullable().optional(),
+  parentId: z
+    .string()
+    .regex(/^[0-9a-f]{16}$/)
+    .nullable()
+    .optional(),
   kind: SpanKind,
   entity: Entity.optional(),
   op: z.string().min(1),

@@ -102,7 +102,10 @@ export interface GeneratorLoad {
 }
 
 /** The generator is saturated when it dropped more than 1% of iterations (while the target answered in time) or ran its cores above 90%. */
-export function generatorSaturated(load: GeneratorLoad, limits: Partial<GeneratorLimits> = {}): { saturated: boolean; droppedShare: number; reasons: string[] } {
+export function generatorSaturated(
+  load: GeneratorLoad,
+  limits: Partial<GeneratorLimits> = {},
+): { saturated: boolean; droppedShare: number; reasons: string[] } {
   const l = { ...GENERATOR_LIMITS, ...limits };
   const total = load.iterations + load.droppedIterations;
   const droppedShare = total === 0 ? 0 : load.droppedIterations / total;
@@ -115,7 +118,10 @@ export function generatorSaturated(load: GeneratorLoad, limits: Partial<Generato
 }
 
 /** Why a stable phase is no stable-load figure; empty when it is one. */
-export function stableReasons(stable: Pick<StableLoad, "offeredRate" | "completedShare" | "errorRate" | "latency">, criteria: SustainableCriteria = SUSTAINABLE): string[] {
+export function stableReasons(
+  stable: Pick<StableLoad, "offeredRate" | "completedShare" | "errorRate" | "latency">,
+  criteria: SustainableCriteria = SUSTAINABLE,
+): string[] {
   const reasons: string[] = [];
   const kept = stable.completedShare;
   if (kept !== undefined && kept < criteria.minCompletedShare)
@@ -125,7 +131,8 @@ export function stableReasons(stable: Pick<StableLoad, "offeredRate" | "complete
   if (!(stable.errorRate < criteria.maxErrorRate))
     reasons.push(`stable phase: error rate ${pct(stable.errorRate)} (needs < ${pct(criteria.maxErrorRate)}, as a sustainable step)`);
   if (stable.latency.count === 0) reasons.push("stable phase: no answered requests, so no latency");
-  else if (!(stable.latency.p99 < criteria.maxP99Ms)) reasons.push(`stable phase: p99 ${stable.latency.p99} ms (needs < ${criteria.maxP99Ms} ms, as a sustainable step)`);
+  else if (!(stable.latency.p99 < criteria.maxP99Ms))
+    reasons.push(`stable phase: p99 ${stable.latency.p99} ms (needs < ${criteria.maxP99Ms} ms, as a sustainable step)`);
   return reasons;
 }
 
@@ -163,7 +170,9 @@ export function kneeBracket(all: readonly JudgedStep[]): KneeBracket {
   }
   const good = steps.filter((s) => s.sustainable && s.offeredRate !== null).map((s) => s.offeredRate!);
   const sustainable = good.length ? Math.max(...good) : null;
-  const above = steps.filter((s) => !s.sustainable && s.offeredRate !== null && (sustainable === null || s.offeredRate > sustainable)).map((s) => s.offeredRate!);
+  const above = steps
+    .filter((s) => !s.sustainable && s.offeredRate !== null && (sustainable === null || s.offeredRate > sustainable))
+    .map((s) => s.offeredRate!);
   const firstUnsustainableRate = above.length ? Math.min(...above) : null;
   return { sustainableRate: sustainable, firstUnsustainableRate, resolution: kneeResolution(sustainable, firstUnsustainableRate) };
 }
@@ -218,6 +227,10 @@ export function judgeCell(cell: Pick<Cell, "valid" | "invalidReason" | "maxThrou
   const invalidReason = [...(cell.valid ? [] : [cell.invalidReason ?? "invalid"]), ...recheck.reasons].join("; ") || null;
   const max = cell.maxThroughput;
   const knee = max?.knee ? { ...max.knee, firstUnsustainableRate: recheck.knee.firstUnsustainableRate, resolution: recheck.knee.resolution } : undefined;
-  const rank = rankable({ valid, anomalies: cell.anomalies, maxThroughput: max ? { ...max, sustainableRate: recheck.knee.sustainableRate, ...(knee ? { knee } : {}) } : undefined });
+  const rank = rankable({
+    valid,
+    anomalies: cell.anomalies,
+    maxThroughput: max ? { ...max, sustainableRate: recheck.knee.sustainableRate, ...(knee ? { knee } : {}) } : undefined,
+  });
   return { valid, invalidReason, sustainableRate: max ? recheck.knee.sustainableRate : null, kneeResolution: knee ? knee.resolution : null, rank };
 }

@@ -2,11 +2,23 @@ import { describe, expect, it } from "vitest";
 import { cellStatistics, cellTieGroups, type TrialFigures } from "../src/index.ts";
 
 const cells = [{ workload: "checkout", distribution: "uniform" }] as const;
-const trial = (target: string, round: number, knee: number | null, busy = false): TrialFigures => ({ target, round, busy, knees: knee === null ? {} : { "checkout/uniform": knee } });
+const trial = (target: string, round: number, knee: number | null, busy = false): TrialFigures => ({
+  target,
+  round,
+  busy,
+  knees: knee === null ? {} : { "checkout/uniform": knee },
+});
 
 describe("a campaign's statistics", () => {
   it("summarizes each target's counted trials and pairs them with the reference by round", () => {
-    const trials = [trial("ref", 1, 100), trial("fast", 1, 200), trial("ref", 2, 110), trial("fast", 2, 230, true), trial("ref", 3, 90), trial("fast", 3, null)];
+    const trials = [
+      trial("ref", 1, 100),
+      trial("fast", 1, 200),
+      trial("ref", 2, 110),
+      trial("fast", 2, 230, true),
+      trial("ref", 3, 90),
+      trial("fast", 3, null),
+    ];
     const stats = cellStatistics({ targets: ["ref", "fast"], cells: [...cells], trials, reference: "ref" });
     const ref = stats.find((s) => s.target === "ref")!;
     expect(ref).toMatchObject({ values: [100, 110, 90], n: 3, invalid: 0, busy: 0, median: 100, min: 90, max: 110, unit: "checkouts/s" });

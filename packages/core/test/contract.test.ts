@@ -8,7 +8,19 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { cellsOf, describeProgress, DISTRIBUTION_CHOICES, microOf, parametersOfChoice, WORKLOAD_CHOICES, PHASE_STAGE, PIPELINE_STAGES, ProgressEvent, RunParameters, stageOf } from "../src/contract.ts";
+import {
+  cellsOf,
+  describeProgress,
+  DISTRIBUTION_CHOICES,
+  microOf,
+  parametersOfChoice,
+  WORKLOAD_CHOICES,
+  PHASE_STAGE,
+  PIPELINE_STAGES,
+  ProgressEvent,
+  RunParameters,
+  stageOf,
+} from "../src/contract.ts";
 import * as lists from "../src/lists.ts";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
@@ -53,7 +65,10 @@ export function handWrittenLists(text: string): string[] {
 
 describe("the run contract is written once", () => {
   it("the detector finds a list typed by hand, in arrays, unions and <option>s", () => {
-    expect(handWrittenLists(`z.enum(["checkout", "analytics", "contention"])`)).toEqual(['WORKLOADS ("checkout", "analytics")', 'WORKLOADS ("analytics", "contention")']);
+    expect(handWrittenLists(`z.enum(["checkout", "analytics", "contention"])`)).toEqual([
+      'WORKLOADS ("checkout", "analytics")',
+      'WORKLOADS ("analytics", "contention")',
+    ]);
     expect(handWrittenLists(`type D = "uniform" | "zipf";`)).toEqual(['DISTRIBUTIONS ("uniform", "zipf")']);
     expect(handWrittenLists(`<option value="quick">q</option><option value="thesis">t</option>`)).toEqual(["PROFILES as <option>s (quick, thesis)"]);
     expect(handWrittenLists(`const DEMO = { profile: "standard", workload: "checkout", distribution: "uniform" }`)).toEqual([]);
@@ -96,7 +111,10 @@ describe("run parameters and cells", () => {
     expect(cellsOf(parametersOfChoice("micro", "both"))).toEqual([]);
     expect(microOf(parametersOfChoice("all", "both"))).toBe(true);
     expect(microOf(parametersOfChoice("checkout", "both"))).toBe(false);
-    expect(RunParameters.safeParse({ workloads: [] }).error?.issues[0]).toMatchObject({ path: ["workloads"], message: expect.stringContaining("unless micro is true") });
+    expect(RunParameters.safeParse({ workloads: [] }).error?.issues[0]).toMatchObject({
+      path: ["workloads"],
+      message: expect.stringContaining("unless micro is true"),
+    });
   });
 
   it("refuse an unknown workload, an empty list and unknown fields, naming them", () => {
@@ -124,7 +142,14 @@ describe("progress events", () => {
       stepS: 6,
       live: { elapsedS: 3, requests: 900, iterations: 450, dropped: 2, achievedRate: 149.6, failedShare: 0.004, p99Ms: 12.34 },
     });
-    expect(describeProgress(e)).toEqual(["[checkout/zipf] ramp", "fine step 4 at 150/s · offered 150/s", "achieved 150/s", "p99 12.3 ms", "errors 0.4%", "dropped 2"]);
+    expect(describeProgress(e)).toEqual([
+      "[checkout/zipf] ramp",
+      "fine step 4 at 150/s · offered 150/s",
+      "achieved 150/s",
+      "p99 12.3 ms",
+      "errors 0.4%",
+      "dropped 2",
+    ]);
     expect(describeProgress({ cell: "-", phase: "seed", detail: "5000 products" })).toEqual(["[all cells] seed", "5000 products"]);
   });
 });

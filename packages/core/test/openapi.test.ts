@@ -22,13 +22,26 @@ describe("docs/openapi.json", () => {
   });
 
   it("states the integer bounds of request bodies", () => {
-    const doc = buildOpenApi() as unknown as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties: Record<string, { minimum?: number; maximum?: number; type?: string }> } }> } }>> };
+    const doc = buildOpenApi() as unknown as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          { requestBody?: { content: Record<string, { schema: { properties: Record<string, { minimum?: number; maximum?: number; type?: string }> } }> } }
+        >
+      >;
+    };
     const price = doc.paths["/products"]!.post!.requestBody!.content["application/json"]!.schema.properties.price!;
     expect(price).toMatchObject({ type: "integer", minimum: 0, maximum: 2 ** 31 - 1 });
   });
 
-  type Op = { parameters?: Array<{ name: string; in: string; schema: { pattern?: string; maxLength?: number } }>; requestBody?: { required: boolean }; responses: Record<string, unknown> };
-  const ops = () => Object.entries(buildOpenApi().paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op: op as Op })));
+  type Op = {
+    parameters?: Array<{ name: string; in: string; schema: { pattern?: string; maxLength?: number } }>;
+    requestBody?: { required: boolean };
+    responses: Record<string, unknown>;
+  };
+  const ops = () =>
+    Object.entries(buildOpenApi().paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op: op as Op })));
 
   it("lists 400 for every route with an {id} (too long, or a NUL in it), and says so in the id's schema", () => {
     const withId = ops().filter((o) => o.path.includes("{id}"));
@@ -43,7 +56,11 @@ describe("docs/openapi.json", () => {
   });
 
   it("marks a body required only when it has a required field (no body means {})", () => {
-    const required = Object.fromEntries(ops().filter((o) => o.op.requestBody).map((o) => [`${o.method} ${o.path}`, o.op.requestBody!.required]));
+    const required = Object.fromEntries(
+      ops()
+        .filter((o) => o.op.requestBody)
+        .map((o) => [`${o.method} ${o.path}`, o.op.requestBody!.required]),
+    );
     expect(required).toEqual({
       "post /products": false,
       "patch /products/{id}": false,

@@ -10,8 +10,16 @@ function doc(): ResultDocumentInput {
     status: "completed",
     target: { name: "node-postgres", version: "0.1.0", system: "Node.js + Postgres", manifestDigest: "sha256:" + "a".repeat(64) },
     environment: {
-      kind: "local", nodes: 1, cpuModel: "AMD EPYC", cores: 8, memoryBytes: 16e9, os: "Linux 6.1", node: "v20.19.0",
-      k6Version: "v1.8.1", gitSha: "b973eae", cpuSplit: { generator: "0-1", target: "2-7" },
+      kind: "local",
+      nodes: 1,
+      cpuModel: "AMD EPYC",
+      cores: 8,
+      memoryBytes: 16e9,
+      os: "Linux 6.1",
+      node: "v20.19.0",
+      k6Version: "v1.8.1",
+      gitSha: "b973eae",
+      cpuSplit: { generator: "0-1", target: "2-7" },
     },
     startedAt: "2026-11-22T06:00:00.000Z",
     finishedAt: "2026-11-22T06:10:00.000Z",
@@ -26,16 +34,42 @@ function doc(): ResultDocumentInput {
           maxMovingAvg10s: 812.4,
           sustainableRate: 800,
           steps: [
-            { scenario: "step_0", offeredRate: 800, durationS: 30, achievedRate: 799.5, completedShare: 0.999, errorRate: 0, droppedIterations: 0, latency: stats },
-            { scenario: "step_1", offeredRate: 1600, durationS: 30, achievedRate: 900, completedShare: 0.56, errorRate: 0.2, droppedIterations: 900, latency: stats, failedBecause: ["completed 56% of the offered rate (< 95%)"] },
+            {
+              scenario: "step_0",
+              offeredRate: 800,
+              durationS: 30,
+              achievedRate: 799.5,
+              completedShare: 0.999,
+              errorRate: 0,
+              droppedIterations: 0,
+              latency: stats,
+            },
+            {
+              scenario: "step_1",
+              offeredRate: 1600,
+              durationS: 30,
+              achievedRate: 900,
+              completedShare: 0.56,
+              errorRate: 0.2,
+              droppedIterations: 900,
+              latency: stats,
+              failedBecause: ["completed 56% of the offered rate (< 95%)"],
+            },
           ],
         },
         stable: {
-          offeredRate: 640, durationS: 60, achievedRate: 639.9, errorRate: 0, latency: stats,
+          offeredRate: 640,
+          durationS: 60,
+          achievedRate: 639.9,
+          errorRate: 0,
+          latency: stats,
           byCartSize: { "2": { requests: 10, successful: 9, rejected: 1, errors: 0, latency: stats } },
           histogram: "HISTFAAAACl4nJNpmSzMwMDAxsDAwMjAwMDMAAEgNgPz5HYGGP88P9NZfiYAVIQELg==",
         },
-        series: [{ t: 0, offered: 800, successful: 790, rejected: 1, errors: 0, dropped: 0, p50: 4.2, p99: 12.5 }, { t: 1, successful: 0, rejected: 0, errors: 0, dropped: 0, p50: null, p99: null }],
+        series: [
+          { t: 0, offered: 800, successful: 790, rejected: 1, errors: 0, dropped: 0, p50: 4.2, p99: 12.5 },
+          { t: 1, successful: 0, rejected: 0, errors: 0, dropped: 0, p50: null, p99: null },
+        ],
         anomalies: { kinds: { "negative-stock": 0 }, total: 0 },
         valid: true,
       },
@@ -76,7 +110,12 @@ describe("result document", () => {
   it("keeps an interrupted run with its stage and reason, which it requires", () => {
     const r = parseResult({ ...doc(), status: "interrupted", cells: [] });
     expect(r).toEqual({ ok: false, errors: ['error: required when status is "interrupted": {stage, message}'] });
-    const ok = parseResult({ ...doc(), status: "interrupted", cells: [], error: { stage: "load", message: "interrupted during load: the worker was stopped (SIGTERM)" } });
+    const ok = parseResult({
+      ...doc(),
+      status: "interrupted",
+      cells: [],
+      error: { stage: "load", message: "interrupted during load: the worker was stopped (SIGTERM)" },
+    });
     expect(ok.ok && ok.result.status).toBe("interrupted");
   });
 
@@ -84,7 +123,13 @@ describe("result document", () => {
     const d = doc();
     d.environment.storage = { postgres: { instance: "dedicated", fsync: "on", synchronous_commit: "on", full_page_writes: "on", version: "17.5" } };
     const r = parseResult(d);
-    expect(r.ok && r.result.environment.storage?.postgres).toEqual({ instance: "dedicated", fsync: "on", synchronous_commit: "on", full_page_writes: "on", version: "17.5" });
+    expect(r.ok && r.result.environment.storage?.postgres).toEqual({
+      instance: "dedicated",
+      fsync: "on",
+      synchronous_commit: "on",
+      full_page_writes: "on",
+      version: "17.5",
+    });
     d.environment.storage = { postgres: { instance: "private" as "dedicated", fsync: "on", synchronous_commit: "on", full_page_writes: "on" } };
     const bad = parseResult(d);
     expect(bad.ok).toBe(false);
@@ -105,12 +150,22 @@ describe("result document", () => {
   it("still reads version 1 documents (stored results keep passing), which cannot carry microbenchmarks", () => {
     expect(parseResult({ ...doc(), schemaVersion: 1 }).ok).toBe(true);
     const micro = { supported: false, reason: 'target.json does not declare "micro": true' };
-    expect(parseResult({ ...doc(), schemaVersion: 1, micro })).toEqual({ ok: false, errors: ["micro: needs schemaVersion 2 (version 1 documents have no microbenchmarks)"] });
+    expect(parseResult({ ...doc(), schemaVersion: 1, micro })).toEqual({
+      ok: false,
+      errors: ["micro: needs schemaVersion 2 (version 1 documents have no microbenchmarks)"],
+    });
     expect(parseResult({ ...doc(), schemaVersion: 2, micro }).ok).toBe(true);
   });
 
   it("checks the microbenchmark part field by field", () => {
-    const micro = { supported: true, overhead: [{ route: "nope" }], emptyMaxRate: { sustainableRate: null, resolution: null }, pingpong: [], divide: [], big: [] };
+    const micro = {
+      supported: true,
+      overhead: [{ route: "nope" }],
+      emptyMaxRate: { sustainableRate: null, resolution: null },
+      pingpong: [],
+      divide: [],
+      big: [],
+    };
     const r = parseResult({ ...doc(), micro });
     expect(r.ok).toBe(false);
   });

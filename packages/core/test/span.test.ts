@@ -2,7 +2,18 @@ import { describe, expect, it } from "vitest";
 import { parseSpanLine, parseTraceparent } from "../src/span.ts";
 
 describe("span lines", () => {
-  const span = { sfbench: "span", traceId: "a".repeat(32), spanId: "b".repeat(16), parentId: "c".repeat(16), kind: "function", entity: "product", op: "retractStock", key: "p1", start: 1, end: 2 };
+  const span = {
+    sfbench: "span",
+    traceId: "a".repeat(32),
+    spanId: "b".repeat(16),
+    parentId: "c".repeat(16),
+    kind: "function",
+    entity: "product",
+    op: "retractStock",
+    key: "p1",
+    start: 1,
+    end: 2,
+  };
 
   it("parses a span line", () => expect(parseSpanLine(JSON.stringify(span))).toMatchObject({ op: "retractStock" }));
   it("ignores lines that are not spans", () => {

@@ -294,11 +294,13 @@ export async function resultFiles(target: string): Promise<string[]> {
   }
   if (!info.isDirectory()) return [target];
   const entries = await readdir(target, { recursive: true, withFileTypes: true });
-  return entries
-    // a campaign's own document (results/campaigns/<id>/campaign.json) sits beside its trials' result documents and is not one
-    .filter((e) => e.isFile() && e.name.endsWith(".json") && e.name !== "campaign.json")
-    .map((e) => path.join(e.parentPath, e.name))
-    .sort();
+  return (
+    entries
+      // a campaign's own document (results/campaigns/<id>/campaign.json) sits beside its trials' result documents and is not one
+      .filter((e) => e.isFile() && e.name.endsWith(".json") && e.name !== "campaign.json")
+      .map((e) => path.join(e.parentPath, e.name))
+      .sort()
+  );
 }
 
 /** Imports one file or every *.json below a directory; one bad file does not stop the others. */

@@ -8,10 +8,7 @@ import { LANGUAGES, type Anomalies, type Environment, type OutcomeSummary, type 
 import { z } from "zod";
 
 /** TargetVersion.loc: lines of code per language, split into application and gateway code. */
-export const LocCounts = z.partialRecord(
-  z.enum(LANGUAGES),
-  z.strictObject({ app: z.number().int().nonnegative(), gateway: z.number().int().nonnegative() }),
-);
+export const LocCounts = z.partialRecord(z.enum(LANGUAGES), z.strictObject({ app: z.number().int().nonnegative(), gateway: z.number().int().nonnegative() }));
 export type LocCounts = z.infer<typeof LocCounts>;
 
 /** TargetVersion.manifest */

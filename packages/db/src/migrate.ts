@@ -34,14 +34,19 @@ export async function readMigrations(dir = migrationsDir): Promise<Migration[]> 
   } catch (e) {
     throw new MigrationError(`cannot read the migrations directory ${dir}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   return Promise.all(
     names.map(async (name) => {
       if (!NAME_RE.test(name)) throw new MigrationError(`${path.join(dir, name)}: a migration directory is named <14-digit UTC timestamp>_<snake_case name>`);
       const file = path.join(dir, name, "migration.sql");
-      const sql = (await readFile(file, "utf8").catch(() => {
-        throw new MigrationError(`${file} is missing`);
-      })).replace(/\r\n/g, "\n");
+      const sql = (
+        await readFile(file, "utf8").catch(() => {
+          throw new MigrationError(`${file} is missing`);
+        })
+      ).replace(/\r\n/g, "\n");
       return { name, sql, checksum: createHash("sha256").update(sql).digest("hex") };
     }),
   );

@@ -27,8 +27,20 @@ const micro = (rate: number) => ({
 });
 const fault = {
   kill: { node: 0, nodes: 1, signal: "SIGKILL" as const, atS: 30, restarted: true, restartHealthyAfterS: 1.5 },
-  offeredRate: 100, baselineRate: 99, baselineSeconds: 10, errorWindow: { startS: 0, endS: 2, durationS: 2 }, recoveredAfterS: 3,
-  tolerance: 0.1, sustainS: 5, lost: 4, failed: 1, dropped: 0, missingSuccessful: 150, minRate: 0, baselineP99Ms: 10, peakP99Ms: 900,
+  offeredRate: 100,
+  baselineRate: 99,
+  baselineSeconds: 10,
+  errorWindow: { startS: 0, endS: 2, durationS: 2 },
+  recoveredAfterS: 3,
+  tolerance: 0.1,
+  sustainS: 5,
+  lost: 4,
+  failed: 1,
+  dropped: 0,
+  missingSuccessful: 150,
+  minRate: 0,
+  baselineP99Ms: 10,
+  peakP99Ms: 900,
 };
 
 describe("latestMicroRuns", () => {
@@ -38,11 +50,21 @@ describe("latestMicroRuns", () => {
       newer: resultDoc({ target: target("m"), startedAt: at(2), finishedAt: at(3), micro: micro(200) }),
       withoutMicro: resultDoc({ target: target("m"), startedAt: at(4), finishedAt: at(5) }),
       failed: failedDoc({ target: target("m"), startedAt: at(6), finishedAt: at(7), micro: micro(999) }),
-      other: resultDoc({ target: target("n"), startedAt: at(0), finishedAt: at(1), micro: { supported: false, reason: 'target.json does not declare "micro": true' } }),
+      other: resultDoc({
+        target: target("n"),
+        startedAt: at(0),
+        finishedAt: at(1),
+        micro: { supported: false, reason: 'target.json does not declare "micro": true' },
+      }),
     };
     for (const doc of Object.values(docs)) await importResult(db, doc);
     const rows = await latestMicroRuns(db, { environmentKind: "local", nodes: 1 });
-    expect(rows.map((r) => [r.slug, r.runId]).sort()).toEqual([["m", docs.newer.runId], ["n", docs.other.runId]].sort());
+    expect(rows.map((r) => [r.slug, r.runId]).sort()).toEqual(
+      [
+        ["m", docs.newer.runId],
+        ["n", docs.other.runId],
+      ].sort(),
+    );
     const m = rows.find((r) => r.slug === "m")!;
     expect((m.micro as { emptyMaxRate: { sustainableRate: number } }).emptyMaxRate.sustainableRate).toBe(200);
     expect(m.profile).toBe("quick");
@@ -58,8 +80,13 @@ describe("latestResilienceRun", () => {
     const cell = (base.cells as NonNullable<typeof base.cells>)[0]!;
     const withFault = resultDoc({ target: target("r"), startedAt: at(10), finishedAt: at(11), cells: [{ ...cell, fault }] });
     const withRecovery = resultDoc({
-      target: target("r"), startedAt: at(12), finishedAt: at(13),
-      resilience: { recovery: { points: [{ products: 1000, users: 1000, healthAfterS: 1, firstCheckoutAfterS: 2, checked: 100, missing: 0, changed: 0 }] }, unsupported: [] },
+      target: target("r"),
+      startedAt: at(12),
+      finishedAt: at(13),
+      resilience: {
+        recovery: { points: [{ products: 1000, users: 1000, healthAfterS: 1, firstCheckoutAfterS: 2, checked: 100, missing: 0, changed: 0 }] },
+        unsupported: [],
+      },
     });
     const plain = resultDoc({ target: target("r"), startedAt: at(14), finishedAt: at(15) });
     const failed = failedDoc({ target: target("r"), startedAt: at(16), finishedAt: at(17), resilience: { unsupported: [] } });

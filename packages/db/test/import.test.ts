@@ -3,7 +3,18 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createDb, ImportError, importPath, importResult, latestRuns, migrate, ResultConflictError, type CellHistograms, type Db, type StepRow } from "../src/index.ts";
+import {
+  createDb,
+  ImportError,
+  importPath,
+  importResult,
+  latestRuns,
+  migrate,
+  ResultConflictError,
+  type CellHistograms,
+  type Db,
+  type StepRow,
+} from "../src/index.ts";
 import type { ResultDocumentInput } from "@sfbench/core";
 import { failedDoc, nodePostgresManifest, resultDoc, testDatabase, type TestDatabase } from "./helpers.ts";
 
@@ -47,16 +58,36 @@ describe("importResult", () => {
     expect(run.targetVersion).toMatchObject({ version: "0.1.0", manifestDigest: digest, image: manifest.image, loc: null });
     expect(run.targetVersion.manifest).toEqual(manifest);
     expect(run).toMatchObject({
-      status: "completed", progress: 100, environmentKind: "local", nodes: 1, profile: "quick", seed: 42n,
-      errorStage: null, resultPath: "/results/a.json", startedAt: new Date("2026-11-22T06:00:00.000Z"),
+      status: "completed",
+      progress: 100,
+      environmentKind: "local",
+      nodes: 1,
+      profile: "quick",
+      seed: 42n,
+      errorStage: null,
+      resultPath: "/results/a.json",
+      startedAt: new Date("2026-11-22T06:00:00.000Z"),
     });
     expect(run.document?.document).toMatchObject({ runId: doc.runId, cells: [{ workload: "checkout" }, { workload: "analytics" }] });
 
     const [checkout, analytics] = run.cells;
     expect(checkout).toMatchObject({
-      workload: "checkout", distribution: "zipf", seed: 42n, valid: true, maxMovingAvg10s: 812.4, sustainableRate: 800,
-      offeredRate: 640, achievedRate: 639.9, errorRate: 0.001, p50: 4, p99: 10, p999: 10, throughputPerCore: 120.5,
-      peakRssBytes: 6_000_000_000n, anomaliesTotal: 2, anomalies: { kinds: { "negative-stock": 0, "lost-update": 2 }, total: 2 },
+      workload: "checkout",
+      distribution: "zipf",
+      seed: 42n,
+      valid: true,
+      maxMovingAvg10s: 812.4,
+      sustainableRate: 800,
+      offeredRate: 640,
+      achievedRate: 639.9,
+      errorRate: 0.001,
+      p50: 4,
+      p99: 10,
+      p999: 10,
+      throughputPerCore: 120.5,
+      peakRssBytes: 6_000_000_000n,
+      anomaliesTotal: 2,
+      anomalies: { kinds: { "negative-stock": 0, "lost-update": 2 }, total: 2 },
     });
     const steps = checkout!.steps as StepRow[];
     expect(steps.map((s) => s.scenario)).toEqual(["step_0", "step_1"]);
@@ -66,7 +97,13 @@ describe("importResult", () => {
     expect(Object.keys(histograms.byCartSize ?? {})).toEqual(["2"]);
     expect(checkout!.latencyByTag).toMatchObject({ byCartSize: { "2": { requests: 10 } } });
     expect(checkout!.series).toHaveLength(2);
-    expect(analytics).toMatchObject({ valid: false, invalidReason: "the load generator was the bottleneck", maxMovingAvg10s: null, p99: null, peakRssBytes: null });
+    expect(analytics).toMatchObject({
+      valid: false,
+      invalidReason: "the load generator was the bottleneck",
+      maxMovingAvg10s: null,
+      p99: null,
+      peakRssBytes: null,
+    });
   });
 
   it("judges the cells again from their numbers instead of trusting the document's flags (a tampered document ranks nothing)", async () => {
@@ -77,7 +114,11 @@ describe("importResult", () => {
     c.anomalies = { kinds: { "stock-drift": 0 }, total: 0 };
     await importResult(db, honest);
     expect(await db.cellResult.findFirstOrThrow({ where: { runId: honest.runId, workload: "checkout" } })).toMatchObject({
-      valid: true, ranked: true, unrankedBecause: null, sustainableRate: 800, kneeResolution: 0.075,
+      valid: true,
+      ranked: true,
+      unrankedBecause: null,
+      sustainableRate: 800,
+      kneeResolution: 0.075,
     });
 
     // the same numbers with a stable phase that failed 5% of its requests, a higher rate claimed than
@@ -104,7 +145,9 @@ describe("importResult", () => {
     doc.cells[0]!.maxThroughput!.steps![1]!.offeredRate = 860;
     await importResult(db, doc);
     expect(await db.cellResult.findFirstOrThrow({ where: { runId: doc.runId, workload: "checkout" } })).toMatchObject({
-      valid: true, ranked: false, unrankedBecause: "the audit found 2 anomalies (lost-update 2)",
+      valid: true,
+      ranked: false,
+      unrankedBecause: "the audit found 2 anomalies (lost-update 2)",
     });
   });
 
@@ -122,18 +165,35 @@ describe("importResult", () => {
   it("stores a trial's campaign tag, whether the machine was busy, and the machine class; a single run has no tag", async () => {
     const campaignId = randomUUID();
     const noise = {
-      loadAverage: { start: [1.2, 1, 0.9], end: [1.4, 1.1, 0.9] }, wallS: 300, cpus: 8, runCores: 3.1, outsideCores: 0.6, stealShare: 0,
-      thresholds: { outsideCores: 0.25, stealShare: 0.05 }, busy: true, busyBecause: ["processes outside the run used 0.60 cores on average (more than 0.25)"],
+      loadAverage: { start: [1.2, 1, 0.9], end: [1.4, 1.1, 0.9] },
+      wallS: 300,
+      cpus: 8,
+      runCores: 3.1,
+      outsideCores: 0.6,
+      stealShare: 0,
+      thresholds: { outsideCores: 0.25, stealShare: 0.05 },
+      busy: true,
+      busyBecause: ["processes outside the run used 0.60 cores on average (more than 0.25)"],
     };
     const trial = resultDoc({ campaign: { campaignId, trial: 2, round: 2, attempt: 3 }, noise } as Partial<ResultDocumentInput>);
     const single = resultDoc();
     await importResult(db, trial);
     await importResult(db, single);
     expect(await db.run.findUniqueOrThrow({ where: { id: trial.runId } })).toMatchObject({
-      campaignId, trial: 2, round: 2, attempt: 3, busy: true, machineClass: "8 cores, AMD EPYC, 15 GiB",
+      campaignId,
+      trial: 2,
+      round: 2,
+      attempt: 3,
+      busy: true,
+      machineClass: "8 cores, AMD EPYC, 15 GiB",
     });
     expect(await db.run.findUniqueOrThrow({ where: { id: single.runId } })).toMatchObject({
-      campaignId: null, trial: null, round: null, attempt: null, busy: null, machineClass: "8 cores, AMD EPYC, 15 GiB",
+      campaignId: null,
+      trial: null,
+      round: null,
+      attempt: null,
+      busy: null,
+      machineClass: "8 cores, AMD EPYC, 15 GiB",
     });
   });
 
@@ -200,7 +260,16 @@ describe("importResult", () => {
     const system = await db.system.create({ data: { slug: "node-postgres", name: "Node.js + PostgreSQL" } });
     const version = await db.targetVersion.create({ data: { systemId: system.id, version: "0.1.0", manifestDigest: nodePostgresManifest().digest } });
     const queued = await db.run.create({
-      data: { systemId: system.id, targetVersionId: version.id, status: "running", stage: "load", progress: 60, environmentKind: "local", nodes: 1, profile: "quick" },
+      data: {
+        systemId: system.id,
+        targetVersionId: version.id,
+        status: "running",
+        stage: "load",
+        progress: 60,
+        environmentKind: "local",
+        nodes: 1,
+        profile: "quick",
+      },
     });
     const other = resultDoc({ runId: queued.id, target: { name: "restate", version: "1.0.0", system: "Restate", manifestDigest: `sha256:${"e".repeat(64)}` } });
     await expect(importResult(db, other)).rejects.toThrow(/was created for node-postgres/);
@@ -221,7 +290,11 @@ describe("importResult", () => {
     await importResult(db, failedDoc({ runId: (await queued()).id }));
     expect(await db.system.findUniqueOrThrow({ where: { id: system.id } })).toMatchObject({ name: "Old name", description: "Old description." });
     await importResult(db, resultDoc({ runId: (await queued()).id }));
-    expect(await db.system.findUniqueOrThrow({ where: { id: system.id } })).toMatchObject({ name: "Node.js + PostgreSQL", description: manifest.description, repository: manifest.repository ?? null });
+    expect(await db.system.findUniqueOrThrow({ where: { id: system.id } })).toMatchObject({
+      name: "Node.js + PostgreSQL",
+      description: manifest.description,
+      repository: manifest.repository ?? null,
+    });
   });
 
   it("imports a document once when two importers race", async () => {

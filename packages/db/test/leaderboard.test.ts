@@ -34,7 +34,10 @@ describe("latestRuns", () => {
     expect(local.map((r) => r.runId).sort()).toEqual([docs.newA.runId, docs.b.runId].sort());
     const all = await latestRuns(db);
     expect(all.map((r) => [r.environmentKind, r.nodes, r.runId])).toEqual(
-      expect.arrayContaining([["kubernetes", 3, docs.b3.runId], ["kubernetes", 5, docs.b5.runId]]),
+      expect.arrayContaining([
+        ["kubernetes", 3, docs.b3.runId],
+        ["kubernetes", 5, docs.b5.runId],
+      ]),
     );
     expect(all).toHaveLength(4);
   });

@@ -12,7 +12,8 @@ describe("which files an import reads", () => {
     const campaign = join(dir, "campaigns", "20261125-015944-df7ee1d4");
     mkdirSync(join(campaign, "node-postgres"), { recursive: true });
     mkdirSync(join(dir, "node-postgres"), { recursive: true });
-    for (const f of [join(campaign, "campaign.json"), join(campaign, "node-postgres", "a.json"), join(dir, "node-postgres", "b.json"), join(dir, "notes.txt")]) writeFileSync(f, "{}");
+    for (const f of [join(campaign, "campaign.json"), join(campaign, "node-postgres", "a.json"), join(dir, "node-postgres", "b.json"), join(dir, "notes.txt")])
+      writeFileSync(f, "{}");
     expect(await resultFiles(dir)).toEqual([join(campaign, "node-postgres", "a.json"), join(dir, "node-postgres", "b.json")]);
   });
 });

@@ -31,7 +31,9 @@ describe("schema", () => {
       const changed = path.join(dir, "schema.prisma");
       const schema = await readFile(schemaPath, "utf8");
       await writeFile(changed, schema.replace(/^model Rating \{\n/m, "model Rating {\n  helpful Int @default(0)\n"));
-      expect(await diffMigrationsToSchema({ url: test.url, schemaPath: changed })).toMatch(/ALTER TABLE "Rating" ADD COLUMN\s+"helpful" INTEGER NOT NULL DEFAULT 0/);
+      expect(await diffMigrationsToSchema({ url: test.url, schemaPath: changed })).toMatch(
+        /ALTER TABLE "Rating" ADD COLUMN\s+"helpful" INTEGER NOT NULL DEFAULT 0/,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -43,19 +45,39 @@ describe("schema", () => {
     await db.apiToken.create({ data: { name: "laptop", tokenHash: "t".repeat(64), prefix: "sfb_abcd", userId: user.id } });
     const system = await db.system.create({ data: { slug: "restate", name: "Restate", ownerId: user.id, repository: "https://github.com/x/y" } });
     const version = await db.targetVersion.create({
-      data: { systemId: system.id, version: "1.0.0", manifestDigest: `sha256:${"b".repeat(64)}`, manifest: { name: "restate" }, loc: { typescript: { app: 420, gateway: 80 } } },
+      data: {
+        systemId: system.id,
+        version: "1.0.0",
+        manifestDigest: `sha256:${"b".repeat(64)}`,
+        manifest: { name: "restate" },
+        loc: { typescript: { app: 420, gateway: 80 } },
+      },
     });
     const run = await db.run.create({
       data: {
-        systemId: system.id, targetVersionId: version.id, status: RunStatus.needs_cluster, environmentKind: EnvironmentKind.kubernetes,
-        nodes: 3, profile: Profile.standard, seed: 2n ** 40n, submittedById: user.id,
+        systemId: system.id,
+        targetVersionId: version.id,
+        status: RunStatus.needs_cluster,
+        environmentKind: EnvironmentKind.kubernetes,
+        nodes: 3,
+        profile: Profile.standard,
+        seed: 2n ** 40n,
+        submittedById: user.id,
       },
     });
     await db.runDocument.create({ data: { runId: run.id, digest: "sha256:x", document: { any: ["json", 1, null] } } });
     await db.cellResult.create({
       data: {
-        runId: run.id, workload: Workload.contention, distribution: Distribution.zipf, seed: 7n, parameters: {}, valid: true,
-        peakRssBytes: 9_000_000_000n, series: [], histograms: { steps: [] }, p99: 12.5,
+        runId: run.id,
+        workload: Workload.contention,
+        distribution: Distribution.zipf,
+        seed: 7n,
+        parameters: {},
+        valid: true,
+        peakRssBytes: 9_000_000_000n,
+        series: [],
+        histograms: { steps: [] },
+        p99: 12.5,
       },
     });
     await db.rating.create({ data: { userId: user.id, systemId: system.id, programmingModel: 4, understandability: 5, comment: "clear" } });
@@ -81,7 +103,9 @@ describe("schema", () => {
       db.user.create({ data: { email: "bob@example.org", passwordHash: "x" } }),
       db.system.create({ data: { slug: "dapr", name: "Dapr actors" } }),
     ]);
-    await expect(db.rating.create({ data: { userId: user.id, systemId: system.id, programmingModel: 6, understandability: 3 } })).rejects.toThrow(/Rating_programmingModel_check/);
+    await expect(db.rating.create({ data: { userId: user.id, systemId: system.id, programmingModel: 6, understandability: 3 } })).rejects.toThrow(
+      /Rating_programmingModel_check/,
+    );
     const version = await db.targetVersion.create({ data: { systemId: system.id, version: "0.1.0", manifestDigest: `sha256:${"c".repeat(64)}` } });
     await expect(
       db.run.create({ data: { systemId: system.id, targetVersionId: version.id, environmentKind: "local", nodes: 1, profile: "quick", progress: 101 } }),

@@ -25,6 +25,8 @@ export async function loadImageArchive(file: string, onProgress?: (m: string) =>
 export async function requireImage(ref: string): Promise<void> {
   await ensurePodman();
   if (!(await imageExists(ref))) {
-    throw new TargetError(`image ${ref} is not in sfbench's podman storage (no registry is reachable here): build a bundled target's with \`sfbench image build <name>\`, or load an archive (loadImageArchive)`);
+    throw new TargetError(
+      `image ${ref} is not in sfbench's podman storage (no registry is reachable here): build a bundled target's with \`sfbench image build <name>\`, or load an archive (loadImageArchive)`,
+    );
   }
 }

@@ -62,7 +62,8 @@ export const BUILD_TIMEOUT_MS = 1_200_000;
 export async function ensureDebian(onProgress?: (m: string) => void): Promise<void> {
   if (await imageExists(DEBIAN_BASE)) return;
   if (!existsSync("/usr/sbin/debootstrap")) {
-    if (process.getuid?.() !== 0) throw new MissingPrerequisiteError("debootstrap not found (it builds the local Debian base image): run `sudo apt-get install -y debootstrap`");
+    if (process.getuid?.() !== 0)
+      throw new MissingPrerequisiteError("debootstrap not found (it builds the local Debian base image): run `sudo apt-get install -y debootstrap`");
     onProgress?.("installing debootstrap with apt-get");
     await run("apt-get", ["install", "-y", "debootstrap"], BUILD_TIMEOUT_MS);
   }
@@ -91,9 +92,13 @@ export async function ensureNode(onProgress?: (m: string) => void): Promise<void
   const version = process.version;
   if ((await nodeBaseVersion()) === version) return;
   const major = Number(version.slice(1).split(".")[0]);
-  if (major !== NODE_MAJOR) throw new MissingPrerequisiteError(`the local ${NODE_BASE} image copies this machine's Node, which is ${version}, not ${NODE_MAJOR}.x: install Node ${NODE_MAJOR}`);
+  if (major !== NODE_MAJOR)
+    throw new MissingPrerequisiteError(
+      `the local ${NODE_BASE} image copies this machine's Node, which is ${version}, not ${NODE_MAJOR}.x: install Node ${NODE_MAJOR}`,
+    );
   const npmDir = join(dirname(dirname(process.execPath)), "lib", "node_modules", "npm");
-  if (!existsSync(join(npmDir, "bin", "npm-cli.js"))) throw new MissingPrerequisiteError(`npm not found at ${npmDir} (the local Node base image copies it from beside ${process.execPath})`);
+  if (!existsSync(join(npmDir, "bin", "npm-cli.js")))
+    throw new MissingPrerequisiteError(`npm not found at ${npmDir} (the local Node base image copies it from beside ${process.execPath})`);
   const ctx = join(podmanHome(), "bases", "node-context");
   rmSync(ctx, { recursive: true, force: true });
   mkdirSync(ctx, { recursive: true });

@@ -29,7 +29,18 @@ import { join } from "node:path";
 import type { TargetManifest } from "@sfbench/core";
 import { nodeSupport } from "@sfbench/core";
 import { freePort, isAlive, portFree, spawnBalancerProcess, TargetBusyError, TargetError } from "@sfbench/provider-local";
-import { DURABLE, kafkaBrokers, paths, redisUrl, SCRATCH, startPostgresInstance, stopPostgresInstance, up, type PostgresReportedSettings, type ServiceName } from "@sfbench/services";
+import {
+  DURABLE,
+  kafkaBrokers,
+  paths,
+  redisUrl,
+  SCRATCH,
+  startPostgresInstance,
+  stopPostgresInstance,
+  up,
+  type PostgresReportedSettings,
+  type ServiceName,
+} from "@sfbench/services";
 import { z } from "zod";
 import { MachineClass } from "./machine.ts";
 import { podman, podmanEnv } from "./podman.ts";
@@ -166,7 +177,12 @@ export interface LaunchedNode {
  * Runs node `index`'s container (removing a stopped one of the same name
  * first: a restart), its output appended to its log.
  */
-export async function launchNode(state: ContainerTarget, manifest: TargetManifest, plan: ContainerNodePlan, opts: { truncateLog: boolean; cpus?: string; onProgress?: (m: string) => void }): Promise<LaunchedNode> {
+export async function launchNode(
+  state: ContainerTarget,
+  manifest: TargetManifest,
+  plan: ContainerNodePlan,
+  opts: { truncateLog: boolean; cpus?: string; onProgress?: (m: string) => void },
+): Promise<LaunchedNode> {
   const { index, port } = plan;
   const name = containerName(state.runId, index);
   await podman(["rm", "--force", "--ignore", name]);
@@ -230,7 +246,6 @@ export async function launchNode(state: ContainerTarget, manifest: TargetManifes
   return { node, exited: () => exited };
 }
 
-
 /** The last lines of a log, for an error message. */
 export function tail(file: string, lines = 15): string {
   try {
@@ -262,7 +277,11 @@ export async function waitHealthy(url: string, exited: () => string | undefined,
 export const postgresDir = (runId: string) => join(runDir(runId), "postgres");
 
 /** The target's own PostgreSQL on the host (durable settings when the manifest promises durability), as local targets get. */
-export async function startRunPostgres(runId: string, manifest: TargetManifest, opts: { keepData?: boolean; cpus?: string; onProgress?: (m: string) => void }): Promise<ContainerTarget["postgres"]> {
+export async function startRunPostgres(
+  runId: string,
+  manifest: TargetManifest,
+  opts: { keepData?: boolean; cpus?: string; onProgress?: (m: string) => void },
+): Promise<ContainerTarget["postgres"]> {
   const durable = manifest.guarantees.durability === "durable";
   const pgi = await startPostgresInstance({
     dir: postgresDir(runId),
@@ -288,7 +307,9 @@ function nodeCount(manifest: TargetManifest, nodes: number | undefined): number 
   if (!Number.isInteger(nodes) || nodes < 1) throw new TargetError(`nodes: ${nodes} is not a node count (allowed: an integer from 1 to ${max})`);
   if (nodes > max) {
     throw new TargetError(
-      manifest.nodes ? `nodes: ${manifest.name} supports at most ${max} nodes (target.json nodes.max)` : `nodes: ${manifest.name} is a single-process target (its target.json declares no nodes), so it runs as 1 node only`,
+      manifest.nodes
+        ? `nodes: ${manifest.name} supports at most ${max} nodes (target.json nodes.max)`
+        : `nodes: ${manifest.name} is a single-process target (its target.json declares no nodes), so it runs as 1 node only`,
     );
   }
   return nodes;

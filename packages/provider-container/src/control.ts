@@ -66,7 +66,11 @@ function clearStaleLock(dir: string): void {
   if (Number.isInteger(pid) && pid > 0 && !isAlive(pid)) rmSync(file, { force: true });
 }
 
-export async function containerTargetControl(started: StartedContainerTarget, manifest: TargetManifest, opts: { onProgress?: (m: string) => void } = {}): Promise<ContainerTargetControl> {
+export async function containerTargetControl(
+  started: StartedContainerTarget,
+  manifest: TargetManifest,
+  opts: { onProgress?: (m: string) => void } = {},
+): Promise<ContainerTargetControl> {
   const { runId } = started;
   const support = nodeSupport(manifest);
   const state = (): ContainerTarget => {
@@ -164,14 +168,20 @@ export async function containerTargetControl(started: StartedContainerTarget, ma
       const s = state();
       if (!support.elastic) throw new TargetError(`${manifest.name} cannot take a node while it runs: target.json nodes.elastic is not true`);
       if (!s.cluster) throw new TargetError(`${manifest.name} was started as one plain container; start it with a node count (nodes) to add nodes`);
-      if (s.nodes.length >= support.max) throw new TargetError(`nodes: ${manifest.name} already runs ${s.nodes.length} nodes, its maximum (target.json nodes.max)`);
+      if (s.nodes.length >= support.max)
+        throw new TargetError(`nodes: ${manifest.name} already runs ${s.nodes.length} nodes, its maximum (target.json nodes.max)`);
       const index = s.nodes.length;
       const clusterPort = await freePort();
       const plan = { index, port: await freePort(), clusterPort, nodes: index + 1, peers: [...s.nodes.map((n) => n.clusterPort!), clusterPort] };
       const launched = await launchNode(s, manifest, plan, { truncateLog: true, onProgress: opts.onProgress, ...placed() });
       writeContainerState({ ...state(), nodes: [...s.nodes, launched.node] });
       try {
-        await waitHealthy(launched.node.url + manifest.health, launched.exited, (manifest.local?.startupTimeoutSeconds ?? support.restartTimeoutSeconds) * 1000, launched.node.log);
+        await waitHealthy(
+          launched.node.url + manifest.health,
+          launched.exited,
+          (manifest.local?.startupTimeoutSeconds ?? support.restartTimeoutSeconds) * 1000,
+          launched.node.log,
+        );
       } catch (e) {
         writeContainerState({ ...state(), nodes: s.nodes });
         throw e;

@@ -60,8 +60,10 @@ const freshDir = (name: string) => {
 
 export async function ensureGo(onProgress?: (m: string) => void): Promise<void> {
   const { version, goroot } = hostGo();
-  if ((await imageExists(GO_BASE)) && (await podman(["image", "inspect", "--format", `{{ index .Labels "${GO_LABEL}" }}`, GO_BASE])).stdout.trim() === version) return;
-  if (!version.startsWith(`go${GO_MINOR}.`) && version !== `go${GO_MINOR}`) throw new MissingPrerequisiteError(`the local ${GO_BASE} image copies this machine's Go, which is ${version}, not ${GO_MINOR}: install Go ${GO_MINOR}`);
+  if ((await imageExists(GO_BASE)) && (await podman(["image", "inspect", "--format", `{{ index .Labels "${GO_LABEL}" }}`, GO_BASE])).stdout.trim() === version)
+    return;
+  if (!version.startsWith(`go${GO_MINOR}.`) && version !== `go${GO_MINOR}`)
+    throw new MissingPrerequisiteError(`the local ${GO_BASE} image copies this machine's Go, which is ${version}, not ${GO_MINOR}: install Go ${GO_MINOR}`);
   await ensureDebian(onProgress);
   const ctx = freshDir("go-context");
   cpSync(goroot, join(ctx, "go"), { recursive: true });
@@ -86,7 +88,10 @@ export async function ensureStatic(onProgress?: (m: string) => void): Promise<vo
   mkdirSync(join(root, "tmp"), { recursive: true });
   mkdirSync(join(root, "home", "nonroot"), { recursive: true });
   cpSync(CA_BUNDLE, join(root, "etc", "ssl", "certs", "ca-certificates.crt"));
-  writeFileSync(join(root, "etc", "passwd"), `root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\nnonroot:x:${NONROOT_UID}:${NONROOT_UID}:nonroot:/home/nonroot:/sbin/nologin\n`);
+  writeFileSync(
+    join(root, "etc", "passwd"),
+    `root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\nnonroot:x:${NONROOT_UID}:${NONROOT_UID}:nonroot:/home/nonroot:/sbin/nologin\n`,
+  );
   writeFileSync(join(root, "etc", "group"), `root:x:0:\nnobody:x:65534:\nnonroot:x:${NONROOT_UID}:\n`);
   onProgress?.(`building ${STATIC_BASE} from scratch`);
   await build(STATIC_BASE, ctx, ["FROM scratch", "COPY rootfs /", `USER ${NONROOT_UID}:${NONROOT_UID}`, "WORKDIR /home/nonroot"]);
@@ -94,7 +99,8 @@ export async function ensureStatic(onProgress?: (m: string) => void): Promise<vo
 
 export async function ensureGlibcRuntime(onProgress?: (m: string) => void): Promise<void> {
   if (await imageExists(GLIBC_BASE)) return;
-  if (!existsSync(CA_BUNDLE)) throw new MissingPrerequisiteError(`${CA_BUNDLE} not found (the local glibc runtime base image copies it): install ca-certificates`);
+  if (!existsSync(CA_BUNDLE))
+    throw new MissingPrerequisiteError(`${CA_BUNDLE} not found (the local glibc runtime base image copies it): install ca-certificates`);
   await ensureDebian(onProgress);
   const ctx = freshDir("glibc-context");
   cpSync(CA_BUNDLE, join(ctx, "ca-certificates.crt"));

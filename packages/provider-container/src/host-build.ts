@@ -32,9 +32,19 @@ export interface HostBuild {
 }
 
 /** Runs the host build of a target whose Dockerfile declares BUILD_FROM (cached: at once when current); undefined for any other. */
-export async function hostBuild(target: BundledTarget, declaredArgs: string[], opts: { targetsRoot?: string; onProgress?: (m: string) => void }): Promise<HostBuild | undefined> {
+export async function hostBuild(
+  target: BundledTarget,
+  declaredArgs: string[],
+  opts: { targetsRoot?: string; onProgress?: (m: string) => void },
+): Promise<HostBuild | undefined> {
   if (!declaredArgs.includes(BUILD_FROM_ARG)) return undefined;
-  const built = await ensureBuilt(target.name, { ...(opts.targetsRoot ? { targetsRoot: opts.targetsRoot } : {}), ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
-  if (!built) throw new TargetError(`${target.name}'s Dockerfile declares ARG ${BUILD_FROM_ARG} (its image takes the host build's files) but its target.json declares no build`);
+  const built = await ensureBuilt(target.name, {
+    ...(opts.targetsRoot ? { targetsRoot: opts.targetsRoot } : {}),
+    ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+  });
+  if (!built)
+    throw new TargetError(
+      `${target.name}'s Dockerfile declares ARG ${BUILD_FROM_ARG} (its image takes the host build's files) but its target.json declares no build`,
+    );
   return { flags: ["--build-context", `${HOST_BUILD_CONTEXT}=${built.dir}`, "--build-arg", `${BUILD_FROM_ARG}=${PREBUILT_STAGE}`], key: built.key };
 }

@@ -59,7 +59,11 @@ function stageContext(target: BundledTarget): Context {
   if (!existsSync(dockerfile)) throw new TargetError(`${target.name} has no Dockerfile in ${target.dir}`);
   const ignore = `${dockerfile}.dockerignore`;
   const root = existsSync(ignore) ? paths.root : target.dir;
-  const tracked = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", relative(paths.root, root) || "."], { cwd: paths.root, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })
+  const tracked = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", relative(paths.root, root) || "."], {
+    cwd: paths.root,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  })
     .split("\0")
     .filter((f) => f && existsSync(join(paths.root, f)));
   const dir = join(podmanHome(), "context", target.name);
@@ -77,7 +81,11 @@ function stageContext(target: BundledTarget): Context {
 async function contextDigest(ctx: Context, bases: string[], hostBuildKey?: string): Promise<string> {
   const h = createHash("sha256");
   if (hostBuildKey) h.update(`host-build\0${hostBuildKey}\0`);
-  for (const f of ctx.files) h.update(f).update("\0").update(readFileSync(join(ctx.dir, f))).update("\0");
+  for (const f of ctx.files)
+    h.update(f)
+      .update("\0")
+      .update(readFileSync(join(ctx.dir, f)))
+      .update("\0");
   h.update(readFileSync(ctx.dockerfile));
   if (ctx.ignorefile) h.update(readFileSync(ctx.ignorefile));
   for (const b of bases) h.update((await podman(["image", "inspect", "--format", "{{.Id}}", b])).stdout.trim());
@@ -110,9 +118,22 @@ async function prefetchNpm(target: BundledTarget, ctx: Context, onProgress?: (m:
     await new Promise<void>((resolve, reject) =>
       execFile(
         "npm",
-        ["ci", "--workspace", workspace, "--include-workspace-root", "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline", "--cache", npmCache(), "--loglevel=error"],
+        [
+          "ci",
+          "--workspace",
+          workspace,
+          "--include-workspace-root",
+          "--ignore-scripts",
+          "--no-audit",
+          "--no-fund",
+          "--prefer-offline",
+          "--cache",
+          npmCache(),
+          "--loglevel=error",
+        ],
         { cwd: dir, maxBuffer: 64 * 1024 * 1024, timeout: BUILD_TIMEOUT_MS },
-        (e, _o, stderr) => (e ? reject(new TargetError(`npm ci (fetching ${workspace}'s packages for its image) failed: ${String(stderr).trim().slice(-800)}`)) : resolve()),
+        (e, _o, stderr) =>
+          e ? reject(new TargetError(`npm ci (fetching ${workspace}'s packages for its image) failed: ${String(stderr).trim().slice(-800)}`)) : resolve(),
       ),
     );
   } finally {
@@ -131,8 +152,14 @@ async function prefetchGo(target: BundledTarget, ctx: Context, onProgress?: (m: 
   if (!ctx.files.includes("go.mod")) return;
   onProgress?.(`fetching the Go modules of ${target.name} into ${goModCache()}`);
   await new Promise<void>((resolve, reject) =>
-    execFile("go", ["mod", "download"], { cwd: ctx.dir, env: { ...process.env, GOMODCACHE: goModCache(), GOFLAGS: "-mod=mod" }, maxBuffer: 64 * 1024 * 1024, timeout: BUILD_TIMEOUT_MS }, (e, _o, stderr) =>
-      e ? reject(new TargetError(`go mod download (fetching ${target.name}'s modules for its image) failed: ${String(stderr).trim().slice(-800)}`)) : resolve(),
+    execFile(
+      "go",
+      ["mod", "download"],
+      { cwd: ctx.dir, env: { ...process.env, GOMODCACHE: goModCache(), GOFLAGS: "-mod=mod" }, maxBuffer: 64 * 1024 * 1024, timeout: BUILD_TIMEOUT_MS },
+      (e, _o, stderr) =>
+        e
+          ? reject(new TargetError(`go mod download (fetching ${target.name}'s modules for its image) failed: ${String(stderr).trim().slice(-800)}`))
+          : resolve(),
     ),
   );
 }
@@ -146,7 +173,10 @@ function declaredArgs(dockerfile: string): string[] {
  * Builds a bundled target's image unless one built from the same context is
  * there (force: rebuild anyway). Resolves with its local tag.
  */
-export async function buildTargetImage(name: string, opts: { force?: boolean; targetsRoot?: string; onProgress?: (m: string) => void } = {}): Promise<BuiltImage> {
+export async function buildTargetImage(
+  name: string,
+  opts: { force?: boolean; targetsRoot?: string; onProgress?: (m: string) => void } = {},
+): Promise<BuiltImage> {
   const target = findTarget(name, opts.targetsRoot);
   if (!existsSync(join(target.dir, "Dockerfile"))) throw new TargetError(`${name} has no Dockerfile in ${target.dir}`);
   // one build of a target at a time: its staged context and npm prefetch directory are shared

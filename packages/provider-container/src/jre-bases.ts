@@ -29,7 +29,9 @@ export function hostJava(): { home: string; version: string } {
   try {
     java = execFileSync("sh", ["-c", "command -v java"], { encoding: "utf8" }).trim();
   } catch {
-    throw new MissingPrerequisiteError(`java not found on PATH: the local ${JRE_BASE} image copies this machine's Java ${JAVA_FEATURE} (apt-get install openjdk-${JAVA_FEATURE}-jre-headless)`);
+    throw new MissingPrerequisiteError(
+      `java not found on PATH: the local ${JRE_BASE} image copies this machine's Java ${JAVA_FEATURE} (apt-get install openjdk-${JAVA_FEATURE}-jre-headless)`,
+    );
   }
   const home = dirname(dirname(realpathSync(java)));
   const release = join(home, "release");
@@ -40,8 +42,15 @@ export function hostJava(): { home: string; version: string } {
 
 export async function ensureJre(onProgress?: (m: string) => void): Promise<void> {
   const { home, version } = hostJava();
-  if ((await imageExists(JRE_BASE)) && (await podman(["image", "inspect", "--format", `{{ index .Labels "${JAVA_LABEL}" }}`, JRE_BASE])).stdout.trim() === version) return;
-  if (Number(version.split(".")[0]) !== JAVA_FEATURE) throw new MissingPrerequisiteError(`the local ${JRE_BASE} image copies this machine's Java, which is ${version} (${home}), not ${JAVA_FEATURE}: install Java ${JAVA_FEATURE} and make it the default java`);
+  if (
+    (await imageExists(JRE_BASE)) &&
+    (await podman(["image", "inspect", "--format", `{{ index .Labels "${JAVA_LABEL}" }}`, JRE_BASE])).stdout.trim() === version
+  )
+    return;
+  if (Number(version.split(".")[0]) !== JAVA_FEATURE)
+    throw new MissingPrerequisiteError(
+      `the local ${JRE_BASE} image copies this machine's Java, which is ${version} (${home}), not ${JAVA_FEATURE}: install Java ${JAVA_FEATURE} and make it the default java`,
+    );
   await ensureDebian(onProgress);
   const ctx = join(podmanHome(), "bases", "jre-context");
   rmSync(ctx, { recursive: true, force: true });

@@ -66,7 +66,10 @@ export function podmanEnv(): NodeJS.ProcessEnv {
       "",
     ].join("\n"),
   );
-  writeIfChanged(storageConf, ["[storage]", 'driver = "overlay"', `graphroot = ${q(join(home, "storage"))}`, `runroot = ${q(join(home, "run"))}`, ""].join("\n"));
+  writeIfChanged(
+    storageConf,
+    ["[storage]", 'driver = "overlay"', `graphroot = ${q(join(home, "storage"))}`, `runroot = ${q(join(home, "run"))}`, ""].join("\n"),
+  );
   return { ...process.env, CONTAINERS_CONF: containersConf, CONTAINERS_STORAGE_CONF: storageConf, TMPDIR: ensureDir(join(home, "tmp")) };
 }
 
@@ -87,10 +90,16 @@ export interface PodmanRun {
 
 /** Runs `podman args...` with the project's configuration; rejects with its stderr on a non-zero exit. */
 export function podman(args: string[], opts: { timeoutMs?: number; input?: string; cwd?: string } = {}): Promise<PodmanRun> {
-  const options: ExecFileOptions = { env: podmanEnv(), maxBuffer: 64 * 1024 * 1024, ...(opts.cwd ? { cwd: opts.cwd } : {}), ...(opts.timeoutMs ? { timeout: opts.timeoutMs } : {}) };
+  const options: ExecFileOptions = {
+    env: podmanEnv(),
+    maxBuffer: 64 * 1024 * 1024,
+    ...(opts.cwd ? { cwd: opts.cwd } : {}),
+    ...(opts.timeoutMs ? { timeout: opts.timeoutMs } : {}),
+  };
   return new Promise((resolve, reject) => {
     const child = execFile("podman", args, options, (error, stdout, stderr) => {
-      if (error) reject(new PodmanError(`podman ${args.slice(0, 3).join(" ")} failed: ${String(stderr).trim().split("\n").slice(-8).join("\n") || error.message}`));
+      if (error)
+        reject(new PodmanError(`podman ${args.slice(0, 3).join(" ")} failed: ${String(stderr).trim().split("\n").slice(-8).join("\n") || error.message}`));
       else resolve({ stdout: String(stdout), stderr: String(stderr) });
     });
     if (opts.input !== undefined) child.stdin?.end(opts.input);
@@ -116,7 +125,9 @@ export async function ensurePodman(onProgress?: (message: string) => void): Prom
     const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
     const apt = (args: string[]) =>
       new Promise<void>((resolve, reject) =>
-        execFile("apt-get", args, { env, maxBuffer: 64 * 1024 * 1024 }, (e, _o, stderr) => (e ? reject(new MissingPrerequisiteError(`${install} failed: ${String(stderr).trim().slice(-500)}`)) : resolve())),
+        execFile("apt-get", args, { env, maxBuffer: 64 * 1024 * 1024 }, (e, _o, stderr) =>
+          e ? reject(new MissingPrerequisiteError(`${install} failed: ${String(stderr).trim().slice(-500)}`)) : resolve(),
+        ),
       );
     await apt(["install", "-y", ...PODMAN_PACKAGES]).catch(async () => {
       await apt(["update"]);

@@ -38,7 +38,7 @@ afterAll(async () => {
   rmSync(resultsDir, { recursive: true, force: true });
 });
 
-const post = async <T,>(url: string, body: unknown): Promise<T> => {
+const post = async <T>(url: string, body: unknown): Promise<T> => {
   const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   expect(res.status, `POST ${url}`).toBe(200);
   return (await res.json()) as T;
@@ -52,14 +52,22 @@ describe("node-postgres from its image, in a podman container", () => {
     const node = readContainerState(runId)!.nodes[0]!;
 
     // the limits podman set are the class's
-    const limits = (await podman(["inspect", "--format", "{{.HostConfig.NanoCpus}} {{.HostConfig.Memory}} {{.HostConfig.NetworkMode}}", node.container])).stdout.trim();
+    const limits = (
+      await podman(["inspect", "--format", "{{.HostConfig.NanoCpus}} {{.HostConfig.Memory}} {{.HostConfig.NetworkMode}}", node.container])
+    ).stdout.trim();
     expect(limits).toBe(`${machine.cpus * 1e9} ${machine.memoryBytes} host`);
     // the cost roots: the container's first process and the run's own PostgreSQL
     expect(control.pids()).toHaveLength(2);
     expect(control.pids()).toContain(started.postgres!.pid);
 
     const report = await runConformance(started.url, { micro: false });
-    expect(report.failed, report.checks.filter((c) => !c.passed).map((c) => c.id).join(", ")).toBe(0);
+    expect(
+      report.failed,
+      report.checks
+        .filter((c) => !c.passed)
+        .map((c) => c.id)
+        .join(", "),
+    ).toBe(0);
 
     await up(["k6"]);
     const cgroupBefore = control.cgroupCpuSeconds();

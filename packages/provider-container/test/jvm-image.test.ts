@@ -33,14 +33,22 @@ describe("pekko from its image, built from the host's Maven build", () => {
     expect((await buildTargetImage("pekko")).built).toBe(false);
     // the jar in the image is the host build's, byte for byte
     const inImage = (await podman(["run", "--rm", "--network=none", "--entrypoint", "sha256sum", built.ref, "/opt/pekko/pekko-app.jar"])).stdout.split(" ")[0];
-    const onHost = createHash("sha256").update(readFileSync(join(host!.dir, "pekko-app.jar"))).digest("hex");
+    const onHost = createHash("sha256")
+      .update(readFileSync(join(host!.dir, "pekko-app.jar")))
+      .digest("hex");
     expect(inImage).toBe(onHost);
     expect((await podman(["image", "inspect", "--format", "{{.Id}}", JRE_BASE])).stdout.trim()).not.toBe("");
 
     const started = await startContainerTarget({ runId, image: built.ref, manifest, machine, port: PORT, trace: false, onProgress: (m) => console.log(m) });
     expect(started.url).toBe(`http://127.0.0.1:${PORT}`);
     const report = await runConformance(started.url, { micro: false });
-    expect(report.failed, report.checks.filter((c) => !c.passed).map((c) => c.id).join(", ")).toBe(0);
+    expect(
+      report.failed,
+      report.checks
+        .filter((c) => !c.passed)
+        .map((c) => c.id)
+        .join(", "),
+    ).toBe(0);
 
     await teardownRun(runId);
     expect(await runContainers(runId)).toEqual([]);

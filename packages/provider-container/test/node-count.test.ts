@@ -10,11 +10,14 @@ import { runDir, startContainerTarget } from "../src/container.ts";
 
 const { manifest } = findTarget("node-postgres");
 const machine = { name: "test-1cpu-512mib", cpus: 1, memoryBytes: 512 * 2 ** 20 };
-const start = (m: typeof manifest, nodes: number) => startContainerTarget({ runId: `test-count-${randomUUID().slice(0, 8)}`, image: "localhost/sfbench/none:0", manifest: m, machine, port: 19620, nodes });
+const start = (m: typeof manifest, nodes: number) =>
+  startContainerTarget({ runId: `test-count-${randomUUID().slice(0, 8)}`, image: "localhost/sfbench/none:0", manifest: m, machine, port: 19620, nodes });
 
 describe("the node count of a container run", () => {
   it("refuses more nodes than target.json nodes.max, and none", async () => {
-    await expect(start(manifest, manifest.nodes!.max + 1)).rejects.toThrow(new TargetError(`nodes: node-postgres supports at most ${manifest.nodes!.max} nodes (target.json nodes.max)`));
+    await expect(start(manifest, manifest.nodes!.max + 1)).rejects.toThrow(
+      new TargetError(`nodes: node-postgres supports at most ${manifest.nodes!.max} nodes (target.json nodes.max)`),
+    );
     await expect(start(manifest, 0)).rejects.toThrow(/nodes: 0 is not a node count \(allowed: an integer from 1 to 4\)/);
   });
 

@@ -69,7 +69,12 @@ describe("node-postgres from its image as several containers", () => {
       expect(n.port).not.toBe(PORT);
       const limits = (await podman(["inspect", "--format", "{{.HostConfig.NanoCpus}} {{.HostConfig.Memory}}", n.container])).stdout.trim();
       expect(limits).toBe(`${machine.cpus * 1e9} ${machine.memoryBytes}`);
-      expect(await sfbenchEnv(n.container)).toMatchObject({ SFBENCH_NODE_INDEX: String(n.index), SFBENCH_NODES: "2", SFBENCH_CLUSTER_PORT: String(n.clusterPort), SFBENCH_CLUSTER_PEERS: peers });
+      expect(await sfbenchEnv(n.container)).toMatchObject({
+        SFBENCH_NODE_INDEX: String(n.index),
+        SFBENCH_NODES: "2",
+        SFBENCH_CLUSTER_PORT: String(n.clusterPort),
+        SFBENCH_CLUSTER_PEERS: peers,
+      });
       expect(await answers(n.url)).toBe(true);
     }
     expect(await throughBalancer(started.url, 6)).toEqual(Array(6).fill(200));
@@ -95,7 +100,11 @@ describe("node-postgres from its image as several containers", () => {
     state = readContainerState(runId)!;
     const node2 = state.nodes[2]!;
     expect(await runContainers(runId)).toHaveLength(3);
-    expect(await sfbenchEnv(node2.container)).toMatchObject({ SFBENCH_NODE_INDEX: "2", SFBENCH_NODES: "3", SFBENCH_CLUSTER_PEERS: state.nodes.map((n) => `127.0.0.1:${n.clusterPort}`).join(",") });
+    expect(await sfbenchEnv(node2.container)).toMatchObject({
+      SFBENCH_NODE_INDEX: "2",
+      SFBENCH_NODES: "3",
+      SFBENCH_CLUSTER_PEERS: state.nodes.map((n) => `127.0.0.1:${n.clusterPort}`).join(","),
+    });
     expect(JSON.parse(readFileSync(state.balancer!.backendsFile, "utf8"))).toEqual({ backends: state.nodes.map((n) => n.url) });
     const deadline = Date.now() + 30_000;
     while (!readFileSync(state.balancer!.log, "utf8").includes(node2.url) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));

@@ -25,7 +25,8 @@ export type BackendsFile = z.infer<typeof BackendsFile>;
 
 export function readBackends(file: string): string[] {
   const parsed = BackendsFile.safeParse(JSON.parse(readFileSync(file, "utf8")));
-  if (!parsed.success) throw new Error(`${file}: backends: ${parsed.error.issues.map((i) => i.message).join("; ")} (allowed: {"backends": ["http://127.0.0.1:<port>", ...]})`);
+  if (!parsed.success)
+    throw new Error(`${file}: backends: ${parsed.error.issues.map((i) => i.message).join("; ")} (allowed: {"backends": ["http://127.0.0.1:<port>", ...]})`);
   return parsed.data.backends;
 }
 

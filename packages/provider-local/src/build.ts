@@ -96,7 +96,11 @@ export async function ensureBuilt(name: string, opts: BuildOptions = {}): Promis
         resolve(how);
       };
       child.on("error", (e) => done(`could not start ${build.command[0]}: ${e.message}`));
-      child.on("exit", (code, signal) => done(code === 0 ? null : code !== null ? `exit code ${code}` : `signal ${signal}${signal === "SIGKILL" ? ` (timeout ${build.timeoutSeconds} s?)` : ""}`));
+      child.on("exit", (code, signal) =>
+        done(
+          code === 0 ? null : code !== null ? `exit code ${code}` : `signal ${signal}${signal === "SIGKILL" ? ` (timeout ${build.timeoutSeconds} s?)` : ""}`,
+        ),
+      );
     });
     closeSync(fd);
     if (exit !== null) throw new TargetError(`building ${name} failed (${exit}): ${build.command.join(" ")}; last log lines:\n${tail(logFile(name))}`);

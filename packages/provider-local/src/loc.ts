@@ -18,8 +18,17 @@ type Language = (typeof LANGUAGES)[number];
 export type LocCounts = Partial<Record<Language, { app: number; gateway: number }>>;
 
 const CLOC_NAMES: Record<string, Language> = {
-  TypeScript: "typescript", JavaScript: "javascript", Java: "java", Kotlin: "kotlin", Scala: "scala", "C#": "csharp",
-  Go: "go", Rust: "rust", Python: "python", Erlang: "erlang", Elixir: "elixir",
+  TypeScript: "typescript",
+  JavaScript: "javascript",
+  Java: "java",
+  Kotlin: "kotlin",
+  Scala: "scala",
+  "C#": "csharp",
+  Go: "go",
+  Rust: "rust",
+  Python: "python",
+  Erlang: "erlang",
+  Elixir: "elixir",
 };
 
 const clocBin = () => join(dirname(createRequire(import.meta.url).resolve("cloc/package.json")), "lib", "cloc");
@@ -41,7 +50,11 @@ async function cloc(files: string[]): Promise<Record<string, number>> {
       throw new LocError(err.code === "ENOENT" ? "counting lines needs perl (cloc is a perl program): install perl" : `cloc failed: ${err.message}`);
     }
     const json = JSON.parse(stdout || "{}") as Record<string, { code?: number }>;
-    return Object.fromEntries(Object.entries(json).filter(([k]) => k !== "header" && k !== "SUM").map(([k, v]) => [k, v.code ?? 0]));
+    return Object.fromEntries(
+      Object.entries(json)
+        .filter(([k]) => k !== "header" && k !== "SUM")
+        .map(([k, v]) => [k, v.code ?? 0]),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -132,7 +132,11 @@ export async function killTarget(name: string, signal: NodeJS.Signals = "SIGKILL
 
 async function startAgain(state: RunningTarget, target: BundledTarget, node: RunningNode, opts: NodeOpOptions): Promise<RunningNode> {
   const support = nodeSupport(target.manifest);
-  const base = baseEnv(target, { trace: state.trace ?? false, ...(state.postgres ? { postgres: state.postgres } : {}), ...(state.kafka ? { kafka: state.kafka } : {}) });
+  const base = baseEnv(target, {
+    trace: state.trace ?? false,
+    ...(state.postgres ? { postgres: state.postgres } : {}),
+    ...(state.kafka ? { kafka: state.kafka } : {}),
+  });
   const s = spawnNode(target, base, planOf(state, node), { truncateLog: false, onProgress: opts.onProgress, cpus: opts.cpus });
   await waitHealthy(s.node.url + target.manifest.health, s.node.pid, s.exited, support.restartTimeoutSeconds * 1000, s.node.log);
   return s.node;
@@ -242,7 +246,11 @@ export async function addNode(name: string, opts: NodeOpOptions = {}): Promise<R
   const index = nodes.length;
   const clusterPort = await freePort();
   const plan: NodePlan = { index, port: await freePort(), clusterPort, nodes: index + 1, peers: [...nodes.map((n) => n.clusterPort!), clusterPort] };
-  const base = baseEnv(target, { trace: state.trace ?? false, ...(state.postgres ? { postgres: state.postgres } : {}), ...(state.kafka ? { kafka: state.kafka } : {}) });
+  const base = baseEnv(target, {
+    trace: state.trace ?? false,
+    ...(state.postgres ? { postgres: state.postgres } : {}),
+    ...(state.kafka ? { kafka: state.kafka } : {}),
+  });
   const s = spawnNode(target, base, plan, { truncateLog: true, onProgress: opts.onProgress, cpus: opts.cpus });
   writeState({ ...stateOf(name), nodes: [...nodes, s.node] });
   try {

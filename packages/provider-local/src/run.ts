@@ -41,7 +41,18 @@ import {
   type SpawnedNode,
 } from "./target-process.ts";
 
-export { descendants, freePort, isAlive, nodeDataDir, portFree, targetDataDir, waitGone, type RunningBalancer, type RunningNode, type RunningTarget } from "./target-process.ts";
+export {
+  descendants,
+  freePort,
+  isAlive,
+  nodeDataDir,
+  portFree,
+  targetDataDir,
+  waitGone,
+  type RunningBalancer,
+  type RunningNode,
+  type RunningTarget,
+} from "./target-process.ts";
 
 /** A target started by this process: it can tell how the target ended. */
 export interface StartedTarget extends RunningTarget {
@@ -160,7 +171,8 @@ export async function startTarget(name: string, opts: StartOptions = {}): Promis
   const cluster = opts.nodes !== undefined;
   const balanced = cluster && nodeSupport(manifest).routing === "balancer";
   const existing = runningTarget(name);
-  if (existing) throw new TargetBusyError(`target ${name} is already running at ${existing.url} (pid ${existing.pid}); stop it with: sfbench target down ${name}`);
+  if (existing)
+    throw new TargetBusyError(`target ${name} is already running at ${existing.url} (pid ${existing.pid}); stop it with: sfbench target down ${name}`);
   const port = opts.port ?? manifest.port;
   if (!(await portFree(port))) throw new TargetBusyError(`port ${port} on 127.0.0.1 is in use; choose another with --port`);
 
@@ -173,7 +185,9 @@ export async function startTarget(name: string, opts: StartOptions = {}): Promis
     opts.onProgress?.(`starting services: ${shared.join(", ")}`);
     await up(shared, { onProgress: (s, m) => opts.onProgress?.(`${s}: ${m}`) });
   }
-  const postgres = services.includes("postgres") ? await startTargetPostgres(name, manifest, { keepData: opts.keepData, onProgress: opts.onProgress }) : undefined;
+  const postgres = services.includes("postgres")
+    ? await startTargetPostgres(name, manifest, { keepData: opts.keepData, onProgress: opts.onProgress })
+    : undefined;
   let kafka;
   try {
     kafka = services.includes("kafka") ? await startTargetKafka(name, { keepData: opts.keepData, onProgress: opts.onProgress }) : undefined;

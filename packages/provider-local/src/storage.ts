@@ -15,7 +15,16 @@
  */
 import { join } from "node:path";
 import type { Environment, TargetManifest } from "@sfbench/core";
-import { DURABLE, paths, SCRATCH, startKafkaInstance, startPostgresInstance, stopKafkaInstance, stopPostgresInstance, type PostgresReportedSettings } from "@sfbench/services";
+import {
+  DURABLE,
+  paths,
+  SCRATCH,
+  startKafkaInstance,
+  startPostgresInstance,
+  stopKafkaInstance,
+  stopPostgresInstance,
+  type PostgresReportedSettings,
+} from "@sfbench/services";
 
 /** What a running target's state file records of its PostgreSQL. */
 export interface TargetPostgres {
@@ -31,7 +40,11 @@ export interface TargetPostgres {
 export const targetPostgresDir = (name: string) => join(paths.home, "targets", name, "postgres");
 
 /** Starts the target's PostgreSQL (its data kept from an earlier start with keepData). */
-export async function startTargetPostgres(name: string, manifest: TargetManifest, opts: { keepData?: boolean; cpus?: string; onProgress?: (message: string) => void } = {}): Promise<TargetPostgres> {
+export async function startTargetPostgres(
+  name: string,
+  manifest: TargetManifest,
+  opts: { keepData?: boolean; cpus?: string; onProgress?: (message: string) => void } = {},
+): Promise<TargetPostgres> {
   const durable = manifest.guarantees.durability === "durable";
   const pgi = await startPostgresInstance({
     dir: targetPostgresDir(name),
@@ -62,7 +75,10 @@ export interface TargetKafka {
 export const targetKafkaDir = (name: string) => join(paths.home, "targets", name, "kafka");
 
 /** Starts the target's Kafka broker (its log kept from an earlier start with keepData). */
-export async function startTargetKafka(name: string, opts: { keepData?: boolean; cpus?: string; onProgress?: (message: string) => void } = {}): Promise<TargetKafka> {
+export async function startTargetKafka(
+  name: string,
+  opts: { keepData?: boolean; cpus?: string; onProgress?: (message: string) => void } = {},
+): Promise<TargetKafka> {
   const k = await startKafkaInstance({
     dir: targetKafkaDir(name),
     keepData: opts.keepData,
@@ -84,7 +100,11 @@ export function stopTargetKafka(name: string): Promise<boolean> {
  * a restarted node has a new pid.
  */
 export function costPids(target: { pid: number; nodes?: { pid: number }[]; postgres?: TargetPostgres; kafka?: TargetKafka }): number[] {
-  return [...(target.nodes ? target.nodes.map((n) => n.pid) : [target.pid]), ...(target.postgres ? [target.postgres.pid] : []), ...(target.kafka ? [target.kafka.pid] : [])];
+  return [
+    ...(target.nodes ? target.nodes.map((n) => n.pid) : [target.pid]),
+    ...(target.postgres ? [target.postgres.pid] : []),
+    ...(target.kafka ? [target.kafka.pid] : []),
+  ];
 }
 
 /** The target's storage for the result's environment fingerprint; undefined when it has none of sfbench's. */
@@ -92,7 +112,17 @@ export function storageFingerprint(target: { postgres?: TargetPostgres; kafka?: 
   if (!target.postgres && !target.kafka) return undefined;
   const pg = target.postgres?.settings;
   return {
-    ...(pg ? { postgres: { instance: "dedicated" as const, fsync: pg.fsync, synchronous_commit: pg.synchronous_commit, full_page_writes: pg.full_page_writes, version: pg.version } } : {}),
+    ...(pg
+      ? {
+          postgres: {
+            instance: "dedicated" as const,
+            fsync: pg.fsync,
+            synchronous_commit: pg.synchronous_commit,
+            full_page_writes: pg.full_page_writes,
+            version: pg.version,
+          },
+        }
+      : {}),
     ...(target.kafka ? { kafka: { instance: "dedicated" as const, version: target.kafka.version } } : {}),
   };
 }

@@ -86,7 +86,11 @@ export function isAlive(pid: number): boolean {
 }
 
 export function nodesOf(state: RunningTarget): RunningNode[] {
-  return state.nodes ?? [{ index: 0, pid: state.pid, port: state.port, url: state.url, log: state.log, dataDir: targetDataDir(state.name), startedAt: state.startedAt }];
+  return (
+    state.nodes ?? [
+      { index: 0, pid: state.pid, port: state.port, url: state.url, log: state.log, dataDir: targetDataDir(state.name), startedAt: state.startedAt },
+    ]
+  );
 }
 
 export function readState(name: string): RunningTarget | undefined {
@@ -232,7 +236,12 @@ export interface SpawnedNode {
  * appended to its log (a restart keeps the crash's last lines). Node i > 0 of
  * a target declaring nodes.command runs that command.
  */
-export function spawnNode(target: BundledTarget, base: Record<string, string>, plan: NodePlan, opts: { truncateLog: boolean; onProgress?: (m: string) => void; cpus?: string }): SpawnedNode {
+export function spawnNode(
+  target: BundledTarget,
+  base: Record<string, string>,
+  plan: NodePlan,
+  opts: { truncateLog: boolean; onProgress?: (m: string) => void; cpus?: string },
+): SpawnedNode {
   const { name, dir, manifest } = target;
   const dataDir = nodeDataDir(name, plan.index);
   mkdirSync(dataDir, { recursive: true });

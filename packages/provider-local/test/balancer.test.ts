@@ -18,7 +18,13 @@ afterEach(async () => {
 async function backend(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server }> {
   const server = createServer(handler);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  closers.push(() => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }));
+  closers.push(
+    () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
@@ -30,7 +36,11 @@ async function balancer(backends: string[]): Promise<Balancer> {
 
 describe("the balancer", () => {
   it("passes method, path and body through and alternates between nodes", async () => {
-    const a = await backend((req, res) => { let body = ""; req.on("data", (c) => (body += c)); req.on("end", () => res.end(`a ${req.method} ${req.url} ${body}`)); });
+    const a = await backend((req, res) => {
+      let body = "";
+      req.on("data", (c) => (body += c));
+      req.on("end", () => res.end(`a ${req.method} ${req.url} ${body}`));
+    });
     const b = await backend((_req, res) => res.end("b"));
     const lb = await balancer([a.url, b.url]);
     const answers = [];

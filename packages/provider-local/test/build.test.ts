@@ -46,12 +46,9 @@ describe("the build step of a target (target.json build)", () => {
   });
 
   it("expands $SFBENCH_BUILD_DIR and ${SFBENCH_DATA_DIR} in argv, and nothing else", () => {
-    expect(expandArgs(["-jar", "$SFBENCH_BUILD_DIR/app.jar", "--data=${SFBENCH_DATA_DIR}", "$HOME"], { SFBENCH_BUILD_DIR: "/b", SFBENCH_DATA_DIR: "/d" })).toEqual([
-      "-jar",
-      "/b/app.jar",
-      "--data=/d",
-      "$HOME",
-    ]);
+    expect(
+      expandArgs(["-jar", "$SFBENCH_BUILD_DIR/app.jar", "--data=${SFBENCH_DATA_DIR}", "$HOME"], { SFBENCH_BUILD_DIR: "/b", SFBENCH_DATA_DIR: "/d" }),
+    ).toEqual(["-jar", "/b/app.jar", "--data=/d", "$HOME"]);
   });
 
   it("needs nothing for a target without a build", async () => {

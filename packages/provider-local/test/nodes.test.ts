@@ -34,7 +34,7 @@ interface WhoAmI {
   dataDir: string;
 }
 
-const getJson = async <T,>(url: string, init?: RequestInit): Promise<T> => {
+const getJson = async <T>(url: string, init?: RequestInit): Promise<T> => {
   const res = await fetch(url, init);
   expect(res.status, `${init?.method ?? "GET"} ${url}`).toBe(200);
   return (await res.json()) as T;
@@ -57,7 +57,10 @@ describe("a target with nodes behind sfbench's balancer", () => {
 
     // every node knows its index, the node count, and every node's cluster port
     const who = await Promise.all(t.nodes!.map((n) => getJson<WhoAmI>(`${n.url}/whoami`)));
-    expect(who.map((w) => [w.index, w.nodes])).toEqual([[0, 2], [1, 2]]);
+    expect(who.map((w) => [w.index, w.nodes])).toEqual([
+      [0, 2],
+      [1, 2],
+    ]);
     expect(who[0]!.peers).toBe(t.nodes!.map((n) => `127.0.0.1:${n.clusterPort}`).join(","));
     expect(who[0]!.peers).toBe(who[1]!.peers);
     expect(new Set(who.map((w) => w.dataDir)).size).toBe(2);
@@ -130,39 +133,47 @@ describe("a target with nodes behind sfbench's balancer", () => {
   });
 
   it("refuses a node count the manifest does not declare, naming the field", async () => {
-    await expect(startTarget("shared-counter", { ...opts, nodes: 4 })).rejects.toThrow("nodes: shared-counter supports at most 3 nodes (target.json nodes.max)");
+    await expect(startTarget("shared-counter", { ...opts, nodes: 4 })).rejects.toThrow(
+      "nodes: shared-counter supports at most 3 nodes (target.json nodes.max)",
+    );
     await expect(startTarget("shared-counter", { ...opts, nodes: 0 })).rejects.toThrow("nodes: 0 is not a node count (allowed: an integer from 1 to 3)");
-    await expect(startTarget("healthy", { ...opts, nodes: 2 })).rejects.toThrow(/nodes: healthy is a single-process target \(its target\.json declares no nodes\), so it runs as 1 node only/);
+    await expect(startTarget("healthy", { ...opts, nodes: 2 })).rejects.toThrow(
+      /nodes: healthy is a single-process target \(its target\.json declares no nodes\), so it runs as 1 node only/,
+    );
   });
 });
 
 describe("a run's control over a target's processes", () => {
-  it.skipIf(cpus().length < 2)("starts again and adds on the CPUs the run placed it on, not on the caller's: nodes and a restarted PostgreSQL", { timeout: 120_000 }, async () => {
-    const t = await startTarget("shared-counter", { ...opts, nodes: 2 });
-    const control = localTargetControl(t);
-    // a run pins itself to the generator's core: without placeOn, what it starts would run there too
-    control.placeOn!("1");
-    await control.kill(1, "SIGKILL");
-    await control.restart(1);
-    const restarted = targetPids("shared-counter").nodes.find((n) => n.index === 1)!;
-    expect(allowedCpus(restarted.pid)).toBe("1");
-    await control.addNode();
-    const added = targetPids("shared-counter").nodes.find((n) => n.index === 2)!;
-    expect(allowedCpus(added.pid)).toBe("1");
+  it.skipIf(cpus().length < 2)(
+    "starts again and adds on the CPUs the run placed it on, not on the caller's: nodes and a restarted PostgreSQL",
+    { timeout: 120_000 },
+    async () => {
+      const t = await startTarget("shared-counter", { ...opts, nodes: 2 });
+      const control = localTargetControl(t);
+      // a run pins itself to the generator's core: without placeOn, what it starts would run there too
+      control.placeOn!("1");
+      await control.kill(1, "SIGKILL");
+      await control.restart(1);
+      const restarted = targetPids("shared-counter").nodes.find((n) => n.index === 1)!;
+      expect(allowedCpus(restarted.pid)).toBe("1");
+      await control.addNode();
+      const added = targetPids("shared-counter").nodes.find((n) => n.index === 2)!;
+      expect(allowedCpus(added.pid)).toBe("1");
 
-    // the whole system crashes, its PostgreSQL with it: the restarted server and its backends run there too
-    await killTarget("shared-counter");
-    await restartTarget("shared-counter", { cpus: "1" });
-    const pg = runningTarget("shared-counter")!.postgres!.pid;
-    expect(allowedCpus(pg)).toBe("1");
+      // the whole system crashes, its PostgreSQL with it: the restarted server and its backends run there too
+      await killTarget("shared-counter");
+      await restartTarget("shared-counter", { cpus: "1" });
+      const pg = runningTarget("shared-counter")!.postgres!.pid;
+      expect(allowedCpus(pg)).toBe("1");
 
-    // placed nowhere again: a restart runs wherever the caller may
-    control.placeOn!(undefined);
-    await control.kill(1, "SIGKILL");
-    await control.restart(1);
-    const free = targetPids("shared-counter").nodes.find((n) => n.index === 1)!;
-    expect(allowedCpus(free.pid)).toBe(allowedCpus(process.pid));
-  });
+      // placed nowhere again: a restart runs wherever the caller may
+      control.placeOn!(undefined);
+      await control.kill(1, "SIGKILL");
+      await control.restart(1);
+      const free = targetPids("shared-counter").nodes.find((n) => n.index === 1)!;
+      expect(allowedCpus(free.pid)).toBe(allowedCpus(process.pid));
+    },
+  );
 });
 
 describe("a target that routes itself", () => {
@@ -171,7 +182,10 @@ describe("a target that routes itself", () => {
     expect(t.balancer).toBeUndefined();
     expect(t.nodes![0]!.port).toBe(19530);
     const members = await getJson<{ role: string; index: number; nodes: number; pid: number }[]>(`${t.url}/members`);
-    expect(members.map((m) => [m.role, m.index, m.nodes])).toEqual([["entry", 0, 2], ["member", 1, 2]]);
+    expect(members.map((m) => [m.role, m.index, m.nodes])).toEqual([
+      ["entry", 0, 2],
+      ["member", 1, 2],
+    ]);
     const added = await addNode("self-routed");
     const joined = await getJson<{ role: string; index: number; nodes: number }>(`http://127.0.0.1:${added.clusterPort}/`);
     expect(joined).toEqual({ role: "member", index: 2, nodes: 3, pid: added.pid });

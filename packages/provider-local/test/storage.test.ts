@@ -69,7 +69,9 @@ describe("a target's own PostgreSQL", () => {
     expect(db).toMatchObject({ fsync: "on", synchronous_commit: "on", full_page_writes: "on", database: "target" });
     expect(t.postgres?.port).toBe(db.port);
     expect(db.port).not.toBe(Number(new URL(postgresUrl()).port));
-    expect(storageFingerprint(t)).toEqual({ postgres: { instance: "dedicated", fsync: "on", synchronous_commit: "on", full_page_writes: "on", version: expect.stringMatching(/^\d+/) } });
+    expect(storageFingerprint(t)).toEqual({
+      postgres: { instance: "dedicated", fsync: "on", synchronous_commit: "on", full_page_writes: "on", version: expect.stringMatching(/^\d+/) },
+    });
     // other processes (sfbench target down, the worker's sweep) find it in the state file
     expect(runningTarget("durable-db")?.postgres?.pid).toBe(t.postgres!.pid);
   });

@@ -55,9 +55,7 @@ export async function ensureK6(lookup: K6Lookup, progress: Progress): Promise<st
   const gobin = lookup.gobin ?? binDir;
   const go = findExecutable("go", lookup.pathEnv);
   if (!go) {
-    throw new MissingPrerequisiteError(
-      `k6 not found and Go is not installed: install Go 1.22+ or put k6 ${K6_VERSION} on PATH`,
-    );
+    throw new MissingPrerequisiteError(`k6 not found and Go is not installed: install Go 1.22+ or put k6 ${K6_VERSION} on PATH`);
   }
   progress(`building k6 with \`go install ${K6_MODULE}\` into ${gobin} (2-4 minutes the first time)`);
   const started = Date.now();

@@ -37,7 +37,13 @@ export interface KafkaInstanceOptions {
   onProgress?: (message: string) => void;
 }
 
-const filesOf = (dir: string) => ({ data: path.join(dir, "data"), props: path.join(dir, "server.properties"), log4j: path.join(dir, "log4j2.properties"), log: path.join(dir, "kafka.log"), pid: path.join(dir, "kafka.pid") });
+const filesOf = (dir: string) => ({
+  data: path.join(dir, "data"),
+  props: path.join(dir, "server.properties"),
+  log4j: path.join(dir, "log4j2.properties"),
+  log: path.join(dir, "kafka.log"),
+  pid: path.join(dir, "kafka.pid"),
+});
 
 /** Starts the target's broker in `dir` and returns it once it answers metadata requests. */
 export async function startKafkaInstance(opts: KafkaInstanceOptions): Promise<KafkaInstance> {

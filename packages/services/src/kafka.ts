@@ -32,9 +32,7 @@ export function findKafkaTools({ pathEnv, needMaven }: { pathEnv: string; needMa
   const mvn = needMaven ? findExecutable("mvn", pathEnv) : undefined;
   const missing = [!java && "java (openjdk-17-jre-headless)", needMaven && !mvn && "mvn (maven)"].filter(Boolean);
   if (!java || missing.length > 0) {
-    throw new MissingPrerequisiteError(
-      `Kafka needs ${missing.join(" and ")} on PATH: run \`sudo apt-get install -y openjdk-17-jre-headless maven\``,
-    );
+    throw new MissingPrerequisiteError(`Kafka needs ${missing.join(" and ")} on PATH: run \`sudo apt-get install -y openjdk-17-jre-headless maven\``);
   }
   return { java, mvn };
 }
@@ -91,8 +89,7 @@ async function status(): Promise<ServiceStatus> {
 }
 
 /** For waitFor: true once the broker answers, false once process `pid` has exited. */
-const answeredOrGone = (pid: number) => async () =>
-  (await answersMetadata()) ? true : isAlive(pid, propsFile) ? undefined : false;
+const answeredOrGone = (pid: number) => async () => ((await answersMetadata()) ? true : isAlive(pid, propsFile) ? undefined : false);
 
 async function up(progress: Progress): Promise<ServiceStatus> {
   return withLock("kafka", 600_000, async () => {
@@ -108,7 +105,9 @@ async function up(progress: Progress): Promise<ServiceStatus> {
     }
     for (const port of [ports.kafka, ports.kafkaController]) {
       if (await portAnswers(port)) {
-        throw new Error(`${HOST}:${port} is in use by a process sfbench did not start; set SFBENCH_KAFKA_PORT to a free port (the controller uses the next one)`);
+        throw new Error(
+          `${HOST}:${port} is in use by a process sfbench did not start; set SFBENCH_KAFKA_PORT to a free port (the controller uses the next one)`,
+        );
       }
     }
     const { java } = await kafkaJars(progress);
@@ -133,7 +132,9 @@ async function up(progress: Progress): Promise<ServiceStatus> {
  * broker and the targets' own brokers use the same jars.
  */
 export async function kafkaJars(progress: Progress): Promise<{ java: string; libsDir: string; version: string }> {
-  const pomHash = createHash("sha256").update(await readFile(pom)).digest("hex");
+  const pomHash = createHash("sha256")
+    .update(await readFile(pom))
+    .digest("hex");
   const haveLibs = (await readFile(libsMarker, "utf8").catch(() => "")) === pomHash;
   const { java, mvn } = findKafkaTools({ pathEnv: env.PATH, needMaven: !haveLibs });
   if (!haveLibs && mvn) await fetchJars(mvn, pomHash, progress);

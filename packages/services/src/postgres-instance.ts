@@ -72,7 +72,8 @@ export async function startPostgresInstance(opts: InstanceOptions): Promise<Post
   const dataDir = dataDirOf(dir);
   const log = path.join(dir, "postgres.log");
   const database = opts.database ?? "app";
-  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(database)) throw new Error(`database name ${JSON.stringify(database)} is not allowed: use 1-63 letters, digits and _, not starting with a digit`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(database))
+    throw new Error(`database name ${JSON.stringify(database)} is not allowed: use 1-63 letters, digits and _, not starting with a digit`);
   // one server per directory: whatever an earlier start left running there goes first
   await stopPostgresInstance(dir);
   if (!opts.keepData) await rm(dir, { recursive: true, force: true });
@@ -93,7 +94,9 @@ export async function startPostgresInstance(opts: InstanceOptions): Promise<Post
     `-c synchronous_commit=${onOff(opts.settings.synchronous_commit)}`,
     `-c full_page_writes=${onOff(opts.settings.full_page_writes)}`,
   ].join(" ");
-  opts.onProgress?.(`starting on ${HOST}:${port} (fsync ${onOff(opts.settings.fsync)}, synchronous_commit ${onOff(opts.settings.synchronous_commit)}, full_page_writes ${onOff(opts.settings.full_page_writes)})`);
+  opts.onProgress?.(
+    `starting on ${HOST}:${port} (fsync ${onOff(opts.settings.fsync)}, synchronous_commit ${onOff(opts.settings.synchronous_commit)}, full_page_writes ${onOff(opts.settings.full_page_writes)})`,
+  );
   try {
     // pg_ctl puts the postmaster in a session of its own: signals to the caller's process group do not reach it
     const start = [bin("pg_ctl"), "start", "-w", "-t", "90", "-D", dataDir, "-l", log, "-o", serverOptions];

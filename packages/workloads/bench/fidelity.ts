@@ -84,12 +84,22 @@ interface ServerStats {
   writeMs: number[];
 }
 
-async function calibrate(k6: string, dist: InjectedDistribution, rate: number, durationS: number, name: string, split: CpuSplit | undefined): Promise<CalibrationRun> {
+async function calibrate(
+  k6: string,
+  dist: InjectedDistribution,
+  rate: number,
+  durationS: number,
+  name: string,
+  split: CpuSplit | undefined,
+): Promise<CalibrationRun> {
   const server = await startServer(here("./servers/latency-server.ts"), ["--base-ms", String(dist.baseMs), "--mean-ms", String(dist.meanMs)], split?.target);
   const outDir = mkdtempSync(join(tmpdir(), "sfbench-fidelity-"));
   try {
     let gen: number | undefined;
-    const watch = new CpuWatch({ generator: () => (gen ? [gen] : []), server: () => [server.pid] }, { generator: split?.generator, server: split?.target }).start();
+    const watch = new CpuWatch(
+      { generator: () => (gen ? [gen] : []), server: () => [server.pid] },
+      { generator: split?.generator, server: split?.target },
+    ).start();
     const out = await runK6({
       k6,
       script: { file: here("./k6/fidelity.ts") },

@@ -77,7 +77,8 @@ async function main(): Promise<number> {
     try {
       if (b === "headroom") sections.push(headroomSection((results.headroom = await headroom({ k6, quick: opts.quick, split: cpuSplit, log }))));
       if (b === "fidelity") sections.push(fidelitySection((results.fidelity = await fidelity({ k6, quick: opts.quick, split: cpuSplit, log }))));
-      if (b === "repeatability") sections.push(repeatabilitySection((results.repeatability = await repeatability({ quick: opts.quick, results: join(REPO, "results"), log }))));
+      if (b === "repeatability")
+        sections.push(repeatabilitySection((results.repeatability = await repeatability({ quick: opts.quick, results: join(REPO, "results"), log }))));
       log(`${b} done in ${((performance.now() - t) / 1000).toFixed(0)} s`);
     } catch (e) {
       const err = e instanceof Error ? e : new Error(String(e));
@@ -103,7 +104,22 @@ async function main(): Promise<number> {
   );
   if (opts.json) {
     const plain = Object.fromEntries(Object.entries(results).map(([k, v]) => [k, v instanceof Error ? { error: v.message } : v]));
-    writeFileSync(opts.json, JSON.stringify({ command, machine: finalMachine, cpuSplit: describeSplit(cpuSplit), scheduling: priority, startedAt: started.toISOString(), figures: rows, results: plain }, null, 2) + "\n");
+    writeFileSync(
+      opts.json,
+      JSON.stringify(
+        {
+          command,
+          machine: finalMachine,
+          cpuSplit: describeSplit(cpuSplit),
+          scheduling: priority,
+          startedAt: started.toISOString(),
+          figures: rows,
+          results: plain,
+        },
+        null,
+        2,
+      ) + "\n",
+    );
   }
   return rows.some((r) => r.verdict === "ERROR") ? 1 : 0;
 }

@@ -128,12 +128,30 @@ export const disturbed = (p: Pick<Probe, "otherOnGenerator" | "otherOnServer" | 
 
 const round = (x: number, to: number) => Math.max(to, Math.round(x / to) * to);
 
-async function probe(k6: string, v: VariantSpec, server: StartedServer, rate: number, stepS: number, phase: Probe["phase"], split: CpuSplit | undefined): Promise<Probe> {
+async function probe(
+  k6: string,
+  v: VariantSpec,
+  server: StartedServer,
+  rate: number,
+  stepS: number,
+  phase: Probe["phase"],
+  split: CpuSplit | undefined,
+): Promise<Probe> {
   const [cpus, serverCpus] = [split?.generator, split?.target];
   let gen: number | undefined;
   const before = (await getJson<{ served: number }>(`${server.url}/__stats`)).served;
   const watch = new CpuWatch({ generator: () => (gen ? [gen] : []), server: () => [server.pid] }, { generator: cpus, server: serverCpus }).start();
-  const counts = await probeK6({ k6, script: v.script, url: `${server.url}/`, rate, durationS: stepS, flags: v.flags, env: v.env, cpus, onStart: (pid) => (gen = pid) });
+  const counts = await probeK6({
+    k6,
+    script: v.script,
+    url: `${server.url}/`,
+    rate,
+    durationS: stepS,
+    flags: v.flags,
+    env: v.env,
+    cpus,
+    onStart: (pid) => (gen = pid),
+  });
   const cpu = watch.stop();
   const served = (await getJson<{ served: number }>(`${server.url}/__stats`)).served - before;
   const offered = rate * stepS;
@@ -158,16 +176,30 @@ async function probe(k6: string, v: VariantSpec, server: StartedServer, rate: nu
 }
 
 /** "k6 0.95 cores, server 0.40; others 0.30 on the generator's core, 0.10 on the server's" */
-export const describeCpu = (c: { generatorCores: number; serverCores: number; otherCores: number; otherOnGenerator: number | null; otherOnServer: number | null }, generator = "k6") =>
+export const describeCpu = (
+  c: { generatorCores: number; serverCores: number; otherCores: number; otherOnGenerator: number | null; otherOnServer: number | null },
+  generator = "k6",
+) =>
   `${generator} ${c.generatorCores.toFixed(2)} cores, server ${c.serverCores.toFixed(2)}; other processes ` +
-  (c.otherOnGenerator === null ? `${c.otherCores.toFixed(2)} cores` : `${c.otherOnGenerator.toFixed(2)} on the generator's core, ${(c.otherOnServer ?? 0).toFixed(2)} on the server's`);
+  (c.otherOnGenerator === null
+    ? `${c.otherCores.toFixed(2)} cores`
+    : `${c.otherOnGenerator.toFixed(2)} on the generator's core, ${(c.otherOnServer ?? 0).toFixed(2)} on the server's`);
 
 export const describeProbe = (p: Probe) =>
   `${p.rate}/s ${p.clean ? "clean" : "NOT clean"}: dropped ${(p.droppedShare * 100).toFixed(2)}%, completed ${(p.completedShare * 100).toFixed(1)}%` +
   `${p.p99Ms === null ? "" : `, p99 ${p.p99Ms.toFixed(1)} ms`} (${describeCpu(p)})`;
 
 /** Coarse doubling from `start`, then bisection between the last clean and the first unclean rate. */
-async function search(variant: Variant, k6: string, server: StartedServer, profile: HeadroomProfile, start: number, ceiling: number, split: CpuSplit | undefined, log: (m: string) => void): Promise<Search> {
+async function search(
+  variant: Variant,
+  k6: string,
+  server: StartedServer,
+  profile: HeadroomProfile,
+  start: number,
+  ceiling: number,
+  split: CpuSplit | undefined,
+  log: (m: string) => void,
+): Promise<Search> {
   const v = VARIANTS[variant];
   const probes: Probe[] = [];
   const attempt = async (rate: number, phase: Probe["phase"]): Promise<boolean> => {
@@ -208,8 +240,17 @@ async function search(variant: Variant, k6: string, server: StartedServer, profi
 
 async function wrkRun(wrk: string, server: StartedServer, profile: HeadroomProfile, split: CpuSplit | undefined): Promise<WrkRun> {
   let gen: number | undefined;
-  const watch = new CpuWatch({ generator: () => (gen ? [gen] : []), server: () => [server.pid] }, { generator: split?.generator, server: split?.target }).start();
-  const r = await runWrk(wrk, `${server.url}/`, { threads: 1, connections: 64, durationS: profile.wrkS, cpus: split?.generator, onStart: (pid) => (gen = pid) });
+  const watch = new CpuWatch(
+    { generator: () => (gen ? [gen] : []), server: () => [server.pid] },
+    { generator: split?.generator, server: split?.target },
+  ).start();
+  const r = await runWrk(wrk, `${server.url}/`, {
+    threads: 1,
+    connections: 64,
+    durationS: profile.wrkS,
+    cpus: split?.generator,
+    onStart: (pid) => (gen = pid),
+  });
   const cpu = watch.stop();
   return {
     ...r,
@@ -252,7 +293,7 @@ export async function headroom(opts: { k6: string; quick: boolean; split: CpuSpl
     const wrkCpuS = runs.reduce((a, r) => a + r.generatorCores * r.durationS, 0);
     return {
       split: describeSplit(split),
-      server: "node:http answering 200 \"ok\" (bench/servers/ok-server.ts)",
+      server: 'node:http answering 200 "ok" (bench/servers/ok-server.ts)',
       wrk: {
         command: `wrk -t1 -c64 -d${profile.wrkS}s`,
         runs,

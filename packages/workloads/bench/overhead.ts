@@ -108,7 +108,9 @@ async function main(): Promise<number> {
   const raw = mkdtempSync(join(tmpdir(), "sfbench-overhead-"));
   const phases: Phase[] = [];
   const started = new Date();
-  log(`node-postgres, checkout/uniform at ${opts.rate}/s, ${opts.rounds} rounds of ${opts.phaseS} s phases, ${opts.products} products; generator cores ${split?.generator ?? "shared"}, target cores ${split?.target ?? "shared"}`);
+  log(
+    `node-postgres, checkout/uniform at ${opts.rate}/s, ${opts.rounds} rounds of ${opts.phaseS} s phases, ${opts.products} products; generator cores ${split?.generator ?? "shared"}, target cores ${split?.target ?? "shared"}`,
+  );
   const target = new PrivateTarget(TARGET);
   const stop = () => target.stop();
   const unregister = onInterrupt(stop);
@@ -123,7 +125,12 @@ async function main(): Promise<number> {
           const env = { BASE_URL: t.url, SEED: String(round + 1), PRODUCTS: String(opts.products), PRODUCT_PREFIX: prefix };
           const seeded = await runK6({ k6, script: "seed", env, outDir: raw, name: `${prefix}-seed`, cpus: split?.generator });
           if (seeded.exitCode !== 0) throw new HarnessError(`seeding failed: ${seeded.stderrTail}`);
-          const phase = async (mode: Mode | "warm-up" | "overload", rate: number, seconds: number, instrument: { sampler?: boolean; trace?: TraceSession } = {}) => {
+          const phase = async (
+            mode: Mode | "warm-up" | "overload",
+            rate: number,
+            seconds: number,
+            instrument: { sampler?: boolean; trace?: TraceSession } = {},
+          ) => {
             const name = `${prefix}-${mode}`;
             const sampler = instrument.sampler ? new ProcessSampler({ target: () => t.pids }) : undefined;
             const window = instrument.trace ? await instrument.trace.window({ live: mode === "full-live" }) : undefined;
@@ -131,7 +138,13 @@ async function main(): Promise<number> {
             const out = await runK6({
               k6,
               script: "checkout",
-              env: { ...env, DISTRIBUTION: "uniform", STEPS: JSON.stringify([{ rate, duration: seconds }]), PRE_VUS: String(Math.max(10, Math.ceil(rate * 0.25))), MAX_VUS: String(Math.max(100, Math.ceil(rate * 2.5))) },
+              env: {
+                ...env,
+                DISTRIBUTION: "uniform",
+                STEPS: JSON.stringify([{ rate, duration: seconds }]),
+                PRE_VUS: String(Math.max(10, Math.ceil(rate * 0.25))),
+                MAX_VUS: String(Math.max(100, Math.ceil(rate * 2.5))),
+              },
               outDir: raw,
               name,
               cpus: split?.generator,
@@ -142,9 +155,20 @@ async function main(): Promise<number> {
             if (mode === "warm-up" || mode === "overload") return;
             const a = await aggregateK6(out.csv, { op: "checkout", stepRates: [rate], stepDurationsS: [seconds] });
             const s = a.steps[0]!;
-            const p: Phase = { round, mode, p50: s.latency.p50, p99: s.latency.p99, mean: s.latency.mean, count: s.latency.count, completedShare: s.window.completedShare, errorRate: s.errorRate };
+            const p: Phase = {
+              round,
+              mode,
+              p50: s.latency.p50,
+              p99: s.latency.p99,
+              mean: s.latency.mean,
+              count: s.latency.count,
+              completedShare: s.window.completedShare,
+              errorRate: s.errorRate,
+            };
             phases.push(p);
-            log(`round ${round + 1} ${instance} ${mode}: p50 ${p.p50.toFixed(2)} ms, p99 ${p.p99.toFixed(1)} ms, ${p.count} checkouts, completed ${((p.completedShare ?? 0) * 100).toFixed(1)}%`);
+            log(
+              `round ${round + 1} ${instance} ${mode}: p50 ${p.p50.toFixed(2)} ms, p99 ${p.p99.toFixed(1)} ms, ${p.count} checkouts, completed ${((p.completedShare ?? 0) * 100).toFixed(1)}%`,
+            );
           };
           await phase("warm-up", opts.rate, 3);
           if (instance === "untraced") {
@@ -195,7 +219,9 @@ function report(phases: readonly Phase[], opts: Options, started: Date): string 
   };
   for (const mode of MODES) {
     const ps = phases.filter((p) => p.mode === mode);
-    lines.push(`| ${mode} | ${what[mode]} | ${median(ps.map((p) => p.p50)).toFixed(2)} | ${median(ps.map((p) => p.p99)).toFixed(1)} | ${r[mode].toFixed(3)} | ${r99[mode].toFixed(2)} |`);
+    lines.push(
+      `| ${mode} | ${what[mode]} | ${median(ps.map((p) => p.p50)).toFixed(2)} | ${median(ps.map((p) => p.p99)).toFixed(1)} | ${r[mode].toFixed(3)} | ${r99[mode].toFixed(2)} |`,
+    );
   }
   const overhead = r.full - 1;
   lines.push("", `instrument overhead (full vs off): ${(overhead * 100).toFixed(1)}% of p50 (goal < 5%): ${overhead < 0.05 ? "met" : "NOT met"}`, "");

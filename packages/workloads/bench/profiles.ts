@@ -168,7 +168,9 @@ async function main(): Promise<number> {
   const runs: ProfileRun[] = [];
   const started = new Date();
   const all = formatCpuList(runCpus());
-  log(`node-postgres, checkout/uniform, stable phases at ${opts.rate}/s (${opts.stableS} s where a configuration says 30 s), ${opts.rounds} round(s): ${opts.only.join(", ")}`);
+  log(
+    `node-postgres, checkout/uniform, stable phases at ${opts.rate}/s (${opts.stableS} s where a configuration says 30 s), ${opts.rounds} round(s): ${opts.only.join(", ")}`,
+  );
   try {
     for (let round = 0; round < opts.rounds; round++) {
       // a rotated order per round: a configuration is not always first (or always after the heaviest)
@@ -201,10 +203,13 @@ async function main(): Promise<number> {
             trace: { logFile: t.log, brokers: kafkaBrokers() },
             ...(oneCore ? { pin: false } : {}),
           });
-          if (outcome.doc.status !== "completed") throw new HarnessError(`${mode}: the run ${outcome.doc.status} during ${outcome.doc.error?.stage}: ${outcome.doc.error?.message}`);
+          if (outcome.doc.status !== "completed")
+            throw new HarnessError(`${mode}: the run ${outcome.doc.status} during ${outcome.doc.error?.stage}: ${outcome.doc.error?.message}`);
           const r = figures(round, mode, outcome.doc.cells[0]!, outcome.doc.environment.cpuSplit);
           runs.push(r);
-          log(`round ${round + 1} ${mode}: p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(1)} ms at ${r.offered}/s (achieved ${r.achieved.toFixed(1)}/s) after ${r.rampSteps} ramp steps up to ${r.rampMaxRate}/s${r.valid ? "" : `; invalid: ${r.invalidReason}`}`);
+          log(
+            `round ${round + 1} ${mode}: p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(1)} ms at ${r.offered}/s (achieved ${r.achieved.toFixed(1)}/s) after ${r.rampSteps} ramp steps up to ${r.rampMaxRate}/s${r.valid ? "" : `; invalid: ${r.invalidReason}`}`,
+          );
           // raw k6 output of a finished configuration is not needed again
           rmSync(outcome.doc.rawData.dir, { recursive: true, force: true });
         } finally {
@@ -237,7 +242,9 @@ export function report(runs: readonly ProfileRun[], opts: Pick<Options, "rate" |
     const rs = runs.filter((x) => x.mode === mode);
     if (!rs.length) continue;
     const ramp = `${median(rs.map((x) => x.rampSteps))}, ${median(rs.map((x) => x.rampMaxRate))}/s`;
-    const knees = rs.map((x) => (x.knee === null ? "none" : `${x.knee}/s${x.kneeResolution === null ? "" : ` (${(x.kneeResolution * 100).toFixed(0)}%)`}`)).join(", ");
+    const knees = rs
+      .map((x) => (x.knee === null ? "none" : `${x.knee}/s${x.kneeResolution === null ? "" : ` (${(x.kneeResolution * 100).toFixed(0)}%)`}`))
+      .join(", ");
     const rates = [...new Set(rs.map((x) => `${x.offered}/s`))].join(", ");
     lines.push(
       `| ${mode} | ${CONFIGS[mode].what} | ${ramp} | ${knees} | ${rates} | ${median(rs.map((x) => x.p50)).toFixed(2)} | ${median(rs.map((x) => x.p99)).toFixed(1)} | ${r50[mode]!.toFixed(2)} | ${r99[mode]!.toFixed(2)} | ${rs.filter((x) => x.valid).length}/${rs.length} |`,

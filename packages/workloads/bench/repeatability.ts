@@ -77,7 +77,16 @@ export function compareCampaigns(a: CampaignDocument, b: CampaignDocument, files
   const order: RepeatabilityResult["order"] = [];
   for (const x of a.statistics) {
     for (const y of a.statistics) {
-      if (cellOf(x) !== cellOf(y) || x.median === null || y.median === null || x.median <= y.median || !x.interval || !y.interval || overlaps(x.interval, y.interval)) continue;
+      if (
+        cellOf(x) !== cellOf(y) ||
+        x.median === null ||
+        y.median === null ||
+        x.median <= y.median ||
+        !x.interval ||
+        !y.interval ||
+        overlaps(x.interval, y.interval)
+      )
+        continue;
       const bx = find(b, x)?.median ?? null;
       const by = find(b, y)?.median ?? null;
       order.push({ cell: cellOf(x), higher: x.target, lower: y.target, kept: bx !== null && by !== null && bx > by });
@@ -92,11 +101,36 @@ const verdict = (ok: boolean) => (ok ? "PASS" : "MISS");
 
 export function repeatabilityReport(r: RepeatabilityResult): string {
   const rows = [
-    ["cell", "system", "median 1", "median 2", "difference", "+- 1", "+- 2", `medians within ${pct(r.goals.median)}`, `intervals within +-${pct(r.goals.interval)}`],
-    ...r.systems.map((s) => [s.cell, s.target, num(s.medians[0]), num(s.medians[1]), pct(s.difference), pct(s.halfWidths[0]), pct(s.halfWidths[1]), verdict(s.medianPass), verdict(s.intervalPass)]),
+    [
+      "cell",
+      "system",
+      "median 1",
+      "median 2",
+      "difference",
+      "+- 1",
+      "+- 2",
+      `medians within ${pct(r.goals.median)}`,
+      `intervals within +-${pct(r.goals.interval)}`,
+    ],
+    ...r.systems.map((s) => [
+      s.cell,
+      s.target,
+      num(s.medians[0]),
+      num(s.medians[1]),
+      pct(s.difference),
+      pct(s.halfWidths[0]),
+      pct(s.halfWidths[1]),
+      verdict(s.medianPass),
+      verdict(s.intervalPass),
+    ]),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  const lines = rows.map((row) => row.map((v, i) => (i < 2 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join("  ").trimEnd());
+  const lines = rows.map((row) =>
+    row
+      .map((v, i) => (i < 2 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!)))
+      .join("  ")
+      .trimEnd(),
+  );
   const order = r.order.length
     ? r.order.map((o) => `${o.cell}: ${o.higher} above ${o.lower} (intervals apart in campaign 1): ${o.kept ? "kept" : "NOT kept"} in campaign 2`)
     : ["no two systems' intervals were apart in campaign 1: no order to keep"];
@@ -118,7 +152,10 @@ async function runCampaign(args: string[], results: string, n: number, log: (m: 
     },
   });
   const folder = campaignFolders(results).find((f) => !before.has(f));
-  if (!folder) throw new HarnessError(`sfbench campaign ${n} ${r.signal ? `was killed by ${r.signal}` : `exited with ${r.code}`} without a campaign document; its last lines: ${r.stderr.trim().split("\n").slice(-3).join(" | ") || "(no output)"}`);
+  if (!folder)
+    throw new HarnessError(
+      `sfbench campaign ${n} ${r.signal ? `was killed by ${r.signal}` : `exited with ${r.code}`} without a campaign document; its last lines: ${r.stderr.trim().split("\n").slice(-3).join(" | ") || "(no output)"}`,
+    );
   const file = join(results, "campaigns", folder, "campaign.json");
   const parsed = parseCampaign(JSON.parse(readFileSync(file, "utf8")));
   if (!parsed.ok) throw new HarnessError(`${file} does not validate: ${parsed.errors.slice(0, 3).join("; ")}`);
@@ -135,8 +172,23 @@ function campaignFolders(results: string): string[] {
 }
 
 export async function repeatability(opts: { quick: boolean; targets?: string[]; results: string; log: (m: string) => void }): Promise<RepeatabilityResult> {
-  const targets = opts.targets ?? (opts.quick ? [REFERENCE, QUICK_OTHER] : listTargets().map((t) => t.manifest.name).sort((a, b) => (a === REFERENCE ? -1 : b === REFERENCE ? 1 : a.localeCompare(b))));
-  const args = ["campaign", "--targets", targets.join(","), "--trials", opts.quick ? "2" : "3", "--profile", opts.quick ? "quick" : "standard", ...(targets.includes(REFERENCE) ? ["--reference", REFERENCE] : [])];
+  const targets =
+    opts.targets ??
+    (opts.quick
+      ? [REFERENCE, QUICK_OTHER]
+      : listTargets()
+          .map((t) => t.manifest.name)
+          .sort((a, b) => (a === REFERENCE ? -1 : b === REFERENCE ? 1 : a.localeCompare(b))));
+  const args = [
+    "campaign",
+    "--targets",
+    targets.join(","),
+    "--trials",
+    opts.quick ? "2" : "3",
+    "--profile",
+    opts.quick ? "quick" : "standard",
+    ...(targets.includes(REFERENCE) ? ["--reference", REFERENCE] : []),
+  ];
   const a = await runCampaign(args, opts.results, 1, opts.log);
   const b = await runCampaign(args, opts.results, 2, opts.log);
   return compareCampaigns(a.doc, b.doc, [a.file, b.file], `sfbench ${args.join(" ")}`);
@@ -151,15 +203,27 @@ const USAGE = `usage: npm run bench:repeatability -- [--quick] [--targets a,b] [
 async function main(): Promise<number> {
   let values;
   try {
-    values = parseFlags(process.argv.slice(2), { quick: { type: "boolean" }, targets: { type: "string" }, results: { type: "string" }, json: { type: "string" } }, USAGE);
+    values = parseFlags(
+      process.argv.slice(2),
+      { quick: { type: "boolean" }, targets: { type: "string" }, results: { type: "string" }, json: { type: "string" } },
+      USAGE,
+    );
   } catch (e) {
     process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
     return 2;
   }
   const log = (m: string) => process.stderr.write(`[repeatability ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void interrupted().finally(() => process.exit(130)));
-  const targets = values.targets?.split(",").map((t) => t.trim()).filter(Boolean);
-  const r = await repeatability({ quick: values.quick ?? false, ...(targets?.length ? { targets } : {}), results: values.results ?? join(REPO, "results"), log });
+  const targets = values.targets
+    ?.split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
+  const r = await repeatability({
+    quick: values.quick ?? false,
+    ...(targets?.length ? { targets } : {}),
+    results: values.results ?? join(REPO, "results"),
+    log,
+  });
   process.stdout.write(repeatabilityReport(r));
   if (values.json) writeFileSync(values.json, JSON.stringify(r, null, 2) + "\n");
   return 0;

@@ -60,9 +60,13 @@ export default function (): void {
   const ids = prepareCheckout(api, credits, items);
   if (ids === undefined) return;
   const answer = api.checkout(ids.cart, ids.user, items.length, true);
-  check(answer, {
-    "checkout answers as planned": (a) => (planned === "ok" ? a.status === 200 : a.status === 409 && a.error === planned),
-  }, { op: "checkout" });
+  check(
+    answer,
+    {
+      "checkout answers as planned": (a) => (planned === "ok" ? a.status === 200 : a.status === 409 && a.error === planned),
+    },
+    { op: "checkout" },
+  );
   audit({
     kind: "checkout",
     scenario: exec.scenario.name,

@@ -114,7 +114,12 @@ class Reader {
       const rate = step?.rate;
       const duration = step?.duration;
       // tenths allowed: a target whose knee is at 7/s needs 7.5/s to be measured to 10%
-      const okRate = typeof rate === "number" && Number.isInteger(Math.round(rate * 10)) && Math.abs(rate * 10 - Math.round(rate * 10)) < 1e-9 && rate >= 0.1 && rate <= 1_000_000;
+      const okRate =
+        typeof rate === "number" &&
+        Number.isInteger(Math.round(rate * 10)) &&
+        Math.abs(rate * 10 - Math.round(rate * 10)) < 1e-9 &&
+        rate >= 0.1 &&
+        rate <= 1_000_000;
       const okDuration = typeof duration === "number" && Number.isInteger(duration) && duration >= 1 && duration <= 86_400;
       if (!okRate) this.problems.push(`${name}[${i}].rate must be a number in [0.1, 1000000] with at most one decimal (iterations per second)`);
       if (!okDuration) this.problems.push(`${name}[${i}].duration must be an integer in [1, 86400] (seconds)`);

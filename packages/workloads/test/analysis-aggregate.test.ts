@@ -63,13 +63,36 @@ describe("aggregating a k6 CSV file", () => {
     expect(a.missingSteps).toEqual(["step_2"]);
     const [s0, s1] = a.steps;
     expect(s0).toMatchObject({
-      index: 0, offeredRate: 2, startS: 0, durationS: 2, durationEstimated: true, requests: 4, successful: 2, rejected: 1, errors: 1,
-      iterations: 4, droppedIterations: 0, achievedRate: 1, completedRate: 1.5, completedShare: 0.75, errorRate: 0.25,
+      index: 0,
+      offeredRate: 2,
+      startS: 0,
+      durationS: 2,
+      durationEstimated: true,
+      requests: 4,
+      successful: 2,
+      rejected: 1,
+      errors: 1,
+      iterations: 4,
+      droppedIterations: 0,
+      achievedRate: 1,
+      completedRate: 1.5,
+      completedShare: 0.75,
+      errorRate: 0.25,
     });
     expect(s0!.latency).toMatchObject({ count: 3, p50: ms(20), min: 10, max: ms(30) });
     expect(s1).toMatchObject({
-      offeredRate: 4, startS: 2, durationS: 1, requests: 3, successful: 1, rejected: 0, errors: 2,
-      iterations: 3, droppedIterations: 1, droppedShare: 0.25, achievedRate: 1, completedShare: 0.25,
+      offeredRate: 4,
+      startS: 2,
+      durationS: 1,
+      requests: 3,
+      successful: 1,
+      rejected: 0,
+      errors: 2,
+      iterations: 3,
+      droppedIterations: 1,
+      droppedShare: 0.25,
+      achievedRate: 1,
+      completedShare: 0.25,
     });
     expect(a).toMatchObject({ startMs: T0, iterations: 7, droppedIterations: 1, untaggedRequests: 1, checks: { passes: 4, fails: 3 } });
   });
@@ -149,7 +172,13 @@ describe("aggregating a k6 CSV file", () => {
     expect(mt.steps[0]!.failedBecause).toEqual(["completed 66.67% of the offered rate within the step (needs >= 95%)", "error rate 25% (needs < 1%)"]);
     expect(LatencyHistogram.decode(mt.steps[0]!.histogram!).stats()).toEqual(a.steps[0]!.latency);
     expect(() => stableResult(a)).toThrow(/exactly one step.*step_0 \(2\), step_1 \(4\)/);
-    const one = await aggregateK6(write("stable.csv.gz", rows.filter((r) => r[1].includes("step_0"))), { op: "checkout", stepRates: [2], rejections: "audited" });
+    const one = await aggregateK6(
+      write(
+        "stable.csv.gz",
+        rows.filter((r) => r[1].includes("step_0")),
+      ),
+      { op: "checkout", stepRates: [2], rejections: "audited" },
+    );
     const stable = StableLoad.parse(stableResult(one));
     expect(stable).toMatchObject({ offeredRate: 2, durationS: 2, achievedRate: 1, errorRate: 0.25, completedShare: expect.closeTo(2 / 3, 6) });
     expect(Object.keys(stable.byCartSize!)).toEqual(["2", "3"]);

@@ -8,7 +8,14 @@ describe("latency histogram", () => {
     const s = h.stats();
     expect(s.count).toBe(1000);
     expect(s.mean).toBeCloseTo(500.5, 0);
-    for (const [got, want] of [[s.p50, 500], [s.p95, 950], [s.p99, 990], [s.p999, 999], [s.max, 1000], [s.min, 1]] as const)
+    for (const [got, want] of [
+      [s.p50, 500],
+      [s.p95, 950],
+      [s.p99, 990],
+      [s.p999, 999],
+      [s.max, 1000],
+      [s.min, 1],
+    ] as const)
       expect(Math.abs(got - want) / want).toBeLessThan(0.001);
   });
 

@@ -36,7 +36,12 @@ describe("k6 CSV reader", () => {
     expect(lines).toBe(9);
     expect(samples).toHaveLength(8);
     expect(samples[0]).toEqual({
-      metric: "http_reqs", timeMs: 1795327571589, value: 1, status: 0, scenario: "step_0", expected: false,
+      metric: "http_reqs",
+      timeMs: 1795327571589,
+      value: 1,
+      status: 0,
+      scenario: "step_0",
+      expected: false,
       tags: { error_code: "1212", method: "POST", op: "checkout", cart_size: "3" },
     });
     expect(samples[3]).toMatchObject({ metric: "checks", value: 0, status: null, expected: null, tags: {} });
@@ -59,7 +64,10 @@ describe("k6 CSV reader", () => {
   });
 
   it("handles lines split across chunks of a large file", async () => {
-    const rows = Array.from({ length: 50_000 }, (_, i) => `http_req_duration,${1795327571000 + i},${i}.5,,true,POST,step_0,200,op=checkout&cart_size=${i % 7},`);
+    const rows = Array.from(
+      { length: 50_000 },
+      (_, i) => `http_req_duration,${1795327571000 + i},${i}.5,,true,POST,step_0,200,op=checkout&cart_size=${i % 7},`,
+    );
     const path = join(dir, "big.csv.gz");
     writeFileSync(path, gzipSync([FIXTURE.split("\r\n")[0], ...rows].join("\n")));
     let [n, sum] = [0, 0];

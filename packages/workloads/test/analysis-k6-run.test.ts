@@ -73,14 +73,17 @@ describe("aggregating the output of a real k6 run", () => {
       const status = req.url === "/users" ? 200 : Number(req.headers["x-want"]);
       req.resume();
       req.on("end", () =>
-        setTimeout(() => {
-          if (req.url === "/users") c.users++;
-          else if (status === 200) c.successful++;
-          else if (status === 409) c.rejected++;
-          else c.errors++;
-          res.writeHead(status, { "content-type": "application/json" });
-          res.end(status === 200 ? '"ok"' : JSON.stringify({ error: status === 409 ? "insufficient-stock" : "internal", message: "injected" }));
-        }, req.url === "/users" ? 1 : LATENCY_MS),
+        setTimeout(
+          () => {
+            if (req.url === "/users") c.users++;
+            else if (status === 200) c.successful++;
+            else if (status === 409) c.rejected++;
+            else c.errors++;
+            res.writeHead(status, { "content-type": "application/json" });
+            res.end(status === 200 ? '"ok"' : JSON.stringify({ error: status === 409 ? "insufficient-stock" : "internal", message: "injected" }));
+          },
+          req.url === "/users" ? 1 : LATENCY_MS,
+        ),
       );
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -101,7 +104,11 @@ describe("aggregating the output of a real k6 run", () => {
     expect(a.steps.map((s) => s.scenario)).toEqual(["step_0", "step_1"]);
     for (const s of a.steps) {
       const c = counts[s.scenario]!;
-      expect({ successful: s.successful, rejected: s.rejected, errors: s.errors }).toEqual({ successful: c.successful, rejected: c.rejected, errors: c.errors });
+      expect({ successful: s.successful, rejected: s.rejected, errors: s.errors }).toEqual({
+        successful: c.successful,
+        rejected: c.rejected,
+        errors: c.errors,
+      });
       expect(s.rejected).toBeGreaterThan(0);
       expect(s.errors).toBeGreaterThan(0);
       // k6 v1.8.1 sometimes starts one extra iteration exactly at the end of a constant-arrival-rate step

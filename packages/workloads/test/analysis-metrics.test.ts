@@ -16,7 +16,11 @@ describe("maximum of the moving average", () => {
   });
 
   it("treats missing seconds as zero", () => {
-    const s = [{ t: 0, successful: 10 }, { t: 9, successful: 10 }, { t: 10, successful: 10 }];
+    const s = [
+      { t: 0, successful: 10 },
+      { t: 9, successful: 10 },
+      { t: 10, successful: 10 },
+    ];
     expect(maxMovingAverage(s, 10)).toMatchObject({ value: 2, atS: 9 });
   });
 
@@ -30,7 +34,11 @@ describe("maximum of the moving average", () => {
 });
 
 const step = (scenario: string, offeredRate: number | null, completedShare: number | null, errorRate: number, p99: number, count = 100): StepLike => ({
-  scenario, offeredRate, completedShare, errorRate, latency: { count, p99 },
+  scenario,
+  offeredRate,
+  completedShare,
+  errorRate,
+  latency: { count, p99 },
 });
 
 describe("sustainable rate", () => {

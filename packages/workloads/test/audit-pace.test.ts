@@ -29,7 +29,15 @@ describe("pacing the audit's reads", () => {
       server = createServer((req, res) => {
         starts.push(performance.now());
         const url = req.url ?? "";
-        const body = url.startsWith("/shopping-carts/") ? { checkedOut: true } : url.startsWith("/orders/") ? { status: "completed" } : url.startsWith("/users/") ? { credits: 90 } : url.includes("freq-items") ? [] : { stock: 4 };
+        const body = url.startsWith("/shopping-carts/")
+          ? { checkedOut: true }
+          : url.startsWith("/orders/")
+            ? { status: "completed" }
+            : url.startsWith("/users/")
+              ? { credits: 90 }
+              : url.includes("freq-items")
+                ? []
+                : { stock: 4 };
         res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
       });
       await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -38,10 +46,28 @@ describe("pacing the audit's reads", () => {
     afterAll(() => new Promise((r) => server.close(r)));
 
     it("reads no faster than readsPerSecond and still finds nothing wrong", async () => {
-      const records: CheckoutRecord[] = Array.from({ length: 5 }, (_, i) => ({ sfbench: "audit", kind: "checkout", user: `u${i}`, credits: 100, cart: `c${i}`, items: [["p1", 1]], status: 200, orderId: `o${i}`, total: 10 }));
+      const records: CheckoutRecord[] = Array.from({ length: 5 }, (_, i) => ({
+        sfbench: "audit",
+        kind: "checkout",
+        user: `u${i}`,
+        credits: 100,
+        cart: `c${i}`,
+        items: [["p1", 1]],
+        status: 200,
+        orderId: `o${i}`,
+        total: 10,
+      }));
       const t0 = performance.now();
       // 5 records x (cart, order, user) + 1 product + 1 co-purchase answer = 17 reads at 40/s: 16 intervals of 25 ms
-      const result = await audit({ baseUrl: base, records, idOf: String, priceOf: () => 10, stockBefore: new Map([["p1", 9]]), quietMs: 0, readsPerSecond: 40 });
+      const result = await audit({
+        baseUrl: base,
+        records,
+        idOf: String,
+        priceOf: () => 10,
+        stockBefore: new Map([["p1", 9]]),
+        quietMs: 0,
+        readsPerSecond: 40,
+      });
       expect(starts).toHaveLength(17);
       expect(performance.now() - t0).toBeGreaterThanOrEqual(16 * 25 - 5);
       // as the target sees them the reads are spread over the whole span (no bound on bunching within it:

@@ -20,7 +20,17 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-const record: CheckoutRecord = { sfbench: "audit", kind: "checkout", user: "u1", credits: 100, cart: "c1", items: [["p1", 1]], status: 200, orderId: "o1", total: 10 };
+const record: CheckoutRecord = {
+  sfbench: "audit",
+  kind: "checkout",
+  user: "u1",
+  credits: 100,
+  cart: "c1",
+  items: [["p1", 1]],
+  status: 200,
+  orderId: "o1",
+  total: 10,
+};
 
 async function runAudit(checkAlive: RunContext["checkAlive"]): Promise<StageError> {
   const ctx = {

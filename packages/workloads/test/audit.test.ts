@@ -27,7 +27,11 @@ async function call(base: string, method: string, path: string, body?: unknown) 
 async function workload(base: string, n: number, concurrent = false): Promise<CheckoutRecord[]> {
   const prepared: Array<{ items: Array<[number, number]>; credits: number; user: string; cart: string }> = [];
   for (let i = 0; i < n; i++) {
-    const items: Array<[number, number]> = [[i % 6, 1 + (i % 3)], [(i + 2) % 6, 1], [6 + (i % 2), 1]];
+    const items: Array<[number, number]> = [
+      [i % 6, 1 + (i % 3)],
+      [(i + 2) % 6, 1],
+      [6 + (i % 2), 1],
+    ];
     const total = items.reduce((s, [p, a]) => s + PRICE(p) * a, 0);
     const credits = i % 5 === 0 ? total - 1 : total + 10; // every fifth lacks credits
     const user = (await call(base, "POST", "/users", { credits })).body as string;

@@ -13,7 +13,9 @@ describe("the cost's CPU source", () => {
       const readings = [100, 103.5];
       let reads = 0;
       // one sample a minute: only the first and the last run, however slow the machine
-      const sampler = new ProcessSampler({ target: () => [idle.pid!], other: () => [idle.pid!] }, 60_000, { target: () => readings[Math.min(reads++, readings.length - 1)]! });
+      const sampler = new ProcessSampler({ target: () => [idle.pid!], other: () => [idle.pid!] }, 60_000, {
+        target: () => readings[Math.min(reads++, readings.length - 1)]!,
+      });
       sampler.start();
       await sleep(50);
       const result = sampler.stop();

@@ -73,7 +73,10 @@ describe("the fault experiment", () => {
     expect(f.kill.restartHealthyAfterS).toBeGreaterThan(0);
     // the kill is on the cell's series clock, after the ramp's steps
     expect(f.kill.atS).toBeGreaterThan(cell.maxThroughput!.steps.length * 2);
-    expect(cell.series.some((p) => p.t >= Math.floor(f.kill.atS)), `kill at ${f.kill.atS}, series ${cell.series.map((p) => p.t).join(",")}`).toBe(true);
+    expect(
+      cell.series.some((p) => p.t >= Math.floor(f.kill.atS)),
+      `kill at ${f.kill.atS}, series ${cell.series.map((p) => p.t).join(",")}`,
+    ).toBe(true);
     // its products and users are gone after the restart: the audit counts it
     expect(cell.anomalies!.total).toBeGreaterThan(0);
     expect(cell.stable, "a fault phase's latency is not a stable-load figure").toBeUndefined();

@@ -47,7 +47,9 @@ describe("an experiment as a sequence of phases", () => {
 
   it("refuses state a phase hands on without declaring it", async () => {
     const sneaky: Phase = { ...first, adds: [] };
-    await expect(runCell(ctx, { workload: "checkout", distribution: "uniform" }, "throughput", [sneaky])).rejects.toThrow("phase snapshot handed on stock without declaring it in adds (a bug)");
+    await expect(runCell(ctx, { workload: "checkout", distribution: "uniform" }, "throughput", [sneaky])).rejects.toThrow(
+      "phase snapshot handed on stock without declaring it in adds (a bug)",
+    );
   });
 
   it("every experiment's phase list is consistent", () => {

@@ -88,7 +88,12 @@ describe("small helpers", () => {
   });
 
   it("table pads columns", () => {
-    expect(table([["a", "bb"], ["ccc", "d"]])).toBe("a    bb\n---  --\nccc  d");
+    expect(
+      table([
+        ["a", "bb"],
+        ["ccc", "d"],
+      ]),
+    ).toBe("a    bb\n---  --\nccc  d");
   });
 });
 
@@ -138,16 +143,35 @@ describe("bench:profiles's figures and report", () => {
   it("takes the stable phase's latency and what ran before it from a run's cell", async () => {
     const { figures } = await import("../bench/profiles.ts");
     const r = figures(0, "standard", cell(2.5, 9, 100), { generator: "0", target: "1" });
-    expect(r).toMatchObject({ p50: 2.5, p99: 9, offered: 100, rampSteps: 3, rampMaxRate: 200, knee: 141, kneeResolution: 0.09, products: 5000, stableS: 30, valid: true, cpuSplit: { generator: "0", target: "1" } });
+    expect(r).toMatchObject({
+      p50: 2.5,
+      p99: 9,
+      offered: 100,
+      rampSteps: 3,
+      rampMaxRate: 200,
+      knee: 141,
+      kneeResolution: 0.09,
+      products: 5000,
+      stableS: 30,
+      valid: true,
+      cpuSplit: { generator: "0", target: "1" },
+    });
     const noStable = { ...cell(1, 1, 1), stable: undefined, invalidReason: "the target died" } as unknown as import("@sfbench/core").Cell;
     expect(() => figures(0, "quick", noStable)).toThrow(/quick: the run has no stable phase \(the target died\)/);
   });
 
   it("reports each configuration against quick in the same round, the median over rounds", async () => {
     const { figures, report } = await import("../bench/profiles.ts");
-    const runs = [figures(0, "quick", cell(2, 8, 100)), figures(0, "standard", cell(3, 12, 100)), figures(1, "quick", cell(4, 8, 100)), figures(1, "standard", cell(6, 16, 100))];
+    const runs = [
+      figures(0, "quick", cell(2, 8, 100)),
+      figures(0, "standard", cell(3, 12, 100)),
+      figures(1, "quick", cell(4, 8, 100)),
+      figures(1, "standard", cell(6, 16, 100)),
+    ];
     const text = report(runs, { rate: 100, rounds: 2, stableS: 30, only: ["quick", "standard"] }, new Date("2026-11-24T00:00:00Z"));
-    expect(text).toMatch(/\| quick \| 1000 products, quick ramp, 3 s stable \| 3, 200\/s \| 141\/s \(9%\), 141\/s \(9%\) \| 100\/s \| 3\.00 \| 8\.0 \| 1\.00 \| 1\.00 \| 2\/2 \|/);
+    expect(text).toMatch(
+      /\| quick \| 1000 products, quick ramp, 3 s stable \| 3, 200\/s \| 141\/s \(9%\), 141\/s \(9%\) \| 100\/s \| 3\.00 \| 8\.0 \| 1\.00 \| 1\.00 \| 2\/2 \|/,
+    );
     expect(text).toMatch(/\| standard \| .* \| 4\.50 \| 14\.0 \| 1\.50 \| 1\.75 \| 2\/2 \|/);
   });
 });

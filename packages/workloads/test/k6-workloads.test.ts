@@ -49,7 +49,16 @@ function parseCsv(text: string): Sample[] {
   const [header, ...lines] = text.trim().split("\n");
   const columns = (header ?? "").split(",");
   const at = (name: string) => columns.indexOf(name);
-  const col = { metric: at("metric_name"), timestamp: at("timestamp"), value: at("metric_value"), scenario: at("scenario"), method: at("method"), status: at("status"), expected: at("expected_response"), extra: at("extra_tags") };
+  const col = {
+    metric: at("metric_name"),
+    timestamp: at("timestamp"),
+    value: at("metric_value"),
+    scenario: at("scenario"),
+    method: at("method"),
+    status: at("status"),
+    expected: at("expected_response"),
+    extra: at("extra_tags"),
+  };
   return lines.map((line) => {
     const f = line.split(",");
     const tags: Record<string, string> = {};
@@ -78,7 +87,16 @@ async function runK6(script: string, env: Record<string, string | number>): Prom
   const dir = path.join(workDir, `run-${runs++}`);
   const csv = path.join(dir, "out.csv.gz");
   const consoleFile = path.join(dir, "console.log");
-  const args = ["run", "--quiet", "--no-color", "--include-system-env-vars=false", "--out", `csv=${csv}`, "--log-format=json", `--console-output=${consoleFile}`];
+  const args = [
+    "run",
+    "--quiet",
+    "--no-color",
+    "--include-system-env-vars=false",
+    "--out",
+    `csv=${csv}`,
+    "--log-format=json",
+    `--console-output=${consoleFile}`,
+  ];
   for (const [key, value] of Object.entries(env)) args.push("-e", `${key}=${value}`);
   args.push(path.join(K6_DIR, script));
   await mkdir(dir, { recursive: true });
@@ -92,7 +110,10 @@ async function runK6(script: string, env: Record<string, string | number>): Prom
     child.on("error", reject);
     child.on("close", resolve);
   });
-  const samples = await readFile(csv).then((gz) => parseCsv(gunzipSync(gz).toString("utf8")), () => []);
+  const samples = await readFile(csv).then(
+    (gz) => parseCsv(gunzipSync(gz).toString("utf8")),
+    () => [],
+  );
   const records = (await readFile(consoleFile, "utf8").catch(() => ""))
     .split("\n")
     .filter((line) => line.includes("sfbench"))
@@ -102,7 +123,8 @@ async function runK6(script: string, env: Record<string, string | number>): Prom
 
 const requests = (run: K6Run, op: string, scenario?: string) =>
   run.samples.filter((s) => s.metric === "http_reqs" && s.tags.op === op && (scenario === undefined || s.scenario === scenario));
-const count = (run: K6Run, metric: string, scenario: string) => run.samples.filter((s) => s.metric === metric && s.scenario === scenario).reduce((sum, s) => sum + s.value, 0);
+const count = (run: K6Run, metric: string, scenario: string) =>
+  run.samples.filter((s) => s.metric === metric && s.scenario === scenario).reduce((sum, s) => sum + s.value, 0);
 
 /** Within 10% (and 2 iterations) of rate x duration: constant-arrival-rate starts one at t=0 and may not start the last. */
 function expectRate(actual: number, rate: number, seconds: number): void {
@@ -243,7 +265,13 @@ describe("k6 workloads against the in-memory target", () => {
         expect(recorder.traceparents.some((h) => h.includes(r.traceId as string))).toBe(true);
       }
       // k6 drew exactly what Node draws from rngFor(SEED, scenario, iteration): the two engines agree.
-      const config = checkoutEnv({ BASE_URL: target.url, SEED: String(SEED), PRODUCTS: String(PRODUCTS), PRODUCT_PREFIX: PREFIX, STEPS: JSON.stringify(steps) });
+      const config = checkoutEnv({
+        BASE_URL: target.url,
+        SEED: String(SEED),
+        PRODUCTS: String(PRODUCTS),
+        PRODUCT_PREFIX: PREFIX,
+        STEPS: JSON.stringify(steps),
+      });
       const choose = productChooser({ n: PRODUCTS, distribution: config.distribution, s: config.zipfS, seed: SEED });
       for (const r of audits) {
         const rng = rngFor(SEED, r.scenario as string, r.iteration as number);

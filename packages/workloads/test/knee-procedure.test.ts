@@ -52,7 +52,10 @@ describe("the knee procedure", () => {
     const steps = cell.maxThroughput!.steps;
     expect(steps[0]).toMatchObject({ phase: "warmup", offeredRate: 1.5, durationS: 2 });
     expect(steps[0]!.failedBecause).toBeUndefined(); // not judged
-    expect(steps.slice(1, 3).map((s) => [s.phase, s.offeredRate])).toEqual([["coarse", 3], ["coarse", 6]]);
+    expect(steps.slice(1, 3).map((s) => [s.phase, s.offeredRate])).toEqual([
+      ["coarse", 3],
+      ["coarse", 6],
+    ]);
     expect(steps.slice(1).every((s) => typeof s.quietS === "number" && s.quietS <= 2)).toBe(true);
     const confirmation = cell.maxThroughput!.knee!.confirmation!;
     expect(confirmation).toMatchObject({ count: 2, stepS: 4 });

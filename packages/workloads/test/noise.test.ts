@@ -13,7 +13,9 @@ const mark = (atS: number, used: number, idle: number, steal: number, own: numbe
 
 describe("the machine's noise during a trial", () => {
   it("reads the aggregate line of /proc/stat and the load average", () => {
-    const s = parseProcStat(`cpu  ${100 * hz} 0 ${50 * hz} ${300 * hz} ${10 * hz} 0 ${5 * hz} ${2 * hz} 0 0\ncpu0 1 0 0 0 0 0 0 0 0 0\ncpu1 1 0 0 0 0 0 0 0 0 0\n`);
+    const s = parseProcStat(
+      `cpu  ${100 * hz} 0 ${50 * hz} ${300 * hz} ${10 * hz} 0 ${5 * hz} ${2 * hz} 0 0\ncpu0 1 0 0 0 0 0 0 0 0 0\ncpu1 1 0 0 0 0 0 0 0 0 0\n`,
+    );
     expect(s).toEqual({ used: 155, steal: 2, total: 467, cpus: 2 });
     expect(parseLoadAverage("21.98 20.97 15.18 24/737 16489\n")).toEqual([21.98, 20.97, 15.18]);
   });

@@ -14,7 +14,7 @@ import {
 import { TRACEPARENT, hash32, permutation, rngFor, traceIdOf, traceparent } from "../src/random.ts";
 import { arrivalScenarios, checkoutEnv, contentionEnv, seedEnv, stepVus, WorkloadEnvError } from "../src/workload-env.ts";
 
-const draw = <T,>(n: number, f: () => T): T[] => Array.from({ length: n }, f);
+const draw = <T>(n: number, f: () => T): T[] => Array.from({ length: n }, f);
 
 describe("the seeded generator", () => {
   it("yields the same sequence for the same seed and streams", () => {
@@ -225,7 +225,13 @@ describe("the workload environment", () => {
     }
     expect(error).toBeInstanceOf(WorkloadEnvError);
     const message = (error as Error).message;
-    for (const part of ["BASE_URL is required", "SEED must be an integer", "DISTRIBUTION must be one of uniform, zipf", "STEPS[0].rate", "CREDITS must be an integer in [1, 2147483647]"]) {
+    for (const part of [
+      "BASE_URL is required",
+      "SEED must be an integer",
+      "DISTRIBUTION must be one of uniform, zipf",
+      "STEPS[0].rate",
+      "CREDITS must be an integer in [1, 2147483647]",
+    ]) {
       expect(message).toContain(part);
     }
     expect(() => checkoutEnv({ ...base, STEPS: "[]" })).toThrow(/STEPS must be a non-empty JSON array/);
@@ -242,8 +248,12 @@ describe("the workload environment", () => {
   it("offers a rate in tenths as ten times the rate per 10 s, and refuses finer rates naming the step", () => {
     const scenarios = arrivalScenarios(checkoutEnv({ ...base, STEPS: JSON.stringify([{ rate: 7.5, duration: 6 }]) }));
     expect(scenarios.step_0).toMatchObject({ rate: 75, timeUnit: "10s", duration: "6s" });
-    expect(() => checkoutEnv({ ...base, STEPS: JSON.stringify([{ rate: 7.25, duration: 6 }]) })).toThrow(/STEPS\[0\]\.rate must be a number in \[0\.1, 1000000\] with at most one decimal/);
-    expect(() => checkoutEnv({ ...base, STEPS: JSON.stringify([{ rate: 0.05, duration: 6 }]) })).toThrow(/STEPS\[0\]\.rate must be a number in \[0\.1, 1000000\]/);
+    expect(() => checkoutEnv({ ...base, STEPS: JSON.stringify([{ rate: 7.25, duration: 6 }]) })).toThrow(
+      /STEPS\[0\]\.rate must be a number in \[0\.1, 1000000\] with at most one decimal/,
+    );
+    expect(() => checkoutEnv({ ...base, STEPS: JSON.stringify([{ rate: 0.05, duration: 6 }]) })).toThrow(
+      /STEPS\[0\]\.rate must be a number in \[0\.1, 1000000\]/,
+    );
   });
 
   it("sizes VU pools from rate x expected iteration time, unless overridden", () => {

@@ -84,7 +84,14 @@ describe("the scale-up analysis", () => {
   const errors = [...Array<number>(21).fill(0), 4, 1, ...Array<number>(13).fill(0)];
 
   it("finds when the added capacity shows in throughput, with the latency spike and the errors around it", () => {
-    const r = analyzeScaleUp({ series: series(rates, { p99, errors }), addedAtS: 20.5, nodeHealthyAfterS: 0.8, offeredRate: 120, nodesBefore: 1, nodesAfter: 2 });
+    const r = analyzeScaleUp({
+      series: series(rates, { p99, errors }),
+      addedAtS: 20.5,
+      nodeHealthyAfterS: 0.8,
+      offeredRate: 120,
+      nodesBefore: 1,
+      nodesAfter: 2,
+    });
     expect(r.baselineRate).toBe(100);
     expect(r.settledRate).toBe(120);
     // level 100 + 0.9 x 20 = 118: second 25 (119) and the next two
@@ -95,15 +102,22 @@ describe("the scale-up analysis", () => {
   });
 
   it("says no capacity showed when the settled rate is the baseline", () => {
-    const r = analyzeScaleUp({ series: series(Array<number>(40).fill(100)), addedAtS: 20, nodeHealthyAfterS: 1, offeredRate: 120, nodesBefore: 1, nodesAfter: 2 });
+    const r = analyzeScaleUp({
+      series: series(Array<number>(40).fill(100)),
+      addedAtS: 20,
+      nodeHealthyAfterS: 1,
+      offeredRate: 120,
+      nodesBefore: 1,
+      nodesAfter: 2,
+    });
     expect(r.capacityShownAfterS).toBeNull();
     expect(r.gain).toBe(0);
   });
 
   it("needs enough of the phase after the node was added", () => {
-    expect(() => analyzeScaleUp({ series: series(Array<number>(25).fill(100)), addedAtS: 20, nodeHealthyAfterS: 1, offeredRate: 120, nodesBefore: 1, nodesAfter: 2 })).toThrow(
-      "series: 5 s after the node was added; the analysis needs at least settleSeconds + sustainS = 13 s",
-    );
+    expect(() =>
+      analyzeScaleUp({ series: series(Array<number>(25).fill(100)), addedAtS: 20, nodeHealthyAfterS: 1, offeredRate: 120, nodesBefore: 1, nodesAfter: 2 }),
+    ).toThrow("series: 5 s after the node was added; the analysis needs at least settleSeconds + sustainS = 13 s");
   });
 });
 
@@ -123,11 +137,24 @@ describe("the scalability points", () => {
   });
 
   it("scales from the fewest nodes measured when one node was not", () => {
-    expect(scalabilityPoints([{ nodes: 2, maxThroughput: 200, sustainableRate: 190 }, { nodes: 4, maxThroughput: 400, sustainableRate: 380 }]).map((p) => [p.speedup, p.efficiency])).toEqual([[2, 1], [4, 1]]);
+    expect(
+      scalabilityPoints([
+        { nodes: 2, maxThroughput: 200, sustainableRate: 190 },
+        { nodes: 4, maxThroughput: 400, sustainableRate: 380 },
+      ]).map((p) => [p.speedup, p.efficiency]),
+    ).toEqual([
+      [2, 1],
+      [4, 1],
+    ]);
   });
 
   it("refuses a count measured twice or a base without throughput", () => {
-    expect(() => scalabilityPoints([{ nodes: 2, maxThroughput: 1, sustainableRate: null }, { nodes: 2, maxThroughput: 2, sustainableRate: null }])).toThrow("measured: node count 2 appears twice");
+    expect(() =>
+      scalabilityPoints([
+        { nodes: 2, maxThroughput: 1, sustainableRate: null },
+        { nodes: 2, maxThroughput: 2, sustainableRate: null },
+      ]),
+    ).toThrow("measured: node count 2 appears twice");
     expect(() => scalabilityPoints([{ nodes: 1, maxThroughput: 0, sustainableRate: null }])).toThrow(/the fewest nodes \(1\) reached no throughput/);
     expect(() => scalabilityPoints([])).toThrow("measured: no node count was measured");
   });

@@ -15,9 +15,15 @@ import { failuresFromK6Csv, onSeriesClock, seriesOriginMs } from "../src/resilie
 
 const manifest = (extra: object = {}): TargetManifest => {
   const r = parseManifest({
-    name: "demo", system: "Demo", version: "1.0.0", language: "go", port: 8080,
+    name: "demo",
+    system: "Demo",
+    version: "1.0.0",
+    language: "go",
+    port: 8080,
     guarantees: { consistency: "serializable", messaging: "synchronous", durability: "durable" },
-    local: { command: ["./demo"] }, loc: { app: ["*.go"] }, ...extra,
+    local: { command: ["./demo"] },
+    loc: { app: ["*.go"] },
+    ...extra,
   });
   if (!r.ok) throw new Error(r.errors.join("; "));
   return r.manifest;
@@ -64,11 +70,23 @@ describe("injecting the fault", () => {
   });
 
   it("reports a failed restart instead of throwing, and does not restart a node the plan leaves down", async () => {
-    const failed = await injectFault({ plan: { node: 0, nodes: 1, whole: true, restart: true }, atMs: 0, originMs: 0, kill: async () => ({ at: 5000 }), restart: async () => Promise.reject(new Error("target not healthy within 60 s")) });
+    const failed = await injectFault({
+      plan: { node: 0, nodes: 1, whole: true, restart: true },
+      atMs: 0,
+      originMs: 0,
+      kill: async () => ({ at: 5000 }),
+      restart: async () => Promise.reject(new Error("target not healthy within 60 s")),
+    });
     expect(failed).toMatchObject({ atS: 5, restarted: true, restartHealthyAfterS: null, restartError: "target not healthy within 60 s" });
     expect(FaultKill.parse(failed)).toEqual(failed);
     let restarted = false;
-    const down = await injectFault({ plan: { node: 1, nodes: 2, whole: false, restart: false }, atMs: 0, originMs: 0, kill: async () => ({ at: 1000 }), restart: async () => (restarted = true) });
+    const down = await injectFault({
+      plan: { node: 1, nodes: 2, whole: false, restart: false },
+      atMs: 0,
+      originMs: 0,
+      kill: async () => ({ at: 1000 }),
+      restart: async () => (restarted = true),
+    });
     expect(down).toEqual({ node: 1, nodes: 2, signal: "SIGKILL", atS: 1, restarted: false, restartHealthyAfterS: null });
     expect(restarted).toBe(false);
   });
@@ -79,7 +97,8 @@ describe("failed requests from raw k6 output", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const HEADER = "metric_name,timestamp,metric_value,error_code,expected_response,method,scenario,status,extra_tags,metadata";
   const T0 = 1_800_000_000_000;
-  const http = (end: number, status: number, tags: string) => `http_req_duration,${end},5.000000,${status === 0 ? 1050 : ""},${status === 200 || status === 409},POST,stable,${status},${tags},`;
+  const http = (end: number, status: number, tags: string) =>
+    `http_req_duration,${end},5.000000,${status === 0 ? 1050 : ""},${status === 200 || status === 409},POST,stable,${status},${tags},`;
 
   it("takes the measured op's requests that were neither 200 nor 409, on the series' clock", async () => {
     const file = join(dir, "k6.csv.gz");

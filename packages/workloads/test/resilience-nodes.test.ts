@@ -28,7 +28,11 @@ afterAll(async () => {
 
 async function call(url: string, method: string, body?: unknown): Promise<{ status: number; body: unknown }> {
   try {
-    const res = await fetch(url, { method, ...(body !== undefined ? { body: JSON.stringify(body), headers: { "content-type": "application/json" } } : {}), signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(url, {
+      method,
+      ...(body !== undefined ? { body: JSON.stringify(body), headers: { "content-type": "application/json" } } : {}),
+      signal: AbortSignal.timeout(10_000),
+    });
     const text = await res.text();
     let parsed: unknown = text;
     try {
@@ -65,14 +69,24 @@ describe("node-postgres as several nodes", () => {
           [productId(state.prefix, (i * 7 + 1) % 50), 2],
         ];
         let added = true;
-        for (const [productId, amount] of items) added &&= (await call(`${t.url}/shopping-carts/${cart.body as string}/products`, "POST", { productId, amount })).status === 200;
+        for (const [productId, amount] of items)
+          added &&= (await call(`${t.url}/shopping-carts/${cart.body as string}/products`, "POST", { productId, amount })).status === 200;
         if (!added) continue;
         const r = await call(`${t.url}/orders/checkout`, "POST", { cartId: cart.body, userId: user.body });
         const at = (Date.now() - t0) / 1000;
         if (r.status === 200) successes.push(at);
         else if (r.status !== 409) failures.push({ atS: at, status: r.status });
         const answer = r.body as { orderId?: string; total?: number };
-        records.push({ sfbench: "audit", kind: "checkout", user: user.body as string, credits: 100_000, cart: cart.body as string, items, status: r.status, ...(r.status === 200 ? { orderId: answer.orderId!, total: answer.total! } : {}) });
+        records.push({
+          sfbench: "audit",
+          kind: "checkout",
+          user: user.body as string,
+          credits: 100_000,
+          cart: cart.body as string,
+          items,
+          status: r.status,
+          ...(r.status === 200 ? { orderId: answer.orderId!, total: answer.total! } : {}),
+        });
       }
     };
     const killAt = 3_000;

@@ -37,7 +37,10 @@ async function start(name: string, port: number, targetsRoot: string): Promise<S
 }
 
 async function post(url: string, body?: unknown): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(url, { method: "POST", ...(body !== undefined ? { body: JSON.stringify(body), headers: { "content-type": "application/json" } } : {}) });
+  const res = await fetch(url, {
+    method: "POST",
+    ...(body !== undefined ? { body: JSON.stringify(body), headers: { "content-type": "application/json" } } : {}),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? (JSON.parse(text) as unknown) : undefined };
 }
@@ -100,27 +103,35 @@ async function crashAndAudit(t: StartedTarget, name: string) {
 }
 
 describe("recovery after kill -9 and a restart with the same data", () => {
-  it("the fragile in-memory target comes back healthy but empty: everything loaded is missing and the audit finds the lost updates", { timeout: 240_000 }, async () => {
-    const t = await start(fragile.name, 19540, fragile.root);
-    const { point, result } = await crashAndAudit(t, fragile.name);
-    expect(point.healthAfterS).toBeGreaterThan(0);
-    expect(point.firstCheckoutAfterS).toBeNull();
-    expect(point.failure).toMatch(/no checkout succeeded within 5 s of health: adding the loaded product rec-fragile-recovery-\d+-0 to a cart answered 404/);
-    expect(point).toMatchObject({ products: 300, users: 100, checked: 300, missing: 300, changed: 0 });
-    expect(result.anomalies["stock-drift"]).toBe(11);
-    expect(result.anomalies["credit-drift"]).toBe(10);
-    expect(result.anomalies["ok-without-completed-order"]).toBeGreaterThanOrEqual(10);
-    expect(result.total).toBeGreaterThan(0);
-  });
+  it(
+    "the fragile in-memory target comes back healthy but empty: everything loaded is missing and the audit finds the lost updates",
+    { timeout: 240_000 },
+    async () => {
+      const t = await start(fragile.name, 19540, fragile.root);
+      const { point, result } = await crashAndAudit(t, fragile.name);
+      expect(point.healthAfterS).toBeGreaterThan(0);
+      expect(point.firstCheckoutAfterS).toBeNull();
+      expect(point.failure).toMatch(/no checkout succeeded within 5 s of health: adding the loaded product rec-fragile-recovery-\d+-0 to a cart answered 404/);
+      expect(point).toMatchObject({ products: 300, users: 100, checked: 300, missing: 300, changed: 0 });
+      expect(result.anomalies["stock-drift"]).toBe(11);
+      expect(result.anomalies["credit-drift"]).toBe(10);
+      expect(result.anomalies["ok-without-completed-order"]).toBeGreaterThanOrEqual(10);
+      expect(result.total).toBeGreaterThan(0);
+    },
+  );
 
-  it("node-postgres comes back with everything: the loaded sample reads back unchanged, a checkout succeeds, and the audit finds nothing", { timeout: 300_000 }, async () => {
-    const t = await start(nodePostgres.name, 19541, nodePostgres.root);
-    const { point, result } = await crashAndAudit(t, nodePostgres.name);
-    expect(point.healthAfterS).toBeGreaterThan(0);
-    expect(point.firstCheckoutAfterS).toBeGreaterThanOrEqual(point.healthAfterS!);
-    expect(point.failure).toBeUndefined();
-    expect(point).toMatchObject({ products: 300, users: 100, checked: 300, missing: 0, changed: 0 });
-    expect(result.total).toBe(0);
-    expect(result.examples).toEqual([]);
-  });
+  it(
+    "node-postgres comes back with everything: the loaded sample reads back unchanged, a checkout succeeds, and the audit finds nothing",
+    { timeout: 300_000 },
+    async () => {
+      const t = await start(nodePostgres.name, 19541, nodePostgres.root);
+      const { point, result } = await crashAndAudit(t, nodePostgres.name);
+      expect(point.healthAfterS).toBeGreaterThan(0);
+      expect(point.firstCheckoutAfterS).toBeGreaterThanOrEqual(point.healthAfterS!);
+      expect(point.failure).toBeUndefined();
+      expect(point).toMatchObject({ products: 300, users: 100, checked: 300, missing: 0, changed: 0 });
+      expect(result.total).toBe(0);
+      expect(result.examples).toEqual([]);
+    },
+  );
 });

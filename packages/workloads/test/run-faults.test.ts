@@ -47,13 +47,20 @@ describe("a target that dies during the run", () => {
     for (const f of doc.rawData.files) expect(existsSync(join(doc.rawData.dir, f)), f).toBe(true);
     expect(readdirSync(join(dir, "results", "dying"))).toHaveLength(1);
     // nothing of the run is left: no k6 among this process's descendants
-    expect(descendants([process.pid]).filter((p) => p.pid !== process.pid).map((p) => p.pid)).not.toContain(child.pid);
+    expect(
+      descendants([process.pid])
+        .filter((p) => p.pid !== process.pid)
+        .map((p) => p.pid),
+    ).not.toContain(child.pid);
   });
 });
 
 describe("a run interrupted by its operator", () => {
   it("kills k6 at once and ends the run as interrupted (not failed), naming the stage and the reason", { timeout: 120_000 }, async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", fixture], { env: { ...process.env, DIE_AFTER: "1000000" }, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--import", "tsx", fixture], {
+      env: { ...process.env, DIE_AFTER: "1000000" },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     const port = await new Promise<number>((resolve) => child.stdout.once("data", (d: Buffer) => resolve(JSON.parse(d.toString()).port)));
     const dir = mkdtempSync(join(tmpdir(), "sfbench-interrupted-"));
     const controller = new AbortController();

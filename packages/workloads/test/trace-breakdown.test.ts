@@ -25,7 +25,8 @@ function span(t: number, kind: Span["kind"], start: number, end: number, parent:
   };
 }
 const gateway = (t: number, start: number, end: number) => span(t, "gateway", start, end, "ffffffffffffffff", { entity: "order" });
-const fn = (parent: Span, entity: Span["entity"], start: number, end: number) => span(Number.parseInt(parent.traceId, 16), "function", start, end, parent, { entity });
+const fn = (parent: Span, entity: Span["entity"], start: number, end: number) =>
+  span(Number.parseInt(parent.traceId, 16), "function", start, end, parent, { entity });
 
 describe("traceTimes: the critical path of one trace", () => {
   it("sequential children: each on the path, the gaps are gateway time", () => {

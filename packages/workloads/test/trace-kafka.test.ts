@@ -157,7 +157,9 @@ describe("shipper and collector on a real Kafka topic", () => {
     await consumer.connect();
     await consumer.subscribe({ topic, fromBeginning: true });
     const messages: Array<{ key: string; lines: number }> = [];
-    await consumer.run({ eachMessage: async ({ message }) => void messages.push({ key: message.key!.toString(), lines: message.value!.toString().split("\n").length }) });
+    await consumer.run({
+      eachMessage: async ({ message }) => void messages.push({ key: message.key!.toString(), lines: message.value!.toString().split("\n").length }),
+    });
     await expect.poll(() => messages.length, { timeout: 20_000 }).toBe(3);
     await consumer.disconnect();
     await withAdmin(brokers, (admin) => admin.deleteGroups([groupId]));

@@ -33,7 +33,8 @@ async function importTemplates(db: Db): Promise<{ completed: string[]; failed: s
     const name = `template-${i}`;
     const { manifest, digest } = fixtureManifest(name);
     const target = { name, system: manifest.system, version: manifest.version, manifestDigest: digest };
-    const doc = i < TEMPLATES ? fixtureResult({ target, seed: 100 + i, size: "small", capacity: 300 + i * 250 }) : fixtureFailedResult({ target, seed: 100 + i });
+    const doc =
+      i < TEMPLATES ? fixtureResult({ target, seed: 100 + i, size: "small", capacity: 300 + i * 250 }) : fixtureFailedResult({ target, seed: 100 + i });
     await importResult(db, doc, { manifest });
     if (i < TEMPLATES) completed.push(doc.runId);
     else failed = doc.runId;

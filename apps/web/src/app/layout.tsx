@@ -19,7 +19,9 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
         <Providers>
           <header className="top">
             <nav>
-              <Link href="/" className="brand">sfbench</Link>
+              <Link href="/" className="brand">
+                sfbench
+              </Link>
               <Link href="/">Leaderboard</Link>
               <Link href="/compare">Compare</Link>
               <Link href="/submit">Submit</Link>
@@ -28,8 +30,14 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
             <nav className="account">
               {viewer ? (
                 <>
-                  <span className="muted" data-testid="viewer">{viewer.email}</span>
-                  {viewer.emailVerifiedAt ? null : <span className="badge unverified" data-testid="viewer-unverified" title="ratings count once the address is verified">not verified</span>}
+                  <span className="muted" data-testid="viewer">
+                    {viewer.email}
+                  </span>
+                  {viewer.emailVerifiedAt ? null : (
+                    <span className="badge unverified" data-testid="viewer-unverified" title="ratings count once the address is verified">
+                      not verified
+                    </span>
+                  )}
                   <Link href="/tokens">API tokens</Link>
                   <SignOutButton />
                 </>

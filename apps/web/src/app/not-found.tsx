@@ -4,7 +4,9 @@ export default function NotFound() {
   return (
     <>
       <h1>Not found</h1>
-      <p>There is nothing here. <Link href="/">Back to the leaderboard</Link>.</p>
+      <p>
+        There is nothing here. <Link href="/">Back to the leaderboard</Link>.
+      </p>
     </>
   );
 }

@@ -111,7 +111,16 @@ export interface ScaleUpView extends PhaseSeriesData {
 export interface RecoveryView {
   /** rows {entities, health, checkout} in seconds (null: not within the timeout) ordered by entities */
   rows: Row[];
-  points: Array<{ products: number; users: number; healthAfterS: number | null; firstCheckoutAfterS: number | null; checked: number; missing: number; changed: number; failure: string | null }>;
+  points: Array<{
+    products: number;
+    users: number;
+    healthAfterS: number | null;
+    firstCheckoutAfterS: number | null;
+    checked: number;
+    missing: number;
+    changed: number;
+    failure: string | null;
+  }>;
 }
 
 export interface ScalabilityView {

@@ -55,7 +55,9 @@ export function AuthForm({ mode, next }: { mode: "signIn" | "signUp"; next?: str
           Could not sign in with this email and password. If the email already has an account, <a href="/signin">sign in</a> with its password.
         </p>
       ) : mutation.error && Object.keys(fields).length === 0 ? (
-        <p className="form-error" role="alert">{messageOf(mutation.error)}</p>
+        <p className="form-error" role="alert">
+          {messageOf(mutation.error)}
+        </p>
       ) : null}
       <button type="submit" disabled={signUp.isPending || signIn.isPending}>
         {mode === "signIn" ? "Sign in" : "Create account"}

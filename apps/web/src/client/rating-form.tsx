@@ -16,7 +16,11 @@ function Scale({ name, label, value, onChange, errors }: { name: string; label: 
   return (
     <Field name={name} label={label} errors={errors}>
       <select id={name} value={value} onChange={(e) => onChange(Number(e.target.value))}>
-        {[1, 2, 3, 4, 5].map((n) => <option key={n} value={n}>{n}</option>)}
+        {[1, 2, 3, 4, 5].map((n) => (
+          <option key={n} value={n}>
+            {n}
+          </option>
+        ))}
       </select>
     </Field>
   );
@@ -43,15 +47,19 @@ export function RatingForm({ slug, mine }: { slug: string; mine: Rating | null }
       <Field name="comment" label="Comment (optional)" errors={fields.comment}>
         <textarea id="comment" rows={2} value={comment} onChange={(e) => setComment(e.target.value)} maxLength={2000} />
       </Field>
-      {rate.error && Object.keys(fields).length === 0 ? <p className="form-error" role="alert">{messageOf(rate.error)}</p> : null}
-      {rate.data ? (
-        <p className="ok" role="status">
-          {rate.data.counted
-            ? "Saved; it counts in the means above."
-            : `Saved, but not counted yet: ${rate.data.why}.`}
+      {rate.error && Object.keys(fields).length === 0 ? (
+        <p className="form-error" role="alert">
+          {messageOf(rate.error)}
         </p>
       ) : null}
-      <button type="submit" disabled={rate.isPending}>{mine ? "Update my rating" : "Rate"}</button>
+      {rate.data ? (
+        <p className="ok" role="status">
+          {rate.data.counted ? "Saved; it counts in the means above." : `Saved, but not counted yet: ${rate.data.why}.`}
+        </p>
+      ) : null}
+      <button type="submit" disabled={rate.isPending}>
+        {mine ? "Update my rating" : "Rate"}
+      </button>
     </form>
   );
 }

@@ -39,13 +39,24 @@ export function RunProgress({ id, initial }: { id: string; initial: Progress }) 
     <div className="progress" data-testid="run-progress" data-status={now.status}>
       <p>
         <span className={`status status-${now.status}`}>{now.status}</span>
-        {now.stage ? <> · stage <strong>{now.stage}</strong></> : null} · {now.progress}%
+        {now.stage ? (
+          <>
+            {" "}
+            · stage <strong>{now.stage}</strong>
+          </>
+        ) : null}{" "}
+        · {now.progress}%
       </p>
       <progress max={100} value={now.progress} />
       {event ? (
         <p className="live" data-testid="run-live">
           {describeProgress(event).join(" · ")}
-          {fraction !== undefined ? <> <progress className="phase" max={1} value={fraction} aria-label="this load step" /></> : null}
+          {fraction !== undefined ? (
+            <>
+              {" "}
+              <progress className="phase" max={1} value={fraction} aria-label="this load step" />
+            </>
+          ) : null}
         </p>
       ) : null}
       {now.status === "queued" ? <p className="hint">Waiting for a worker. This page updates by itself.</p> : null}

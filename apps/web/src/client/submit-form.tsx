@@ -90,28 +90,94 @@ export function SubmitForm() {
 
   return (
     <form className="form" onSubmit={onSubmit} noValidate>
-      <Field name="manifest" label="target.json" hint={<>The manifest of your target (<a href="/docs/targets">how to write one</a>). Its fields fill the inputs below.</>} errors={errors.manifest}>
+      <Field
+        name="manifest"
+        label="target.json"
+        hint={
+          <>
+            The manifest of your target (<a href="/docs/targets">how to write one</a>). Its fields fill the inputs below.
+          </>
+        }
+        errors={errors.manifest}
+      >
         <input id="manifest" name="manifest" type="file" accept=".json,application/json" onChange={onFile} aria-invalid={Boolean(errors.manifest)} />
       </Field>
-      {manifest ? <p className="hint">Read {manifest.file} ({manifest.text.length} bytes).</p> : null}
+      {manifest ? (
+        <p className="hint">
+          Read {manifest.file} ({manifest.text.length} bytes).
+        </p>
+      ) : null}
       {text("name", "Name", "the target name: the leaderboard row and the URL (a-z, 0-9, -)", "my-system")}
       {text("system", "System", "the system benchmarked, as people know it", "Restate")}
       {text("version", "Version", "of your implementation, a semantic version", "0.1.0")}
-      {text("image", "Image", "the OCI image of your target: with its archive below it runs on sfbench's machine, without one it waits for a cluster (optional)", "ghcr.io/you/my-system:0.1.0")}
+      {text(
+        "image",
+        "Image",
+        "the OCI image of your target: with its archive below it runs on sfbench's machine, without one it waits for a cluster (optional)",
+        "ghcr.io/you/my-system:0.1.0",
+      )}
       {text("repository", "Repository URL", "where the source lives (optional)", "https://github.com/you/my-system")}
-      <Field name="imageArchive" label="Image archive" hint={<>Your image as a tar, no registry needed: <code>podman save -o image.tar {values.image || "<image>"}</code> (docker-archive or oci-archive; it must hold the image above). Optional.</>} errors={errors.imageArchive}>
-        <input id="imageArchive" name="imageArchive" type="file" accept=".tar,application/x-tar" onChange={pick("image-archive")} aria-invalid={Boolean(errors.imageArchive)} />
+      <Field
+        name="imageArchive"
+        label="Image archive"
+        hint={
+          <>
+            Your image as a tar, no registry needed: <code>podman save -o image.tar {values.image || "<image>"}</code> (docker-archive or oci-archive; it must
+            hold the image above). Optional.
+          </>
+        }
+        errors={errors.imageArchive}
+      >
+        <input
+          id="imageArchive"
+          name="imageArchive"
+          type="file"
+          accept=".tar,application/x-tar"
+          onChange={pick("image-archive")}
+          aria-invalid={Boolean(errors.imageArchive)}
+        />
       </Field>
-      <Field name="sourceArchive" label="Source files" hint={<>A tar or tar.gz of the files target.json&apos;s <code>loc</code> globs select, named relative to target.json: sfbench counts the lines of code from them (<code>sfbench submit</code> packs and sends them for you).</>} errors={errors.sourceArchive}>
-        <input id="sourceArchive" name="sourceArchive" type="file" accept=".tar,.tgz,.gz,application/x-tar,application/gzip" onChange={pick("source-archive")} aria-invalid={Boolean(errors.sourceArchive)} />
+      <Field
+        name="sourceArchive"
+        label="Source files"
+        hint={
+          <>
+            A tar or tar.gz of the files target.json&apos;s <code>loc</code> globs select, named relative to target.json: sfbench counts the lines of code from
+            them (<code>sfbench submit</code> packs and sends them for you).
+          </>
+        }
+        errors={errors.sourceArchive}
+      >
+        <input
+          id="sourceArchive"
+          name="sourceArchive"
+          type="file"
+          accept=".tar,.tgz,.gz,application/x-tar,application/gzip"
+          onChange={pick("source-archive")}
+          aria-invalid={Boolean(errors.sourceArchive)}
+        />
       </Field>
-      <Field name="loc" label="Declared lines of code" hint={<>Your own count, shown only as declared (sfbench counts from the source files): JSON per language, application and gateway code apart, <code>{'{"typescript": {"app": 812, "gateway": 140}}'}</code> (optional)</>} errors={errors.loc}>
+      <Field
+        name="loc"
+        label="Declared lines of code"
+        hint={
+          <>
+            Your own count, shown only as declared (sfbench counts from the source files): JSON per language, application and gateway code apart,{" "}
+            <code>{'{"typescript": {"app": 812, "gateway": 140}}'}</code> (optional)
+          </>
+        }
+        errors={errors.loc}
+      >
         <textarea id="loc" name="loc" rows={3} value={values.loc} onChange={set("loc")} aria-invalid={Boolean(errors.loc)} />
       </Field>
       <div className="row">
         <Field name="environmentKind" label="Environment" errors={errors.environmentKind}>
           <select id="environmentKind" value={environmentKind} onChange={(e) => setKind(e.target.value as typeof environmentKind)}>
-            {ENVIRONMENT_KINDS.map((k) => <option key={k} value={k}>{k}</option>)}
+            {ENVIRONMENT_KINDS.map((k) => (
+              <option key={k} value={k}>
+                {k}
+              </option>
+            ))}
           </select>
         </Field>
         <Field name="nodes" label="Nodes" errors={errors.nodes}>
@@ -119,15 +185,24 @@ export function SubmitForm() {
         </Field>
         <Field name="profile" label="Profile" errors={errors.profile}>
           <select id="profile" value={profile} onChange={(e) => setProfile(e.target.value as typeof profile)}>
-            {PROFILES.map((p) => <option key={p} value={p}>{p}{SMOKE_PROFILES.includes(p) ? " (smoke test, not ranked)" : ""}</option>)}
+            {PROFILES.map((p) => (
+              <option key={p} value={p}>
+                {p}
+                {SMOKE_PROFILES.includes(p) ? " (smoke test, not ranked)" : ""}
+              </option>
+            ))}
           </select>
         </Field>
       </div>
       {submit.error && Object.keys(fieldsOf(submit.error)).length === 0 ? (
-        <p className="form-error" role="alert">{messageOf(submit.error)}</p>
+        <p className="form-error" role="alert">
+          {messageOf(submit.error)}
+        </p>
       ) : null}
       <FieldErrorText name="input" errors={errors.input} />
-      <button type="submit" disabled={submit.isPending || uploading}>{uploading ? "Uploading…" : "Submit for benchmarking"}</button>
+      <button type="submit" disabled={submit.isPending || uploading}>
+        {uploading ? "Uploading…" : "Submit for benchmarking"}
+      </button>
     </form>
   );
 }

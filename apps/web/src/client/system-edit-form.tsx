@@ -22,8 +22,14 @@ export function SystemEditForm({ slug, repository }: { slug: string; repository:
       <Field name="repository" label="Repository URL" errors={fields.repository}>
         <input id="repository" value={repo} onChange={(e) => setRepo(e.target.value)} />
       </Field>
-      {update.error && Object.keys(fields).length === 0 ? <p className="form-error" role="alert">{messageOf(update.error)}</p> : null}
-      <button type="submit" disabled={update.isPending}>Save</button>
+      {update.error && Object.keys(fields).length === 0 ? (
+        <p className="form-error" role="alert">
+          {messageOf(update.error)}
+        </p>
+      ) : null}
+      <button type="submit" disabled={update.isPending}>
+        Save
+      </button>
     </form>
   );
 }

@@ -33,7 +33,9 @@ export function TokensPanel() {
         <Field name="token-name" label="Token name" errors={fieldsOf(create.error).name}>
           <input id="token-name" name="name" value={name} onChange={(e) => setName(e.target.value)} placeholder="laptop" />
         </Field>
-        <button type="submit" disabled={create.isPending}>Create token</button>
+        <button type="submit" disabled={create.isPending}>
+          Create token
+        </button>
       </form>
       {created ? (
         <div className="notice" data-testid="new-token">
@@ -49,13 +51,21 @@ export function TokensPanel() {
       {list.error ? <p className="form-error">{messageOf(list.error)}</p> : null}
       <table className="table">
         <thead>
-          <tr><th>Name</th><th>Token</th><th>Created</th><th>Last used</th><th /></tr>
+          <tr>
+            <th>Name</th>
+            <th>Token</th>
+            <th>Created</th>
+            <th>Last used</th>
+            <th />
+          </tr>
         </thead>
         <tbody>
           {(list.data ?? []).map((t) => (
             <tr key={t.id} className={t.revokedAt ? "revoked" : undefined}>
               <td>{t.name}</td>
-              <td><code>{t.prefix}…</code></td>
+              <td>
+                <code>{t.prefix}…</code>
+              </td>
               <td>{fmtDate(t.createdAt)}</td>
               <td>{fmtDate(t.lastUsedAt)}</td>
               <td>
@@ -70,7 +80,11 @@ export function TokensPanel() {
             </tr>
           ))}
           {list.data?.length === 0 ? (
-            <tr><td colSpan={5} className="muted">No tokens yet.</td></tr>
+            <tr>
+              <td colSpan={5} className="muted">
+                No tokens yet.
+              </td>
+            </tr>
           ) : null}
         </tbody>
       </table>

@@ -17,8 +17,14 @@ export function VerifyEmailForm({ token }: { token: string }) {
   }
   return (
     <>
-      <button type="button" onClick={() => verify.mutate({ token })} disabled={verify.isPending} data-testid="verify-button">Verify my email address</button>
-      {verify.error ? <p className="form-error" role="alert" data-testid="verify-result">{messageOf(verify.error)}</p> : null}
+      <button type="button" onClick={() => verify.mutate({ token })} disabled={verify.isPending} data-testid="verify-button">
+        Verify my email address
+      </button>
+      {verify.error ? (
+        <p className="form-error" role="alert" data-testid="verify-result">
+          {messageOf(verify.error)}
+        </p>
+      ) : null}
     </>
   );
 }

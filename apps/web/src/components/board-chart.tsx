@@ -30,7 +30,13 @@ export function BoardChart({ board }: { board: Leaderboard }) {
       <figcaption className="muted">
         {`${workload} ${distribution}: median sustainable rate (${rateUnit(workload!)}), 95% interval as error bar, min-max as thin line; hollow bars are single runs (provisional)`}
       </figcaption>
-      <svg viewBox={`0 0 ${WIDTH} ${height}`} width="100%" style={{ maxWidth: WIDTH }} role="img" aria-label={`median ${workload} ${distribution} sustainable rate per system with 95% intervals`}>
+      <svg
+        viewBox={`0 0 ${WIDTH} ${height}`}
+        width="100%"
+        style={{ maxWidth: WIDTH }}
+        role="img"
+        aria-label={`median ${workload} ${distribution} sustainable rate per system with 95% intervals`}
+      >
         {rows.map((r, i) => {
           const f = r.figures[key]!;
           const y = PAD + i * LINE;
@@ -39,7 +45,15 @@ export function BoardChart({ board }: { board: Leaderboard }) {
           return (
             <g key={`${r.slug}:${r.environmentKind}:${r.nodes}`} data-system={r.slug} data-provisional={provisional ? "" : undefined}>
               <text x={LABEL - 6} y={mid + 4} textAnchor="end" fontSize="12">{`${r.name} (${r.nodes} node${r.nodes === 1 ? "" : "s"})`}</text>
-              <rect x={LABEL} y={y + 4} width={x(f.median) - LABEL} height={LINE - 8} fill={provisional ? "none" : "#9db4ef"} stroke="#2f5bd3" strokeDasharray={provisional ? "3 2" : undefined} />
+              <rect
+                x={LABEL}
+                y={y + 4}
+                width={x(f.median) - LABEL}
+                height={LINE - 8}
+                fill={provisional ? "none" : "#9db4ef"}
+                stroke="#2f5bd3"
+                strokeDasharray={provisional ? "3 2" : undefined}
+              />
               <line x1={x(f.min)} x2={x(f.max)} y1={mid} y2={mid} stroke="#667085" strokeWidth="1" />
               {f.interval ? (
                 <g className="error-bar" stroke="#1d2330" strokeWidth="2">
@@ -48,12 +62,18 @@ export function BoardChart({ board }: { board: Leaderboard }) {
                   <line x1={x(f.interval.high)} x2={x(f.interval.high)} y1={y + 5} y2={y + LINE - 5} />
                 </g>
               ) : null}
-              <text x={Math.max(x(f.max), x(f.interval?.high ?? 0)) + 6} y={mid + 4} fontSize="11" fill="#667085">{fmtFigure(f)}</text>
+              <text x={Math.max(x(f.max), x(f.interval?.high ?? 0)) + 6} y={mid + 4} fontSize="11" fill="#667085">
+                {fmtFigure(f)}
+              </text>
             </g>
           );
         })}
-        <text x={LABEL} y={height - 1} fontSize="10" fill="#667085">0</text>
-        <text x={LABEL + plot} y={height - 1} fontSize="10" fill="#667085" textAnchor="end">{fmtRate(top)}</text>
+        <text x={LABEL} y={height - 1} fontSize="10" fill="#667085">
+          0
+        </text>
+        <text x={LABEL + plot} y={height - 1} fontSize="10" fill="#667085" textAnchor="end">
+          {fmtRate(top)}
+        </text>
       </svg>
     </figure>
   );

@@ -18,19 +18,33 @@ export function CompareFigures({ systems }: { systems: CompareSystem[] }) {
         <thead>
           <tr>
             <th>System</th>
-            {keys.map((k) => <th key={k} className="num">{`${k.replace(".", " ")} (${rateUnit(k.split(".")[0]!)}): median [95% interval], n`}</th>)}
+            {keys.map((k) => (
+              <th key={k} className="num">{`${k.replace(".", " ")} (${rateUnit(k.split(".")[0]!)}): median [95% interval], n`}</th>
+            ))}
           </tr>
         </thead>
         <tbody>
           {systems.map((s) => (
             <tr key={s.slug} data-system={s.slug}>
-              <td>{s.name}{Object.values(s.figures).some((f) => f?.interval) ? null : <span className="badge provisional" title="a single run: no interval">provisional</span>}</td>
+              <td>
+                {s.name}
+                {Object.values(s.figures).some((f) => f?.interval) ? null : (
+                  <span className="badge provisional" title="a single run: no interval">
+                    provisional
+                  </span>
+                )}
+              </td>
               {keys.map((k) => {
                 const f = s.figures[k];
                 return (
                   <td key={k} className="num" data-figure={f ? fmtFigure(f) : undefined}>
                     {f ? fmtFigure(f) : "—"}
-                    {f?.ratio ? <><br /><span className="muted">{fmtRatio(f.ratio)}</span></> : null}
+                    {f?.ratio ? (
+                      <>
+                        <br />
+                        <span className="muted">{fmtRatio(f.ratio)}</span>
+                      </>
+                    ) : null}
                   </td>
                 );
               })}

@@ -11,7 +11,15 @@ const PAGES = [
 export function DocsNav({ current }: { current: string }) {
   return (
     <nav className="subnav">
-      {PAGES.map(([href, label]) => (href === current ? <strong key={href}>{label}</strong> : <Link key={href} href={href}>{label}</Link>))}
+      {PAGES.map(([href, label]) =>
+        href === current ? (
+          <strong key={href}>{label}</strong>
+        ) : (
+          <Link key={href} href={href}>
+            {label}
+          </Link>
+        ),
+      )}
     </nav>
   );
 }

@@ -9,9 +9,13 @@ const CLASS_TITLE = {
 export function ImplementationBadge({ cls }: { cls: ImplementationClass }) {
   return (
     <>
-      <span className={`badge ${cls.implementation}`} data-implementation={cls.implementation} title={CLASS_TITLE[cls.implementation]}>{cls.implementation}</span>
+      <span className={`badge ${cls.implementation}`} data-implementation={cls.implementation} title={CLASS_TITLE[cls.implementation]}>
+        {cls.implementation}
+      </span>
       <br />
-      <span className="muted" data-guarantees title="durability · consistency/isolation · messaging between functions, as declared in target.json">{fmtGuarantees(cls.guarantees)}</span>
+      <span className="muted" data-guarantees title="durability · consistency/isolation · messaging between functions, as declared in target.json">
+        {fmtGuarantees(cls.guarantees)}
+      </span>
     </>
   );
 }

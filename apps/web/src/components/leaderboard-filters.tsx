@@ -16,14 +16,22 @@ export function LeaderboardFilters({ board, microRows }: { board: Leaderboard; m
             Workload
             <select name="workload" defaultValue={filter.workload}>
               <option value="all">checkout + analytics</option>
-              {WORKLOADS.map((w) => <option key={w} value={w}>{w}</option>)}
+              {WORKLOADS.map((w) => (
+                <option key={w} value={w}>
+                  {w}
+                </option>
+              ))}
             </select>
           </label>
           <label>
             Distribution
             <select name="distribution" defaultValue={filter.distribution}>
               <option value="all">uniform + zipf</option>
-              {DISTRIBUTIONS.map((d) => <option key={d} value={d}>{d}</option>)}
+              {DISTRIBUTIONS.map((d) => (
+                <option key={d} value={d}>
+                  {d}
+                </option>
+              ))}
             </select>
           </label>
         </>
@@ -32,14 +40,22 @@ export function LeaderboardFilters({ board, microRows }: { board: Leaderboard; m
         Environment
         <select name="kind" defaultValue={filter.kind}>
           <option value="all">any</option>
-          {ENVIRONMENT_KINDS.map((k) => <option key={k} value={k}>{k}</option>)}
+          {ENVIRONMENT_KINDS.map((k) => (
+            <option key={k} value={k}>
+              {k}
+            </option>
+          ))}
         </select>
       </label>
       <label>
         Nodes
         <select name="nodes" defaultValue={filter.nodes ?? ""}>
           <option value="">any</option>
-          {nodeCounts.map((n) => <option key={n} value={n}>{n}</option>)}
+          {nodeCounts.map((n) => (
+            <option key={n} value={n}>
+              {n}
+            </option>
+          ))}
         </select>
       </label>
       {micro ? null : (
@@ -48,14 +64,22 @@ export function LeaderboardFilters({ board, microRows }: { board: Leaderboard; m
             Profile
             <select name="profile" defaultValue={filter.profile}>
               <option value="all">any</option>
-              {PROFILES.filter((p) => board.profiles.includes(p) || p === filter.profile).map((p) => <option key={p} value={p}>{p}</option>)}
+              {PROFILES.filter((p) => board.profiles.includes(p) || p === filter.profile).map((p) => (
+                <option key={p} value={p}>
+                  {p}
+                </option>
+              ))}
             </select>
           </label>
           <label title="cores, CPU model and memory of the machine the runs measured on: knees of different machines are not one population">
             Machine
             <select name="machine" defaultValue={filter.machine ?? ""} data-testid="machine-filter">
               <option value="">any</option>
-              {[...new Set([...board.machineClasses, ...(filter.machine ? [filter.machine] : [])])].map((m) => <option key={m} value={m}>{m}</option>)}
+              {[...new Set([...board.machineClasses, ...(filter.machine ? [filter.machine] : [])])].map((m) => (
+                <option key={m} value={m}>
+                  {m}
+                </option>
+              ))}
             </select>
           </label>
         </>

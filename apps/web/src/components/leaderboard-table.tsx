@@ -14,7 +14,16 @@ import { VerifiedBadge } from "./verified-badge.tsx";
 function href(filter: LeaderboardFilter, patch: Partial<Record<keyof LeaderboardFilter, string | number | boolean | undefined>>): string {
   const merged: Record<string, string | number | boolean | undefined> = { ...filter, ...patch };
   const params = new URLSearchParams();
-  const defaults: Record<string, string | number | boolean> = { view: "rates", workload: "all", distribution: "all", kind: "all", profile: "all", sort: "checkout.uniform", page: 1, tuned: false };
+  const defaults: Record<string, string | number | boolean> = {
+    view: "rates",
+    workload: "all",
+    distribution: "all",
+    kind: "all",
+    profile: "all",
+    sort: "checkout.uniform",
+    page: 1,
+    tuned: false,
+  };
   for (const [k, v] of Object.entries(merged)) if (v !== undefined && v !== "" && defaults[k] !== v) params.set(k, v === true ? "1" : String(v));
   const qs = params.toString();
   return qs ? `/?${qs}` : "/";
@@ -26,20 +35,40 @@ function SortHeader({ board, sort, label, num = true, title }: { board: Leaderbo
   const arrow = active ? (board.dir === "asc" ? " ▲" : " ▼") : "";
   return (
     <th className={num ? "num" : undefined} title={title} aria-sort={active ? (board.dir === "asc" ? "ascending" : "descending") : undefined}>
-      <a href={href(board.filter, { sort, dir: next === defaultDir(sort) ? undefined : next, page: undefined })}>{label}{arrow}</a>
+      <a href={href(board.filter, { sort, dir: next === defaultDir(sort) ? undefined : next, page: undefined })}>
+        {label}
+        {arrow}
+      </a>
     </th>
   );
 }
 
 function RateCell({ row, k }: { row: LeaderboardRow; k: RateKey }) {
-  if (row.invalid[k]) return <td className="num"><span className="invalid" title={row.invalid[k]}>invalid</span></td>;
-  if (row.smoke[k]) return <td className="num"><a className="muted" href={`/runs/${row.runId}`} title={row.smoke[k]}>smoke test</a></td>;
+  if (row.invalid[k])
+    return (
+      <td className="num">
+        <span className="invalid" title={row.invalid[k]}>
+          invalid
+        </span>
+      </td>
+    );
+  if (row.smoke[k])
+    return (
+      <td className="num">
+        <a className="muted" href={`/runs/${row.runId}`} title={row.smoke[k]}>
+          smoke test
+        </a>
+      </td>
+    );
   if (!(k in row.rates)) return <td className="num muted">—</td>;
   const rate = row.rates[k];
   const resolution = row.resolutions[k];
   const figure = row.figures[k];
   const unit = rateUnit(k.split(".")[0]!);
-  const spread = figure && figure.n > 1 ? `; median of ${figure.n} trials (min ${fmtRate(figure.min)}, max ${fmtRate(figure.max)}), 95% interval ${fmtInterval(figure)}` : "; one run: provisional";
+  const spread =
+    figure && figure.n > 1
+      ? `; median of ${figure.n} trials (min ${fmtRate(figure.min)}, max ${fmtRate(figure.max)}), 95% interval ${fmtInterval(figure)}`
+      : "; one run: provisional";
   return (
     <td
       className="num"
@@ -51,11 +80,29 @@ function RateCell({ row, k }: { row: LeaderboardRow; k: RateKey }) {
         <>
           <br />
           <span className="muted figure">{figure.interval ? `${fmtInterval(figure)}, n=${figure.n}` : `n=${figure.n}`}</span>
-          {figure.interval ? null : <span className="badge provisional" title="one run: no interval, so not ranked">provisional</span>}
-          {figure.ratio ? <><br /><span className="muted" data-ratio>{fmtRatio(figure.ratio)}</span></> : null}
+          {figure.interval ? null : (
+            <span className="badge provisional" title="one run: no interval, so not ranked">
+              provisional
+            </span>
+          )}
+          {figure.ratio ? (
+            <>
+              <br />
+              <span className="muted" data-ratio>
+                {fmtRatio(figure.ratio)}
+              </span>
+            </>
+          ) : null}
         </>
       ) : null}
-      {resolution === undefined ? null : <><br /><span className="muted" data-resolution={resolution}>{fmtResolution(resolution)}</span></>}
+      {resolution === undefined ? null : (
+        <>
+          <br />
+          <span className="muted" data-resolution={resolution}>
+            {fmtResolution(resolution)}
+          </span>
+        </>
+      )}
     </td>
   );
 }
@@ -64,9 +111,22 @@ function RateCell({ row, k }: { row: LeaderboardRow; k: RateKey }) {
 function RankCell({ row, position }: { row: LeaderboardRow; position: number }) {
   const s = row.standing;
   if (!s) return <td className="muted">{position}</td>;
-  if (s.provisional) return <td className="muted" data-rank="provisional" title="a single run (no campaign, or one counted trial): shown, never ranked above a median with an interval">–</td>;
+  if (s.provisional)
+    return (
+      <td
+        className="muted"
+        data-rank="provisional"
+        title="a single run (no campaign, or one counted trial): shown, never ranked above a median with an interval"
+      >
+        –
+      </td>
+    );
   return (
-    <td data-rank={s.rank ?? undefined} data-tied={s.tiedWith > 0 ? "" : undefined} title={s.tiedWith > 0 ? `tied: its 95% interval overlaps ${s.tiedWith === 1 ? "another system's" : `${s.tiedWith} other systems'`}` : undefined}>
+    <td
+      data-rank={s.rank ?? undefined}
+      data-tied={s.tiedWith > 0 ? "" : undefined}
+      title={s.tiedWith > 0 ? `tied: its 95% interval overlaps ${s.tiedWith === 1 ? "another system's" : `${s.tiedWith} other systems'`}` : undefined}
+    >
       {s.rank}
       {s.tiedWith > 0 ? <span className="badge tied">tied</span> : null}
     </td>
@@ -88,13 +148,29 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
               <SortHeader board={board} sort="system" label="System" num={false} />
               <th>Environment</th>
               {board.rateKeys.map((k) => (
-                <SortHeader key={k} board={board} sort={k} label={`${k.replace(".", " ")} (${rateUnit(k.split(".")[0]!)})`} title={`${k}: sustainable rate (highest offered ${rateUnit(k.split(".")[0]!)} the system kept up with), ranked only when the knee is known to 10% or better; below it, the knee's resolution`} />
+                <SortHeader
+                  key={k}
+                  board={board}
+                  sort={k}
+                  label={`${k.replace(".", " ")} (${rateUnit(k.split(".")[0]!)})`}
+                  title={`${k}: sustainable rate (highest offered ${rateUnit(k.split(".")[0]!)} the system kept up with), ranked only when the knee is known to 10% or better; below it, the knee's resolution`}
+                />
               ))}
               <SortHeader board={board} sort="p50" label="p50" title={focusLabel} />
               <SortHeader board={board} sort="p99" label="p99" title={focusLabel} />
               <SortHeader board={board} sort="errorRate" label="errors" title={focusLabel} />
-              <SortHeader board={board} sort="throughputPerCore" label={`${rateUnit(focus.workload)} per core`} title={`${focusLabel}: successful ${rateUnit(focus.workload)} per core of the target`} />
-              <SortHeader board={board} sort="anomalies" label="anomalies" title={`${focus.workload} ${focus.distribution}: consistency anomalies found by the audit`} />
+              <SortHeader
+                board={board}
+                sort="throughputPerCore"
+                label={`${rateUnit(focus.workload)} per core`}
+                title={`${focusLabel}: successful ${rateUnit(focus.workload)} per core of the target`}
+              />
+              <SortHeader
+                board={board}
+                sort="anomalies"
+                label="anomalies"
+                title={`${focus.workload} ${focus.distribution}: consistency anomalies found by the audit`}
+              />
               <SortHeader board={board} sort="loc" label="LOC" title="lines of code, application + gateway" />
               <SortHeader board={board} sort="rating" label="rating" title="mean of programming model and understandability (1-5)" />
             </tr>
@@ -102,41 +178,74 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
           <tbody>
             {board.rows.map((row, i) => (
               <tr key={`${row.slug}:${row.environmentKind}:${row.nodes}`} data-system={row.slug}>
-                <td><input type="checkbox" name="s" value={row.slug} aria-label={`compare ${row.name}`} /></td>
+                <td>
+                  <input type="checkbox" name="s" value={row.slug} aria-label={`compare ${row.name}`} />
+                </td>
                 <RankCell row={row} position={(board.page - 1) * PAGE_SIZE + i + 1} />
                 <td>
                   <a href={`/systems/${encodeURIComponent(row.slug)}`}>{row.name}</a>
                   <VerifiedBadge verified={row.verified} />
-                  <br /><a href={`/runs/${row.runId}`} className="muted">{`${row.slug} ${row.version}`}</a>
+                  <br />
+                  <a href={`/runs/${row.runId}`} className="muted">{`${row.slug} ${row.version}`}</a>
                   <span className="muted" data-profile={row.profile}>{` · ${row.profile} profile`}</span>
                   <span className="muted" data-trials={row.trials}>
-                    {row.campaignId ? ` · campaign of ${row.trials} trial${row.trials === 1 ? "" : "s"}${row.busyTrials ? ` (${row.busyTrials} busy)` : ""}` : " · single run"}
+                    {row.campaignId
+                      ? ` · campaign of ${row.trials} trial${row.trials === 1 ? "" : "s"}${row.busyTrials ? ` (${row.busyTrials} busy)` : ""}`
+                      : " · single run"}
                   </span>
                   <ImplementationBadge cls={row} />
                 </td>
-                <td>{fmtEnvironment(row.environmentKind, row.nodes)}{row.machineClass ? <><br /><span className="muted" data-machine>{row.machineClass}</span></> : null}</td>
-                {board.rateKeys.map((k) => <RateCell key={k} row={row} k={k} />)}
+                <td>
+                  {fmtEnvironment(row.environmentKind, row.nodes)}
+                  {row.machineClass ? (
+                    <>
+                      <br />
+                      <span className="muted" data-machine>
+                        {row.machineClass}
+                      </span>
+                    </>
+                  ) : null}
+                </td>
+                {board.rateKeys.map((k) => (
+                  <RateCell key={k} row={row} k={k} />
+                ))}
                 <td className="num">{fmtMs(row.focus?.p50)}</td>
                 <td className="num">{fmtMs(row.focus?.p99)}</td>
                 <td className="num">{fmtPercent(row.focus?.errorRate)}</td>
                 <td className="num">{fmtNumber(row.focus?.throughputPerCore)}</td>
                 <td className="num">{fmtNumber(row.focus?.anomaliesTotal, 0)}</td>
-                <td className="num" title={row.loc ? `app ${row.loc.app}, gateway ${row.loc.gateway}` : "not counted"}>{row.loc ? fmtNumber(row.loc.app + row.loc.gateway, 0) : "—"}</td>
-                <td className="num" title={row.ratings ? `programming model ${row.ratings.programmingModel.toFixed(1)}, understandability ${row.ratings.understandability.toFixed(1)}, ${row.ratings.count} ratings` : undefined}>
+                <td className="num" title={row.loc ? `app ${row.loc.app}, gateway ${row.loc.gateway}` : "not counted"}>
+                  {row.loc ? fmtNumber(row.loc.app + row.loc.gateway, 0) : "—"}
+                </td>
+                <td
+                  className="num"
+                  title={
+                    row.ratings
+                      ? `programming model ${row.ratings.programmingModel.toFixed(1)}, understandability ${row.ratings.understandability.toFixed(1)}, ${row.ratings.count} ratings`
+                      : undefined
+                  }
+                >
                   {row.ratings ? `${((row.ratings.programmingModel + row.ratings.understandability) / 2).toFixed(1)} (${row.ratings.count})` : "—"}
                 </td>
               </tr>
             ))}
             {board.rows.length === 0 ? (
-              <tr><td colSpan={13} className="muted">No completed runs match these filters.</td></tr>
+              <tr>
+                <td colSpan={13} className="muted">
+                  No completed runs match these filters.
+                </td>
+              </tr>
             ) : null}
-
           </tbody>
         </table>
         {board.rows.length > 1 ? (
           <>
-            <button type="submit" className="compare-button">Compare selected</button>{" "}
-            <a href={compareHref([...new Set(board.rows.map((r) => r.slug))], undefined, board.filter.tuned)} data-testid="compare-all">compare every system on this page</a>
+            <button type="submit" className="compare-button">
+              Compare selected
+            </button>{" "}
+            <a href={compareHref([...new Set(board.rows.map((r) => r.slug))], undefined, board.filter.tuned)} data-testid="compare-all">
+              compare every system on this page
+            </a>
           </>
         ) : null}
       </form>
@@ -149,11 +258,15 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
       {board.smoke.length > 0 ? (
         <section data-testid="smoke-tests" className="muted" style={{ fontSize: 13, marginTop: 16 }}>
           <h2 style={{ fontSize: 15 }}>Recent smoke tests (not ranked)</h2>
-          <p>Completed runs whose knee is not known to 10% (the quick profile&apos;s coarse steps, or a knee the search could not bracket): their numbers are on their run pages only.</p>
+          <p>
+            Completed runs whose knee is not known to 10% (the quick profile&apos;s coarse steps, or a knee the search could not bracket): their numbers are on
+            their run pages only.
+          </p>
           <ul>
             {board.smoke.map((r) => (
               <li key={r.runId}>
-                <a href={`/runs/${r.runId}`}>{`${r.name} (${r.slug} ${r.version})`}</a>{`, ${r.profile} profile, ${fmtDate(r.finishedAt)}`}
+                <a href={`/runs/${r.runId}`}>{`${r.name} (${r.slug} ${r.version})`}</a>
+                {`, ${r.profile} profile, ${fmtDate(r.finishedAt)}`}
               </li>
             ))}
           </ul>
@@ -162,7 +275,9 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
       {board.pages > 1 ? (
         <div className="pager">
           {board.page > 1 ? <a href={href(board.filter, { page: board.page - 1 })}>← previous</a> : null}
-          <span className="muted">page {board.page} of {board.pages}</span>
+          <span className="muted">
+            page {board.page} of {board.pages}
+          </span>
           {board.page < board.pages ? <a href={href(board.filter, { page: board.page + 1 })}>next →</a> : null}
         </div>
       ) : null}

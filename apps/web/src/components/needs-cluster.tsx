@@ -28,9 +28,9 @@ export function RunNeedsCluster({ image, errorMessage }: { image: string | null;
         <>This target runs only on a cluster, and its manifest names no image to deploy there.</>
       )}
       <p className="hint">
-        The local worker runs only the targets bundled with sfbench. The operator configures a cluster by setting <code>SFBENCH_KUBECONFIG</code> on the
-        worker (for GKE also <code>SFBENCH_GKE_PROJECT</code> and <code>SFBENCH_GKE_ZONE</code>); see <Link href="/docs/cluster">Running on a cluster</Link>.
-        This run is not a failure of the target; it has no numbers and is not on the leaderboard.
+        The local worker runs only the targets bundled with sfbench. The operator configures a cluster by setting <code>SFBENCH_KUBECONFIG</code> on the worker
+        (for GKE also <code>SFBENCH_GKE_PROJECT</code> and <code>SFBENCH_GKE_ZONE</code>); see <Link href="/docs/cluster">Running on a cluster</Link>. This run
+        is not a failure of the target; it has no numbers and is not on the leaderboard.
       </p>
       {errorMessage ? <p className="hint">The worker said: {errorMessage}</p> : null}
     </div>

@@ -11,17 +11,26 @@ export function RunResults({ doc }: { doc: ResultDocument }) {
   return (
     <div className="table-wrap">
       <p className="muted" style={{ fontSize: 13 }}>
-        Profile <strong>{doc.profile}</strong>. Sustainable = the highest offered rate with &gt;= 95% completed inside the step, &lt; 1% errors and p99 &lt; 1 s;
-        peak = the best 10 s moving average of successful requests inside a step (never below a step&apos;s achieved rate); knee = how much higher
-        the first unsustainable step was. Ranked on the leaderboard only at 10% or better.
+        Profile <strong>{doc.profile}</strong>. Sustainable = the highest offered rate with &gt;= 95% completed inside the step, &lt; 1% errors and p99 &lt; 1
+        s; peak = the best 10 s moving average of successful requests inside a step (never below a step&apos;s achieved rate); knee = how much higher the first
+        unsustainable step was. Ranked on the leaderboard only at 10% or better.
       </p>
       <table className="table" data-testid="run-results">
         <thead>
           <tr>
-            <th>Workload</th><th>Distribution</th><th className="num">sustainable (offered)</th><th className="num">knee</th>
-            <th>knee search stopped</th><th className="num">peak (successful)</th>
-            <th className="num">stable: offered (80%)</th><th className="num">p50</th><th className="num">p95</th><th className="num">p99</th>
-            <th className="num">errors</th><th className="num">successful per core</th><th className="num">anomalies</th>
+            <th>Workload</th>
+            <th>Distribution</th>
+            <th className="num">sustainable (offered)</th>
+            <th className="num">knee</th>
+            <th>knee search stopped</th>
+            <th className="num">peak (successful)</th>
+            <th className="num">stable: offered (80%)</th>
+            <th className="num">p50</th>
+            <th className="num">p95</th>
+            <th className="num">p99</th>
+            <th className="num">errors</th>
+            <th className="num">successful per core</th>
+            <th className="num">anomalies</th>
           </tr>
         </thead>
         <tbody>
@@ -38,10 +47,15 @@ export function RunResults({ doc }: { doc: ResultDocument }) {
                     <td className="num">{mt ? (mt.sustainableRate === null ? "none" : fmtRateOf(mt.sustainableRate, c.workload)) : "—"}</td>
                     <td className="num" title={rank.ok ? "ranked on the leaderboard" : rank.reason}>
                       {fmtResolution(mt?.knee?.resolution)}
-                      <br /><span className={rank.ok ? "muted" : "invalid"}>{rank.ok ? "ranked" : rank.because === "knee" ? "smoke test" : "not ranked"}</span>
+                      <br />
+                      <span className={rank.ok ? "muted" : "invalid"}>{rank.ok ? "ranked" : rank.because === "knee" ? "smoke test" : "not ranked"}</span>
                     </td>
                     <td data-testid="knee-stop">
-                      {mt?.knee ? KNEE_STOP_TEXT[mt.knee.stoppedBecause] : typeof c.parameters.kneeStoppedBecause === "string" ? c.parameters.kneeStoppedBecause : "not recorded"}
+                      {mt?.knee
+                        ? KNEE_STOP_TEXT[mt.knee.stoppedBecause]
+                        : typeof c.parameters.kneeStoppedBecause === "string"
+                          ? c.parameters.kneeStoppedBecause
+                          : "not recorded"}
                     </td>
                     <td className="num">{fmtRateOf(mt?.maxMovingAvg10s, c.workload)}</td>
                     <td className="num">{fmtRateOf(c.stable?.offeredRate, c.workload)}</td>
@@ -55,13 +69,17 @@ export function RunResults({ doc }: { doc: ResultDocument }) {
                       {typeof c.parameters.auditReadsPerSecond === "number" ? (
                         <>
                           <br />
-                          <span className="muted" data-testid="audit-pace">audit paced at {c.parameters.auditReadsPerSecond} reads/s (target.json)</span>
+                          <span className="muted" data-testid="audit-pace">
+                            audit paced at {c.parameters.auditReadsPerSecond} reads/s (target.json)
+                          </span>
                         </>
                       ) : null}
                     </td>
                   </>
                 ) : (
-                  <td colSpan={11} className="invalid">invalid: {c.invalidReason}</td>
+                  <td colSpan={11} className="invalid">
+                    invalid: {c.invalidReason}
+                  </td>
                 )}
               </tr>
             );

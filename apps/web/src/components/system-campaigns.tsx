@@ -20,7 +20,14 @@ export function SystemCampaignsSection({ data }: { data: SystemCampaigns | null 
         {" A change is claimed only when the two campaigns' 95% intervals do not overlap."}
       </p>
       <table className="table">
-        <thead><tr><th>Cell</th><th className="num">latest: median [95% interval], n</th><th className="num">previous</th><th>change</th></tr></thead>
+        <thead>
+          <tr>
+            <th>Cell</th>
+            <th className="num">latest: median [95% interval], n</th>
+            <th className="num">previous</th>
+            <th>change</th>
+          </tr>
+        </thead>
         <tbody>
           {keys.map((k) => {
             const change = previous ? campaignChange(latest.figures[k], previous.figures[k]) : null;

@@ -18,7 +18,9 @@ export function SystemExperimentsSections({ data }: { data: SystemExperiments })
     <>
       <h2>Microbenchmarks</h2>
       {data.micro.length === 0 ? (
-        <p className="muted" data-testid="system-micro-none">No completed run has measured the microbenchmarks yet.</p>
+        <p className="muted" data-testid="system-micro-none">
+          No completed run has measured the microbenchmarks yet.
+        </p>
       ) : (
         <div data-testid="system-micro">
           <MicroBoard rows={data.micro} />
@@ -30,11 +32,15 @@ export function SystemExperimentsSections({ data }: { data: SystemExperiments })
         data.unsupported.length ? (
           <ul data-testid="system-experiments-unsupported">
             {data.unsupported.map((u) => (
-              <li key={u.experiment}><strong>{u.experiment}</strong>: not supported: {u.reason}</li>
+              <li key={u.experiment}>
+                <strong>{u.experiment}</strong>: not supported: {u.reason}
+              </li>
             ))}
           </ul>
         ) : (
-          <p className="muted" data-testid="system-experiments-unsupported">The target.json allows every resilience experiment (fault, recovery, scale-up, scalability).</p>
+          <p className="muted" data-testid="system-experiments-unsupported">
+            The target.json allows every resilience experiment (fault, recovery, scale-up, scalability).
+          </p>
         )
       ) : (
         <p className="muted">The target.json of the newest version is not known, so which experiments it supports is not known.</p>
@@ -42,12 +48,15 @@ export function SystemExperimentsSections({ data }: { data: SystemExperiments })
       {res && view ? (
         <div data-testid="system-resilience">
           <p className="muted">
-            From <Link href={`/runs/${res.runId}`}>run {res.runId.slice(0, 8)}</Link> ({res.doc.target.name} {res.doc.target.version}, {res.doc.profile} profile, {fmtDate(res.finishedAt)}).
+            From <Link href={`/runs/${res.runId}`}>run {res.runId.slice(0, 8)}</Link> ({res.doc.target.name} {res.doc.target.version}, {res.doc.profile}{" "}
+            profile, {fmtDate(res.finishedAt)}).
           </p>
           <ResilienceCharts data={view} system={{ key: "s0", slug: res.doc.target.system, name: res.doc.target.name, color: systemColor(0) }} />
         </div>
       ) : (
-        <p className="muted" data-testid="system-resilience-none">No completed run has resilience results yet.</p>
+        <p className="muted" data-testid="system-resilience-none">
+          No completed run has resilience results yet.
+        </p>
       )}
     </>
   );

@@ -7,10 +7,7 @@
 import { overlaps } from "@sfbench/core/stats";
 import type { TrialFigure } from "./trial-figures.ts";
 
-export type Change =
-  | { kind: "changed"; share: number }
-  | { kind: "noise"; share: number }
-  | { kind: "unknown"; why: string };
+export type Change = { kind: "changed"; share: number } | { kind: "noise"; share: number } | { kind: "unknown"; why: string };
 
 export function campaignChange(latest: TrialFigure | undefined, previous: TrialFigure | undefined): Change {
   if (!latest || !previous) return { kind: "unknown", why: "not measured in both campaigns" };

@@ -32,8 +32,18 @@ export const CampaignInput = z.object({
   /** a trial that completed while the machine was busy is run again, at most this many times */
   busyRepeats: z.coerce.number().int().min(0).max(MAX_BUSY_REPEATS).default(1),
   /** seeds the order of the systems in each round (recorded with the runs); from the clock when absent */
-  orderSeed: z.coerce.number().int().min(0).max(2 ** 31 - 1).optional(),
+  orderSeed: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .optional(),
   /** seeds every trial's load, default 1 */
-  seed: z.coerce.number().int().min(0).max(2 ** 31 - 1).default(1),
+  seed: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .default(1),
 });
 export type CampaignInput = z.input<typeof CampaignInput>;

@@ -66,12 +66,23 @@ export interface SetupFacts {
 export function fmtSetup(env: SetupFacts): string[] {
   const out: string[] = [];
   if (env.cpuSplit) out.push(`load generator on CPU ${env.cpuSplit.generator}, target on CPU ${env.cpuSplit.target}`);
-  else if (env.kind === "local") out.push(env.cores > 1 ? "no CPU split: the load generator and the target shared the cores" : "one core: the load generator and the target shared it");
+  else if (env.kind === "local")
+    out.push(env.cores > 1 ? "no CPU split: the load generator and the target shared the cores" : "one core: the load generator and the target shared it");
   const pg = env.storage?.postgres;
-  if (pg) out.push(`PostgreSQL${pg.version ? ` ${pg.version}` : ""} (${pg.instance === "dedicated" ? "the target's own" : "shared"}): fsync ${pg.fsync}, synchronous_commit ${pg.synchronous_commit}, full_page_writes ${pg.full_page_writes}`);
+  if (pg)
+    out.push(
+      `PostgreSQL${pg.version ? ` ${pg.version}` : ""} (${pg.instance === "dedicated" ? "the target's own" : "shared"}): fsync ${pg.fsync}, synchronous_commit ${pg.synchronous_commit}, full_page_writes ${pg.full_page_writes}`,
+    );
   const kafka = env.storage?.kafka;
   if (kafka)
-    out.push(`Kafka${kafka.version ? ` ${kafka.version}` : ""} (${kafka.instance === "dedicated" ? "the target's own broker: its CPU is in the cost" : "a shared broker: its CPU is not in the cost"})`);
-  if (env.cost) out.push(env.cost.source === "cgroup" ? "CPU cost from the containers' cgroups (and the target's own PostgreSQL's processes)" : "CPU cost from the target's process trees");
+    out.push(
+      `Kafka${kafka.version ? ` ${kafka.version}` : ""} (${kafka.instance === "dedicated" ? "the target's own broker: its CPU is in the cost" : "a shared broker: its CPU is not in the cost"})`,
+    );
+  if (env.cost)
+    out.push(
+      env.cost.source === "cgroup"
+        ? "CPU cost from the containers' cgroups (and the target's own PostgreSQL's processes)"
+        : "CPU cost from the target's process trees",
+    );
   return out;
 }

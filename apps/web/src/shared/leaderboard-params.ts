@@ -65,6 +65,9 @@ export function shownCells(filter: Pick<LeaderboardFilter, "workload" | "distrib
   const workloads = filter.workload === "all" ? OVERVIEW_WORKLOADS : ([filter.workload] as const);
   const distributions = filter.distribution === "all" ? DISTRIBUTIONS : ([filter.distribution] as const);
   const rateKeys = workloads.flatMap((w) => distributions.map((d) => `${w}.${d}` as RateKey));
-  const focus = { workload: filter.workload === "all" ? "checkout" : filter.workload, distribution: filter.distribution === "all" ? "uniform" : filter.distribution } as const;
+  const focus = {
+    workload: filter.workload === "all" ? "checkout" : filter.workload,
+    distribution: filter.distribution === "all" ? "uniform" : filter.distribution,
+  } as const;
   return { rateKeys, focus };
 }

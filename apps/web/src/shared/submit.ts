@@ -4,7 +4,17 @@
  * same `buildManifest`, so a target.json the browser accepts is exactly one the
  * server accepts, and both name the same field when it is not.
  */
-import { Distribution, DISTRIBUTIONS, ENVIRONMENT_KINDS, EnvironmentKind, Profile, PROFILES, SMOKE_PROFILES, Workload, WORKLOADS } from "@sfbench/core/contract";
+import {
+  Distribution,
+  DISTRIBUTIONS,
+  ENVIRONMENT_KINDS,
+  EnvironmentKind,
+  Profile,
+  PROFILES,
+  SMOKE_PROFILES,
+  Workload,
+  WORKLOADS,
+} from "@sfbench/core/contract";
 import { formatManifestErrors, TargetManifest } from "@sfbench/core/manifest";
 import { z } from "zod";
 

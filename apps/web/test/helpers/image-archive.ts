@@ -17,7 +17,8 @@ export interface ImageArchives {
 
 export function saveImage(reference: string, content = "hello\n"): ImageArchives {
   const dir = mkdtempSync(join(tmpdir(), "sfbench-image-"));
-  const podman = (...args: string[]) => execFileSync("podman", ["--root", join(dir, "root"), "--runroot", join(dir, "run"), "--storage-driver", "vfs", ...args], { stdio: "pipe" });
+  const podman = (...args: string[]) =>
+    execFileSync("podman", ["--root", join(dir, "root"), "--runroot", join(dir, "run"), "--storage-driver", "vfs", ...args], { stdio: "pipe" });
   writeFileSync(join(dir, "hello.txt"), content);
   execFileSync("tar", ["-cf", join(dir, "rootfs.tar"), "-C", dir, "hello.txt"]);
   podman("import", join(dir, "rootfs.tar"), reference);

@@ -14,6 +14,11 @@ export function mailingTo(sink: MailSink, overrides: Partial<PortalSettings["ver
   const { operatorEmail, ...verification } = overrides;
   return {
     operatorEmail: operatorEmail ?? null,
-    verification: { mailer: smtpMailer({ host: sink.host, port: sink.port, from: "sfbench test <no-reply@sfbench.test>" }), hours: 24, perHour: 5, ...verification },
+    verification: {
+      mailer: smtpMailer({ host: sink.host, port: sink.port, from: "sfbench test <no-reply@sfbench.test>" }),
+      hours: 24,
+      perHour: 5,
+      ...verification,
+    },
   };
 }

@@ -16,13 +16,21 @@ export async function importFixture(db: Db, name: string, opts: Options = {}) {
 }
 
 /** A campaign's trials (fixtures/campaign.ts) imported one by one, each target with its own manifest. */
-export async function importCampaignFixture(db: Db, targets: Array<{ name: string; system?: string; capacities: number[]; busyRounds?: number[] }>, opts: Omit<CampaignOptions, "targets"> = {}) {
+export async function importCampaignFixture(
+  db: Db,
+  targets: Array<{ name: string; system?: string; capacities: number[]; busyRounds?: number[] }>,
+  opts: Omit<CampaignOptions, "targets"> = {},
+) {
   const manifests = new Map(targets.map((t) => [t.name, fixtureManifest(t.name, t.system ? { system: t.system } : {})]));
   const docs = fixtureCampaign({
     ...opts,
     targets: targets.map((t) => {
       const { manifest, digest } = manifests.get(t.name)!;
-      return { target: { name: t.name, system: manifest.system, version: manifest.version, manifestDigest: digest }, capacities: t.capacities, busyRounds: t.busyRounds };
+      return {
+        target: { name: t.name, system: manifest.system, version: manifest.version, manifestDigest: digest },
+        capacities: t.capacities,
+        busyRounds: t.busyRounds,
+      };
     }),
   });
   for (const doc of docs) await importResult(db, doc, { manifest: manifests.get(doc.target.name)!.manifest });

@@ -15,7 +15,15 @@ export async function k6Archive(k6: string, script: Script, env: Record<string, 
   const dir = mkdtempSync(join(tmpdir(), "sfbench-archive-"));
   const out = join(dir, `${script}.tar`);
   try {
-    const args = ["archive", "--quiet", "--include-system-env-vars=false", ...Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`]), "-O", out, `${script}.ts`];
+    const args = [
+      "archive",
+      "--quiet",
+      "--include-system-env-vars=false",
+      ...Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`]),
+      "-O",
+      out,
+      `${script}.ts`,
+    ];
     await new Promise<void>((resolve, reject) => {
       execFile(k6, args, { cwd: K6_DIR, encoding: "utf8" }, (err, _stdout, stderr) => {
         if (err) reject(new Error(`k6 archive ${script}.ts failed: ${(stderr || err.message).trim().split("\n").slice(-3).join(" ")}`));

@@ -25,8 +25,7 @@ export interface ClusterBranchInput {
 }
 
 export type ClusterBranchOutcome =
-  | { runId: string; status: "completed" | "failed" | "interrupted"; resultPath: string }
-  | { runId: string; status: "needs-cluster"; reason: string };
+  { runId: string; status: "completed" | "failed" | "interrupted"; resultPath: string } | { runId: string; status: "needs-cluster"; reason: string };
 
 export async function runNeedingCluster(db: Db, provider: ClusterProvider | undefined, input: ClusterBranchInput): Promise<ClusterBranchOutcome> {
   const { runId } = input;
@@ -36,10 +35,21 @@ export async function runNeedingCluster(db: Db, provider: ClusterProvider | unde
     return { runId, status: "needs-cluster", reason };
   }
   const progress = new RunProgress(db, runId);
-  await db.run.update({ where: { id: runId }, data: { status: "running", startedAt: new Date(), stage: "provision", progress: 1, errorStage: null, errorMessage: null } });
+  await db.run.update({
+    where: { id: runId },
+    data: { status: "running", startedAt: new Date(), stage: "provision", progress: 1, errorStage: null, errorMessage: null },
+  });
   try {
     const out = await provider.run(
-      { runId, manifest: input.manifest, manifestDigest: input.manifestDigest, nodes: input.nodes, profile: input.profile, cells: input.cells, seed: input.seed },
+      {
+        runId,
+        manifest: input.manifest,
+        manifestDigest: input.manifestDigest,
+        nodes: input.nodes,
+        profile: input.profile,
+        cells: input.cells,
+        seed: input.seed,
+      },
       {
         verify: (url) => runConformance(url, { budgetMs: 120_000 }),
         onStage: (stage, pct) => void progress.set(stage, pct),

@@ -49,16 +49,34 @@ export function kubectlApi(opts: KubectlOptions): ClusterApi {
       return out.trim() || undefined;
     },
     async runnerLogs(namespace, testRun) {
-      const names = (await run(opts, ["get", "pods", "-n", namespace, "-l", runnerSelector(testRun), "-o", "jsonpath={.items[*].metadata.name}"])).trim().split(/\s+/).filter(Boolean);
+      const names = (await run(opts, ["get", "pods", "-n", namespace, "-l", runnerSelector(testRun), "-o", "jsonpath={.items[*].metadata.name}"]))
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean);
       // one pod at a time: `kubectl logs -l` would interleave the pods' lines
       const logs: string[] = [];
       for (const pod of names.sort()) logs.push(await run(opts, ["logs", "-n", namespace, pod, "--tail=-1"]));
       return logs;
     },
     forward(namespace, service, port) {
-      const child = spawn(opts.kubectl, ["--kubeconfig", opts.kubeconfigPath, ...(opts.context ? ["--context", opts.context] : []), "port-forward", "-n", namespace, `svc/${service}`, `:${port}`, "--address", "127.0.0.1"], {
-        stdio: ["ignore", "pipe", "pipe"],
-      });
+      const child = spawn(
+        opts.kubectl,
+        [
+          "--kubeconfig",
+          opts.kubeconfigPath,
+          ...(opts.context ? ["--context", opts.context] : []),
+          "port-forward",
+          "-n",
+          namespace,
+          `svc/${service}`,
+          `:${port}`,
+          "--address",
+          "127.0.0.1",
+        ],
+        {
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
       return new Promise<Forward>((resolve, reject) => {
         let out = "";
         const timer = setTimeout(() => fail(new Error(`kubectl port-forward svc/${service}: no forwarding after 30 s: ${out.trim()}`)), 30_000);

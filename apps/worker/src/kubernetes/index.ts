@@ -13,7 +13,16 @@ import { pulumiStacks, StackOwners } from "./stacks.ts";
 import { sweepClusterStacks, type ClusterSweepReport } from "./sweep.ts";
 
 export { readClusterEnv, CLUSTER_ENV_VARS, type ClusterEnv } from "./env.ts";
-export { runOnCluster, rampRates, rampCell, K6_RUNNER_IMAGE, type ClusterRun, type ClusterDeps, type ClusterOutcome, type ConformanceSummary } from "./provider.ts";
+export {
+  runOnCluster,
+  rampRates,
+  rampCell,
+  K6_RUNNER_IMAGE,
+  type ClusterRun,
+  type ClusterDeps,
+  type ClusterOutcome,
+  type ConformanceSummary,
+} from "./provider.ts";
 export { sweepClusterStacks, type ClusterSweepReport } from "./sweep.ts";
 export { pulumiStacks, StackOwners, stackName, runIdOfStack, type RunStack, type RunStacks, type RunStackOutputs } from "./stacks.ts";
 export { kubectlApi, type ClusterApi, type Forward } from "./cluster-api.ts";
@@ -40,11 +49,34 @@ export interface ClusterProvider {
 }
 
 export function createClusterProvider(env: ClusterEnv, opts: ClusterProviderOptions): ClusterProvider {
-  const stacks = pulumiStacks({ backend: env.pulumiBackend ?? `file://${join(opts.home, "pulumi")}`, passphrase: env.pulumiPassphrase, onOutput: (line) => opts.log?.(line.trimEnd()) });
-  const cluster = kubectlApi({ kubectl: env.kubectl, kubeconfigPath: env.kubeconfigPath, ...(env.cluster.kind === "kubeconfig" && env.cluster.context ? { context: env.cluster.context } : {}) });
+  const stacks = pulumiStacks({
+    backend: env.pulumiBackend ?? `file://${join(opts.home, "pulumi")}`,
+    passphrase: env.pulumiPassphrase,
+    onOutput: (line) => opts.log?.(line.trimEnd()),
+  });
+  const cluster = kubectlApi({
+    kubectl: env.kubectl,
+    kubeconfigPath: env.kubeconfigPath,
+    ...(env.cluster.kind === "kubeconfig" && env.cluster.context ? { context: env.cluster.context } : {}),
+  });
   const owners = new StackOwners(join(opts.home, "cluster-stacks"));
   return {
-    run: (run, o) => runOnCluster({ env, stacks, cluster, owners, k6: opts.k6, repoRoot: opts.repoRoot, resultsDir: opts.resultsDir, rawRoot: opts.rawRoot, ...(opts.log ? { log: opts.log } : {}), ...o }, run),
+    run: (run, o) =>
+      runOnCluster(
+        {
+          env,
+          stacks,
+          cluster,
+          owners,
+          k6: opts.k6,
+          repoRoot: opts.repoRoot,
+          resultsDir: opts.resultsDir,
+          rawRoot: opts.rawRoot,
+          ...(opts.log ? { log: opts.log } : {}),
+          ...o,
+        },
+        run,
+      ),
     sweep: () => sweepClusterStacks({ stacks, owners, ...(opts.log ? { log: opts.log } : {}) }),
   };
 }
@@ -58,7 +90,13 @@ export async function interruptSweptRuns(db: Db, report: ClusterSweepReport): Pr
     const stage = run.stage ?? "provision";
     await db.run.update({
       where: { id: runId },
-      data: { status: "interrupted", errorStage: stage, errorMessage: `worker lost during ${stage}: its cluster stack was destroyed by the start-up sweep`, finishedAt: new Date(), stage: null },
+      data: {
+        status: "interrupted",
+        errorStage: stage,
+        errorMessage: `worker lost during ${stage}: its cluster stack was destroyed by the start-up sweep`,
+        finishedAt: new Date(),
+        stage: null,
+      },
     });
     ended.push(runId);
   }

@@ -17,7 +17,17 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { RESULT_SCHEMA_VERSION, type Cell, type CellChoice, type Distribution, type Environment, type PipelineStage, type ResultDocument, type TargetManifest, type Workload } from "@sfbench/core";
+import {
+  RESULT_SCHEMA_VERSION,
+  type Cell,
+  type CellChoice,
+  type Distribution,
+  type Environment,
+  type PipelineStage,
+  type ResultDocument,
+  type TargetManifest,
+  type Workload,
+} from "@sfbench/core";
 import { MACHINE_TYPES } from "@sfbench/infra-pulumi/machine";
 import type { RunStackConfigInput } from "@sfbench/infra-pulumi/config";
 import {
@@ -116,13 +126,29 @@ function environment(run: ClusterRun, env: ClusterEnv, outputs: RunStackOutputs 
     k6Version: K6_RUNNER_IMAGE.split(":")[1]!,
     systemVersion: `${run.manifest.system} ${run.manifest.version}; image ${run.manifest.image}${outputs ? `; pods ${outputs.resources.cpu} CPU, ${outputs.resources.memory}` : ""}`,
     ...(pg
-      ? { storage: { postgres: { instance: "dedicated" as const, fsync: pg.fsync ?? "on", synchronous_commit: pg.synchronous_commit ?? "on", full_page_writes: pg.full_page_writes ?? "on" } } }
+      ? {
+          storage: {
+            postgres: {
+              instance: "dedicated" as const,
+              fsync: pg.fsync ?? "on",
+              synchronous_commit: pg.synchronous_commit ?? "on",
+              full_page_writes: pg.full_page_writes ?? "on",
+            },
+          },
+        }
       : {}),
   };
 }
 
 /** One cell of a cluster run from its ramp's aggregate: the same judgement of steps as a local run. */
-export function rampCell(workload: Workload, distribution: Distribution, seed: number, rates: readonly number[], stepS: number, agg: Awaited<ReturnType<typeof aggregateK6>>): Cell {
+export function rampCell(
+  workload: Workload,
+  distribution: Distribution,
+  seed: number,
+  rates: readonly number[],
+  stepS: number,
+  agg: Awaited<ReturnType<typeof aggregateK6>>,
+): Cell {
   const max = maxThroughputResult(agg);
   const firstBad = max.steps.filter((s) => s.failedBecause && (max.sustainableRate === null || s.offeredRate > max.sustainableRate)).map((s) => s.offeredRate);
   const bad = firstBad.length ? Math.min(...firstBad) : null;
@@ -138,7 +164,10 @@ export function rampCell(workload: Workload, distribution: Distribution, seed: n
     distribution,
     parameters: { environment: "kubernetes", rampRates: [...rates], stepS },
     seed,
-    maxThroughput: { ...max, knee: { stoppedBecause, firstUnsustainableRate: bad, resolution: kneeResolution(max.sustainableRate, bad), targetResolution: null } },
+    maxThroughput: {
+      ...max,
+      knee: { stoppedBecause, firstUnsustainableRate: bad, resolution: kneeResolution(max.sustainableRate, bad), targetResolution: null },
+    },
     series: agg.perSecond,
     setupOps: setupOpsResult(agg),
     valid: problems.length === 0,
@@ -199,7 +228,11 @@ export async function runOnCluster(deps: ClusterDeps, run: ClusterRun): Promise<
       checkAbort(stage);
       stageNow = await deps.cluster.testRunStage(out.namespace, testRun).catch((e: Error) => (log(`run ${run.runId}: ${e.message}`), undefined));
       if (stageNow && FINAL_STAGES.includes(stageNow)) break;
-      if (Date.now() > deadline) throw new StageError(stage, `the ${name} TestRun did not finish in time (stage ${stageNow ?? "unknown"} after ${Math.round(plannedS)} s of planned load plus the start-up margin)`);
+      if (Date.now() > deadline)
+        throw new StageError(
+          stage,
+          `the ${name} TestRun did not finish in time (stage ${stageNow ?? "unknown"} after ${Math.round(plannedS)} s of planned load plus the start-up margin)`,
+        );
       await new Promise((r) => setTimeout(r, pollMs));
     }
     const csv = join(rawDir, `${name}.csv.gz`);
@@ -217,7 +250,11 @@ export async function runOnCluster(deps: ClusterDeps, run: ClusterRun): Promise<
   deps.owners.claim(run.runId);
   try {
     if (!run.manifest.image) throw new StageError("provision", "the manifest has no image: the kubernetes provider deploys the manifest's `image`");
-    if (run.nodes > deps.env.maxNodes) throw new StageError("provision", `the run asks for ${run.nodes} nodes; this server's cluster allows at most ${deps.env.maxNodes} (SFBENCH_CLUSTER_MAX_NODES)`);
+    if (run.nodes > deps.env.maxNodes)
+      throw new StageError(
+        "provision",
+        `the run asks for ${run.nodes} nodes; this server's cluster allows at most ${deps.env.maxNodes} (SFBENCH_CLUSTER_MAX_NODES)`,
+      );
     onStage("provision", 1);
     stack = await deps.stacks.open(run.runId);
     outputs = await stack.up(base).catch((e: Error) => {
@@ -237,7 +274,13 @@ export async function runOnCluster(deps: ClusterDeps, run: ClusterRun): Promise<
     }
     if (report.failed > 0) {
       const failed = report.checks.filter((c) => !c.passed);
-      throw new StageError("verify", `${failed.length} of ${report.checks.length} conformance checks failed: ${failed.map((c) => `${c.id} (${c.message ?? "failed"})`).slice(0, 5).join("; ")}`);
+      throw new StageError(
+        "verify",
+        `${failed.length} of ${report.checks.length} conformance checks failed: ${failed
+          .map((c) => `${c.id} (${c.message ?? "failed"})`)
+          .slice(0, 5)
+          .join("; ")}`,
+      );
     }
 
     const productPrefix = `r${run.runId.slice(0, 8)}`;
@@ -251,7 +294,15 @@ export async function runOnCluster(deps: ClusterDeps, run: ClusterRun): Promise<
     for (const [i, { workload, distribution }] of ordered.entries()) {
       if (workload === "contention") {
         // its hot products and scarce stock are set up by the local provider's cell code, which does not run in the cluster yet
-        cells.push({ workload, distribution, parameters: { environment: "kubernetes" }, seed: run.seed, series: [], valid: false, invalidReason: "not run: the contention workload's stock setup runs only with the local provider so far" });
+        cells.push({
+          workload,
+          distribution,
+          parameters: { environment: "kubernetes" },
+          seed: run.seed,
+          series: [],
+          valid: false,
+          invalidReason: "not run: the contention workload's stock setup runs only with the local provider so far",
+        });
         continue;
       }
       if (workload === "analytics" && !populated) {
@@ -276,7 +327,13 @@ export async function runOnCluster(deps: ClusterDeps, run: ClusterRun): Promise<
     onStage("store", 95);
   } catch (e) {
     const stage = e instanceof StageError ? e.stage : "run";
-    error = { stage, message: deps.signal?.aborted && !(e as Error).message.startsWith("interrupted") ? `interrupted during ${stage}: ${String(deps.signal.reason ?? "the worker was stopped")}` : (e as Error).message };
+    error = {
+      stage,
+      message:
+        deps.signal?.aborted && !(e as Error).message.startsWith("interrupted")
+          ? `interrupted during ${stage}: ${String(deps.signal.reason ?? "the worker was stopped")}`
+          : (e as Error).message,
+    };
   } finally {
     onStage("teardown", 98);
     if (stack) {

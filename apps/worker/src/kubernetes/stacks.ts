@@ -20,7 +20,11 @@ export const RunStackOutputs = z.object({
   namespace: z.string().min(1),
   targetUrl: z.url(),
   // an undefined program output may come back as null
-  testRun: z.string().min(1).nullish().transform((v) => v ?? undefined),
+  testRun: z
+    .string()
+    .min(1)
+    .nullish()
+    .transform((v) => v ?? undefined),
   storage: z.record(z.string(), z.record(z.string(), z.string())).default({}),
   replicas: z.number().int().positive(),
   resources: z.object({ cpu: z.string(), memory: z.string() }),
@@ -79,7 +83,9 @@ export class StackOwners {
 
   runs(): string[] {
     try {
-      return readdirSync(this.dir).filter((n) => n.endsWith(".json")).map((n) => n.slice(0, -5));
+      return readdirSync(this.dir)
+        .filter((n) => n.endsWith(".json"))
+        .map((n) => n.slice(0, -5));
     } catch {
       return [];
     }
@@ -106,7 +112,8 @@ export function pulumiStacks(opts: PulumiStacksOptions): RunStacks {
   /** the Automation API's errors carry the whole command output; keep what says what went wrong */
   const explain = (e: unknown): Error => {
     const text = e instanceof Error ? e.message : String(e);
-    if (/ENOENT: pulumi|spawn pulumi ENOENT/.test(text)) return new Error("the Pulumi CLI is not installed on the worker's machine (no pulumi on PATH); see docs/cluster.md");
+    if (/ENOENT: pulumi|spawn pulumi ENOENT/.test(text))
+      return new Error("the Pulumi CLI is not installed on the worker's machine (no pulumi on PATH); see docs/cluster.md");
     const stderr = /stderr: ([\s\S]*?)(\n err\?:|$)/.exec(text)?.[1]?.trim();
     return new Error((stderr || text).split("\n").filter(Boolean).slice(-5).join(" | "));
   };

@@ -33,7 +33,11 @@ async function containerPid(container: string): Promise<number | undefined> {
   return pid > 0 ? pid : undefined;
 }
 
-export async function kubePlayTargetControl(played: PlayedRun, manifest: TargetManifest, opts: { onProgress?: (m: string) => void } = {}): Promise<KubePlayTargetControl> {
+export async function kubePlayTargetControl(
+  played: PlayedRun,
+  manifest: TargetManifest,
+  opts: { onProgress?: (m: string) => void } = {},
+): Promise<KubePlayTargetControl> {
   const support = nodeSupport(manifest);
   const targetPods = played.doc.pods.filter((p) => p.from === "target");
   const containers = played.doc.pods.flatMap((p) => p.containers);
@@ -78,7 +82,10 @@ export async function kubePlayTargetControl(played: PlayedRun, manifest: TargetM
       await podman(["pod", "start", pod.pod]);
       const deadline = Date.now() + support.restartTimeoutSeconds * 1000;
       for (;;) {
-        const ok = await fetch(health, { signal: AbortSignal.timeout(HEALTH_POLL_MS * 4) }).then((r) => r.status === 200, () => false);
+        const ok = await fetch(health, { signal: AbortSignal.timeout(HEALTH_POLL_MS * 4) }).then(
+          (r) => r.status === 200,
+          () => false,
+        );
         if (ok) break;
         if (Date.now() > deadline) throw new TargetError(`${pod.pod} did not answer ${health} within ${support.restartTimeoutSeconds} s of its restart`);
         await new Promise((r) => setTimeout(r, HEALTH_POLL_MS));
@@ -87,7 +94,9 @@ export async function kubePlayTargetControl(played: PlayedRun, manifest: TargetM
       killed.delete(index);
     },
     addNode() {
-      return Promise.reject(new TargetError(`a run played by podman kube play has ${targetPods.length} target pod(s) and cannot add one: nothing would balance requests to it`));
+      return Promise.reject(
+        new TargetError(`a run played by podman kube play has ${targetPods.length} target pod(s) and cannot add one: nothing would balance requests to it`),
+      );
     },
     exited() {
       for (const [i, pod] of targetPods.entries()) {
@@ -106,6 +115,12 @@ export async function playedStorage(played: PlayedRun): Promise<Environment["sto
   const pg = played.doc.pods.find((p) => p.from === "postgres");
   if (!pg) return undefined;
   const sql = "select current_setting('fsync'), current_setting('synchronous_commit'), current_setting('full_page_writes'), current_setting('server_version')";
-  const [fsync, synchronous_commit, full_page_writes, version] = (await podman(["exec", pg.containers[0]!, "psql", "-U", "postgres", "-AtF", "\t", "-c", sql])).stdout.trim().split("\t");
-  return { postgres: { instance: "dedicated", fsync: fsync!, synchronous_commit: synchronous_commit!, full_page_writes: full_page_writes!, version: version! } };
+  const [fsync, synchronous_commit, full_page_writes, version] = (
+    await podman(["exec", pg.containers[0]!, "psql", "-U", "postgres", "-AtF", "\t", "-c", sql])
+  ).stdout
+    .trim()
+    .split("\t");
+  return {
+    postgres: { instance: "dedicated", fsync: fsync!, synchronous_commit: synchronous_commit!, full_page_writes: full_page_writes!, version: version! },
+  };
 }

@@ -88,7 +88,11 @@ export async function playRun(opts: PlayOptions): Promise<PlayedRun> {
     if (!port) throw new Error("the program's target Service publishes no port");
     const url = `http://127.0.0.1:${port.hostPort}`;
     const health = `${url}${opts.config.target.health ?? "/health"}`;
-    await waitHealthy(health, targetPods.flatMap((p) => p.containers), opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS);
+    await waitHealthy(
+      health,
+      targetPods.flatMap((p) => p.containers),
+      opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
+    );
     onProgress?.(`the target answers ${health}`);
     return { runId, network, file, doc, url, targetContainers: targetPods.flatMap((p) => p.containers) };
   } catch (e) {
@@ -98,22 +102,38 @@ export async function playRun(opts: PlayOptions): Promise<PlayedRun> {
 }
 
 async function requireImages(doc: KubePlayDocument): Promise<void> {
-  const images = new Set(doc.objects.filter((o) => o.kind === "Deployment").flatMap((d) => (d.spec as { template: { spec: { containers: { image: string }[] } } }).template.spec.containers.map((c) => c.image)));
+  const images = new Set(
+    doc.objects
+      .filter((o) => o.kind === "Deployment")
+      .flatMap((d) => (d.spec as { template: { spec: { containers: { image: string }[] } } }).template.spec.containers.map((c) => c.image)),
+  );
   for (const image of images) {
-    const present = await podman(["image", "exists", image]).then(() => true, () => false);
-    if (!present) throw new Error(`image ${image} is not in the project's podman storage and no registry is reachable: build it first (a bundled target: \`sfbench image build <name>\`; services: only PostgreSQL has a stand-in)`);
+    const present = await podman(["image", "exists", image]).then(
+      () => true,
+      () => false,
+    );
+    if (!present)
+      throw new Error(
+        `image ${image} is not in the project's podman storage and no registry is reachable: build it first (a bundled target: \`sfbench image build <name>\`; services: only PostgreSQL has a stand-in)`,
+      );
   }
 }
 
 async function waitHealthy(url: string, containers: string[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const ok = await fetch(url, { signal: AbortSignal.timeout(HEALTH_POLL_MS * 4) }).then((r) => r.status === 200, () => false);
+    const ok = await fetch(url, { signal: AbortSignal.timeout(HEALTH_POLL_MS * 4) }).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) return;
     for (const c of containers) {
       const state = (await podman(["inspect", "--format", "{{.State.Status}} {{.State.ExitCode}}", c])).stdout.trim();
       if (state.startsWith("exited")) {
-        const logs = await podman(["logs", "--tail", "20", c]).then((r) => `${r.stdout}${r.stderr}`, () => "");
+        const logs = await podman(["logs", "--tail", "20", c]).then(
+          (r) => `${r.stdout}${r.stderr}`,
+          () => "",
+        );
         throw new Error(`${c} exited (${state}) before answering ${url}:\n${logs.trim()}`);
       }
     }

@@ -118,7 +118,14 @@ export function toKubePlay(objects: readonly KubeObject[], input: KubePlayOption
       const deployment = named(replicas > 1 ? `${d.metadata.name}-${replica}` : d.metadata.name);
       const ip = opts.podIps[pods.length];
       if (!ip) throw new Error(`${opts.podIps.length} pod IPs for more pods (${d.metadata.name} replica ${replica} is pod ${pods.length + 1})`);
-      const pod: PlayedPod = { pod: `${deployment}-pod-0`, deployment, from: d.metadata.name, replica, ip, containers: spec.template.spec.containers.map((c) => `${deployment}-pod-0-${c.name}`) };
+      const pod: PlayedPod = {
+        pod: `${deployment}-pod-0`,
+        deployment,
+        from: d.metadata.name,
+        replica,
+        ip,
+        containers: spec.template.spec.containers.map((c) => `${deployment}-pod-0-${c.name}`),
+      };
       pods.push(pod);
       played.push({ pod, spec: clone(spec), labels: spec.template.metadata.labels, metaLabels: d.metadata.labels ?? {} });
     }
@@ -132,7 +139,10 @@ export function toKubePlay(objects: readonly KubeObject[], input: KubePlayOption
     const backends = played.filter((p) => matches(spec.selector, p.labels));
     if (backends.length === 0) throw new Error(`Service ${s.metadata.name} selects no Deployment's pods`);
     const ns = s.metadata.namespace;
-    const hostnames = [s.metadata.name, ...(ns ? [`${s.metadata.name}.${ns}`, `${s.metadata.name}.${ns}.svc`, `${s.metadata.name}.${ns}.svc.cluster.local`] : [])];
+    const hostnames = [
+      s.metadata.name,
+      ...(ns ? [`${s.metadata.name}.${ns}`, `${s.metadata.name}.${ns}.svc`, `${s.metadata.name}.${ns}.svc.cluster.local`] : []),
+    ];
     aliases.push({ ip: backends[0]!.pod.ip, hostnames });
     for (const b of backends) {
       for (const port of spec.ports) {
@@ -181,7 +191,9 @@ export function toKubePlay(objects: readonly KubeObject[], input: KubePlayOption
       for (const e of c.envFrom ?? []) if (e.configMapRef) e.configMapRef.name = configMap(e.configMapRef.name);
     }
     if (aliases.length) podSpec.hostAliases = [...(podSpec.hostAliases ?? []), ...aliases];
-    deploymentsOut.push(KubeObject.parse({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: pod.deployment, labels: metaLabels }, spec: { ...spec, replicas: 1 } }));
+    deploymentsOut.push(
+      KubeObject.parse({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: pod.deployment, labels: metaLabels }, spec: { ...spec, replicas: 1 } }),
+    );
   }
   for (const c of configMaps) {
     if (usedConfigMaps.has(c.metadata.name)) out.push(rename(c, named(c.metadata.name)));
@@ -190,10 +202,18 @@ export function toKubePlay(objects: readonly KubeObject[], input: KubePlayOption
   out.push(...deploymentsOut);
   for (const o of objects) {
     if (o.kind === "Namespace") dropped.push({ kind: o.kind, name: o.metadata.name, why: `kube play has no namespaces: names get the prefix ${opts.prefix}-` });
-    else if (o.kind === "Service") dropped.push({ kind: o.kind, name: o.metadata.name, why: "kube play ignores Services: the name resolves through hostAliases, the ports are published on loopback" });
-    else if (!["Deployment", "ConfigMap", "PersistentVolumeClaim"].includes(o.kind)) dropped.push({ kind: o.kind, name: o.metadata.name, why: `kube play does not run ${o.kind} (${o.apiVersion})` });
+    else if (o.kind === "Service")
+      dropped.push({
+        kind: o.kind,
+        name: o.metadata.name,
+        why: "kube play ignores Services: the name resolves through hostAliases, the ports are published on loopback",
+      });
+    else if (!["Deployment", "ConfigMap", "PersistentVolumeClaim"].includes(o.kind))
+      dropped.push({ kind: o.kind, name: o.metadata.name, why: `kube play does not run ${o.kind} (${o.apiVersion})` });
   }
-  for (const o of out) if (o.metadata.namespace && !namespaces.has(o.metadata.namespace)) throw new Error(`${o.kind} ${o.metadata.name} is in namespace ${o.metadata.namespace}, which the run does not create`);
+  for (const o of out)
+    if (o.metadata.namespace && !namespaces.has(o.metadata.namespace))
+      throw new Error(`${o.kind} ${o.metadata.name} is in namespace ${o.metadata.namespace}, which the run does not create`);
   const stripped = out.map(({ metadata: { namespace: _ns, ...metadata }, ...rest }) => ({ ...rest, metadata }) as KubeObject);
   return { yaml: stripped.map((o) => JSON.stringify(o, null, 2)).join("\n---\n") + "\n", objects: stripped, pods, published, dropped };
 }

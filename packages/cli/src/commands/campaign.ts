@@ -18,7 +18,6 @@ import { needRepository } from "../commands-table.ts";
 import { campaignOnServer } from "../campaign-remote.ts";
 import { note } from "../progress.ts";
 
-
 export const campaignFlags = {
   targets: { type: "string", value: "A,B,...", help: "the bundled targets, each once (started fresh for every trial)" },
   workload: { type: "string", value: WORKLOAD_CHOICES.join("|"), help: "default checkout" },
@@ -31,10 +30,13 @@ export const campaignFlags = {
   "busy-repeats": { type: "string", value: "N", help: `repeat a trial taken while the machine was busy at most N times, default ${BUSY_REPEATS}` },
   results: { type: "string", value: "DIR", help: "the campaign's folder goes under DIR/campaigns/, default results/" },
   "no-trace": { type: "boolean", help: "do not trace targets that support it" },
-  server: { type: "string", value: "URL", help: "queue the campaign on this portal instead (its worker runs it); --targets are your systems there, --workload may list several (checkout,analytics)" },
+  server: {
+    type: "string",
+    value: "URL",
+    help: "queue the campaign on this portal instead (its worker runs it); --targets are your systems there, --workload may list several (checkout,analytics)",
+  },
   json: { type: "boolean", help: "with --server: print the queued campaign (its id and runs) as JSON" },
 } as const;
-
 
 export async function campaign(argv: string[]): Promise<number> {
   const cmd = "sfbench campaign";
@@ -44,11 +46,15 @@ export async function campaign(argv: string[]): Promise<number> {
   const { findTarget } = await needRepository("sfbench campaign (trials on this machine)", () => import("@sfbench/provider-local"));
   const { k6Path, paths } = await needRepository("sfbench campaign (trials on this machine)", () => import("@sfbench/services"));
   const { runCampaign } = await needRepository("sfbench campaign (trials on this machine)", () => import("../campaign-run.ts"));
-  const targets = (values.targets ?? "").split(",").map((t) => t.trim()).filter(Boolean);
+  const targets = (values.targets ?? "")
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
   if (!targets.length) throw new UsageError(`${cmd}: --targets needs one or more bundled targets, e.g. --targets node-postgres,restate`);
   if (new Set(targets).size !== targets.length) throw new UsageError(`${cmd}: --targets: each target once, got ${values.targets}`);
   for (const t of targets) findTarget(t);
-  if (values.reference !== undefined && !targets.includes(values.reference)) throw new UsageError(`${cmd}: --reference must be one of --targets (${targets.join(", ")}), got "${values.reference}"`);
+  if (values.reference !== undefined && !targets.includes(values.reference))
+    throw new UsageError(`${cmd}: --reference must be one of --targets (${targets.join(", ")}), got "${values.reference}"`);
   const workload = oneOf(cmd, "--workload", values.workload, WORKLOAD_CHOICES) ?? "checkout";
   const distribution = oneOf(cmd, "--distribution", values.distribution, DISTRIBUTION_CHOICES) ?? "uniform";
   const profile: Profile = oneOf(cmd, "--profile", values.profile, PROFILES) ?? "standard";

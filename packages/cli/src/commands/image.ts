@@ -10,7 +10,12 @@ export async function image(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (isHelpFlag(sub)) return showGroupHelp("image");
   if (sub !== "build") throw new UsageError(`sfbench image: unknown subcommand "${sub ?? ""}"; allowed: build`);
-  const { values, positionals } = parseFlags("sfbench image build", rest, { force: { type: "boolean", help: "build even when an image of the same context is there" } }, { max: 20, names: ["<name...>"] });
+  const { values, positionals } = parseFlags(
+    "sfbench image build",
+    rest,
+    { force: { type: "boolean", help: "build even when an image of the same context is there" } },
+    { max: 20, names: ["<name...>"] },
+  );
   const known = listTargets().map((t) => t.name);
   if (!positionals.length) throw new UsageError(`sfbench image build: missing <name...>; bundled targets: ${known.join(", ")}`);
   const unknown = positionals.filter((n) => !known.includes(n));

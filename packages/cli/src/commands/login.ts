@@ -24,9 +24,11 @@ export async function login(argv: string[]): Promise<number> {
   const r = remote(urlFlag("sfbench login", "server", values.server));
   const token = values.token ?? (await readToken());
   if (!token) throw new UsageError("sfbench login: no token given (--token TOKEN, or on stdin)");
-  const me = await query<{ email: string } | null>({ server: r.server, token, tokenSource: values.token ? "--token" : "stdin" }, "auth.me").catch((e: ApiError) => {
-    throw new ApiError(`sfbench login: ${e.message}`, e.status);
-  });
+  const me = await query<{ email: string } | null>({ server: r.server, token, tokenSource: values.token ? "--token" : "stdin" }, "auth.me").catch(
+    (e: ApiError) => {
+      throw new ApiError(`sfbench login: ${e.message}`, e.status);
+    },
+  );
   if (!me) throw new ApiError(`sfbench login: ${r.server} does not accept this token (revoked or mistyped?)`, 401);
   const file = saveToken(r.server, token);
   note(`logged in to ${r.server} as ${me.email}; token stored in ${file}`);

@@ -28,7 +28,9 @@ export async function results(argv: string[]): Promise<number> {
   if (sub !== "import") return systemResults(argv);
   const { positionals } = parseFlags("sfbench results import", rest, {}, { max: 1, names: ["<file|dir>"] });
   // the portal's database and the bundled targets are the repository's
-  const [{ closeDb, getDb, importPath, resultFiles }, { listTargets }] = await needRepository("sfbench results import", () => Promise.all([import("@sfbench/db"), import("@sfbench/provider-local")]));
+  const [{ closeDb, getDb, importPath, resultFiles }, { listTargets }] = await needRepository("sfbench results import", () =>
+    Promise.all([import("@sfbench/db"), import("@sfbench/provider-local")]),
+  );
   const target = positionals[0];
   if (!target) throw new UsageError("sfbench results import: missing <file|dir> (a result document or a directory of them)");
   const files = await resultFiles(target).catch((e: Error) => {
@@ -42,7 +44,9 @@ export async function results(argv: string[]): Promise<number> {
     const db = await getDb({ onProgress: note });
     const summary = await importPath(db, target, { manifestFor: (t) => bundledManifest(listTargets, t), onFile: line });
     const { imported, skipped, failed } = summary;
-    note(`${imported.length + skipped.length + failed.length} file(s): ${imported.length} imported, ${skipped.length} already imported, ${failed.length} failed`);
+    note(
+      `${imported.length + skipped.length + failed.length} file(s): ${imported.length} imported, ${skipped.length} already imported, ${failed.length} failed`,
+    );
     return failed.length ? 1 : 0;
   } finally {
     await closeDb();
@@ -52,15 +56,29 @@ export async function results(argv: string[]): Promise<number> {
 interface SystemRuns {
   slug: string;
   name: string;
-  runs: Array<{ id: string; status: string; profile: string; environmentKind: string; nodes: number; createdAt: string; errorStage: string | null; errorMessage: string | null }>;
+  runs: Array<{
+    id: string;
+    status: string;
+    profile: string;
+    environmentKind: string;
+    nodes: number;
+    createdAt: string;
+    errorStage: string | null;
+    errorMessage: string | null;
+  }>;
 }
 
 /** sfbench results <system> [--server URL] [--json]: a system's runs and the latest completed one's numbers. */
 async function systemResults(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags("sfbench results", argv, {
-    server: { type: "string", value: "URL", help: "the portal" },
-    json: { type: "boolean", help: "print the system's runs and the latest result document as JSON" },
-  }, { max: 1, names: ["<system>"] });
+  const { values, positionals } = parseFlags(
+    "sfbench results",
+    argv,
+    {
+      server: { type: "string", value: "URL", help: "the portal" },
+      json: { type: "boolean", help: "print the system's runs and the latest result document as JSON" },
+    },
+    { max: 1, names: ["<system>"] },
+  );
   const slug = positionals[0]!;
   const r = remote(urlFlag("sfbench results", "server", values.server));
   const system = await query<SystemRuns>(r, "systems.bySlug", { slug });
@@ -72,7 +90,9 @@ async function systemResults(argv: string[]): Promise<number> {
   }
   process.stdout.write(`${system.name} (${system.slug}): ${system.runs.length} run(s)\n`);
   for (const run of system.runs.slice(0, 10)) {
-    process.stdout.write(`  ${run.id}  ${run.status.padEnd(13)} ${run.profile.padEnd(8)} ${run.environmentKind}/${run.nodes}  ${run.createdAt}${run.errorMessage ? `  ${run.errorStage}: ${run.errorMessage}` : ""}\n`);
+    process.stdout.write(
+      `  ${run.id}  ${run.status.padEnd(13)} ${run.profile.padEnd(8)} ${run.environmentKind}/${run.nodes}  ${run.createdAt}${run.errorMessage ? `  ${run.errorStage}: ${run.errorMessage}` : ""}\n`,
+    );
   }
   process.stdout.write(doc ? `\nlatest completed run ${latest!.id}:\n${summaryTable(doc)}` : "\nno completed run yet\n");
   return 0;

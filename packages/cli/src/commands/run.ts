@@ -23,11 +23,18 @@ import { readManifest } from "../manifest-file.ts";
 export const runFlags = {
   target: { type: "string", value: "NAME", help: "a bundled target: started fresh, measured, stopped" },
   url: { type: "string", value: "URL", help: "a running target (no cost figures: its processes are unknown)" },
-  image: { type: "string", value: "REF", help: "run the target from this OCI image in a podman container (sfbench image build; manifest from --manifest or --target)" },
+  image: {
+    type: "string",
+    value: "REF",
+    help: "run the target from this OCI image in a podman container (sfbench image build; manifest from --manifest or --target)",
+  },
   manifest: { type: "string", value: "FILE", help: "the target.json of the --image (default: --target's)" },
   cpus: { type: "string", value: "N", help: "with --image: the container's CPU quota in cores (default: the target's half of the cores)" },
   memory: { type: "string", value: "BYTES", help: "with --image: the container's memory limit, e.g. 4g (default: a quarter of the machine's)" },
-  "kube-play": { type: "boolean", help: "with --target: run it as the cluster program's rendered objects under podman kube play (docs/cluster.md), k6 on the host" },
+  "kube-play": {
+    type: "boolean",
+    help: "with --target: run it as the cluster program's rendered objects under podman kube play (docs/cluster.md), k6 on the host",
+  },
   workload: { type: "string", value: WORKLOAD_CHOICES.join("|"), help: "default all" },
   distribution: { type: "string", value: DISTRIBUTION_CHOICES.join("|"), help: "default both" },
   profile: { type: "string", value: PROFILES.join("|"), help: "default quick" },
@@ -37,8 +44,16 @@ export const runFlags = {
   json: { type: "boolean", help: "print the result document instead of the summary" },
   "no-trace": { type: "boolean", help: "do not trace a target that supports it (no latency breakdown)" },
   nodes: { type: "string", value: "N[,N...]", help: "run the target as N processes (target.json nodes); several counts: the scalability experiment" },
-  trials: { type: "string", value: "N", help: "N independent trials, each with a fresh target, and their median and 95% interval (a campaign of one target), default 1" },
-  "busy-repeats": { type: "string", value: "N", help: `with --trials: repeat a trial taken while the machine was busy at most N times, default ${BUSY_REPEATS}` },
+  trials: {
+    type: "string",
+    value: "N",
+    help: "N independent trials, each with a fresh target, and their median and 95% interval (a campaign of one target), default 1",
+  },
+  "busy-repeats": {
+    type: "string",
+    value: "N",
+    help: `with --trials: repeat a trial taken while the machine was busy at most N times, default ${BUSY_REPEATS}`,
+  },
 } as const;
 
 export async function run(argv: string[]): Promise<number> {
@@ -46,9 +61,11 @@ export async function run(argv: string[]): Promise<number> {
   const { values } = parseFlags(cmd, argv, runFlags);
   const url = urlFlag(cmd, "url", values.url);
   if (!url === !(values.target || values.image)) throw new UsageError(`${cmd}: give exactly one of --url URL, --target NAME or --image REF`);
-  if (values.image && !values.manifest === !values.target) throw new UsageError(`${cmd}: --image needs exactly one of --manifest FILE or --target NAME (the target's manifest)`);
+  if (values.image && !values.manifest === !values.target)
+    throw new UsageError(`${cmd}: --image needs exactly one of --manifest FILE or --target NAME (the target's manifest)`);
   if (!values.image && (values.manifest || values.cpus || values.memory)) throw new UsageError(`${cmd}: --manifest, --cpus and --memory go with --image REF`);
-  if (values["kube-play"] && (!values.target || values.image || values.nodes || values.trials)) throw new UsageError(`${cmd}: --kube-play needs --target NAME, without --image, --nodes or --trials (one target pod)`);
+  if (values["kube-play"] && (!values.target || values.image || values.nodes || values.trials))
+    throw new UsageError(`${cmd}: --kube-play needs --target NAME, without --image, --nodes or --trials (one target pod)`);
   let machine;
   try {
     machine = values.image ? parseMachineClass(values.cpus, values.memory) : undefined;
@@ -93,8 +110,18 @@ export async function run(argv: string[]): Promise<number> {
     return (await (await import("../kube-play-run.ts")).runKubePlay({ ...base, target: values.target })).code;
   }
   if (trials > 1) {
-    if (!values.target || values.image || nodeCounts.length > 1) throw new UsageError(`${cmd}: --trials N (more than 1) needs --target NAME (each trial starts the target fresh), without --image or several --nodes`);
-    return runCampaign({ kind: "trials", targets: [values.target], trials, busyRepeats, orderSeed: seed, resultsRoot: resultsDir, run: base, ...(nodeCounts[0] !== undefined ? { nodes: nodeCounts[0] } : {}) });
+    if (!values.target || values.image || nodeCounts.length > 1)
+      throw new UsageError(`${cmd}: --trials N (more than 1) needs --target NAME (each trial starts the target fresh), without --image or several --nodes`);
+    return runCampaign({
+      kind: "trials",
+      targets: [values.target],
+      trials,
+      busyRepeats,
+      orderSeed: seed,
+      resultsRoot: resultsDir,
+      run: base,
+      ...(nodeCounts[0] !== undefined ? { nodes: nodeCounts[0] } : {}),
+    });
   }
   if (nodeCounts.length <= 1) return (await once(nodeCounts[0])).code;
   // the scalability experiment: the same cells once per node count, one document each; the last one holds the chart's points
@@ -121,12 +148,18 @@ function manifestOf(cmd: string, target: string | undefined, manifest: string | 
 /** --nodes N or N,N,...: node counts the target supports (target.json nodes.max), ascending, each once. */
 function nodesFlag(cmd: string, raw: string | undefined, target: string | undefined, manifestFile?: string): number[] {
   if (raw === undefined) return [];
-  if (!target && !manifestFile) throw new UsageError(`${cmd}: --nodes needs --target NAME or --image with --manifest FILE (sfbench starts the nodes; a target given by --url runs as it is)`);
+  if (!target && !manifestFile)
+    throw new UsageError(
+      `${cmd}: --nodes needs --target NAME or --image with --manifest FILE (sfbench starts the nodes; a target given by --url runs as it is)`,
+    );
   const max = nodeSupport(manifestOf(cmd, target, manifestFile)).max;
   target ??= manifestOf(cmd, target, manifestFile).name;
   const counts = raw.split(",").map((x) => x.trim());
   const bad = counts.filter((c) => !/^\d+$/.test(c) || Number(c) < 1 || Number(c) > max);
-  if (bad.length) throw new UsageError(`${cmd}: --nodes: ${bad.join(", ")} is not a node count ${target} supports (allowed: 1 to ${max}${max === 1 ? ", its target.json declares no nodes" : ""}), e.g. --nodes 1,2,4`);
+  if (bad.length)
+    throw new UsageError(
+      `${cmd}: --nodes: ${bad.join(", ")} is not a node count ${target} supports (allowed: 1 to ${max}${max === 1 ? ", its target.json declares no nodes" : ""}), e.g. --nodes 1,2,4`,
+    );
   const n = [...new Set(counts.map(Number))].sort((a, b) => a - b);
   if (n.length !== counts.length) throw new UsageError(`${cmd}: --nodes: each node count once, got ${raw}`);
   return n;

@@ -38,10 +38,15 @@ export const exitCodeOf = (status: RunStatus) =>
 
 export async function status(argv: string[]): Promise<number> {
   const cmd = "sfbench status";
-  const { values, positionals } = parseFlags(cmd, argv, {
-    server: { type: "string", value: "URL", help: "the portal" },
-    json: { type: "boolean", help: "print the run's progress as JSON" },
-  }, { max: 1, names: ["<run id | run URL>"] });
+  const { values, positionals } = parseFlags(
+    cmd,
+    argv,
+    {
+      server: { type: "string", value: "URL", help: "the portal" },
+      json: { type: "boolean", help: "print the run's progress as JSON" },
+    },
+    { max: 1, names: ["<run id | run URL>"] },
+  );
   const serverFlag = urlFlag(cmd, "server", values.server);
   const run = parseRunRef(cmd, positionals[0], serverFlag);
   const r = remote(serverFlag ?? run.server);

@@ -21,10 +21,17 @@ export async function submit(argv: string[]): Promise<number> {
   const cmd = "sfbench submit";
   const { values } = parseFlags(cmd, argv, {
     manifest: { type: "string", value: "FILE", help: "the target.json to submit" },
-    "image-archive": { type: "string", value: "FILE", help: "the target's image as a tar from `podman save` or `docker save` (no registry needed); it must hold target.json's image" },
+    "image-archive": {
+      type: "string",
+      value: "FILE",
+      help: "the target's image as a tar from `podman save` or `docker save` (no registry needed); it must hold target.json's image",
+    },
     server: { type: "string", value: "URL", help: "the portal, default SFBENCH_SERVER or http://127.0.0.1:3000" },
     wait: { type: "boolean", help: "follow the run until it ends, print its summary table; exit with its outcome" },
-    "register-only": { type: "boolean", help: "store the system and version without queuing a run (a campaign, `sfbench campaign --server`, measures it next)" },
+    "register-only": {
+      type: "boolean",
+      help: "store the system and version without queuing a run (a campaign, `sfbench campaign --server`, measures it next)",
+    },
     profile: { type: "string", value: PROFILES.join("|"), help: "default standard (ranked: knee to 10%); quick is a smoke test" },
     environment: { type: "string", value: ENVIRONMENT_KINDS.join("|"), help: "default local" },
     nodes: { type: "string", value: "N", help: "node count for kubernetes, default 1" },
@@ -33,7 +40,8 @@ export async function submit(argv: string[]): Promise<number> {
   });
   if (!values.manifest) throw new UsageError(`${cmd}: --manifest FILE is required (the target's target.json)`);
   if (values["register-only"] && values.wait) throw new UsageError(`${cmd}: --register-only queues no run, so there is nothing to --wait for`);
-  if (values["image-archive"] && !existsSync(values["image-archive"])) throw new UsageError(`${cmd}: --image-archive ${values["image-archive"]}: no such file (write one with podman save -o image.tar <image>)`);
+  if (values["image-archive"] && !existsSync(values["image-archive"]))
+    throw new UsageError(`${cmd}: --image-archive ${values["image-archive"]}: no such file (write one with podman save -o image.tar <image>)`);
   const profile = oneOf(cmd, "--profile", values.profile, PROFILES) ?? "standard";
   const environmentKind = oneOf(cmd, "--environment", values.environment, ENVIRONMENT_KINDS) ?? "local";
   const nodes = intFlag(cmd, "nodes", values.nodes, 1, 64) ?? 1;
@@ -45,7 +53,13 @@ export async function submit(argv: string[]): Promise<number> {
 
   const { text, manifest } = readManifest(cmd, values.manifest);
   const { loc } = await countLoc(dirname(values.manifest), manifest, values.manifest);
-  note(`${manifest.name} ${manifest.version}: manifest valid; LOC counted here (sent as declared: sfbench counts its own from the uploaded sources) ${Object.entries(loc).map(([l, c]) => `${l} ${c.app} app + ${c.gateway} gateway`).join(", ")}`);
+  note(
+    `${manifest.name} ${manifest.version}: manifest valid; LOC counted here (sent as declared: sfbench counts its own from the uploaded sources) ${Object.entries(
+      loc,
+    )
+      .map(([l, c]) => `${l} ${c.app} app + ${c.gateway} gateway`)
+      .join(", ")}`,
+  );
   let submitted: { runId?: string; systemSlug: string; version: string };
   const sources = await packSources(values.manifest, manifest);
   try {
@@ -58,10 +72,18 @@ export async function submit(argv: string[]): Promise<number> {
     const imageArchive = values["image-archive"] ? await sent("image-archive", values["image-archive"]) : undefined;
     const sourceArchive = await sent("source-archive", sources.file);
     submitted = await mutation(r, values["register-only"] ? "submissions.register" : "submissions.submit", {
-      name: manifest.name, system: manifest.system, version: manifest.version,
-      image: manifest.image ?? "", repository: manifest.repository ?? "",
-      manifest: text, loc: JSON.stringify(loc), environmentKind, nodes, profile,
-      sourceArchive, ...(imageArchive ? { imageArchive } : {}),
+      name: manifest.name,
+      system: manifest.system,
+      version: manifest.version,
+      image: manifest.image ?? "",
+      repository: manifest.repository ?? "",
+      manifest: text,
+      loc: JSON.stringify(loc),
+      environmentKind,
+      nodes,
+      profile,
+      sourceArchive,
+      ...(imageArchive ? { imageArchive } : {}),
       ...chosen,
     });
   } catch (e) {

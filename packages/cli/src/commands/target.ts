@@ -17,7 +17,12 @@ export async function target(argv: string[]): Promise<number> {
     case "up": {
       const { values, positionals } = parseFlags("sfbench target up", rest, upFlags, { max: 1, names: ["<name>"] });
       const name = positionals[0];
-      if (!name) throw new UsageError(`sfbench target up: missing <name>; bundled targets: ${listTargets().map((t) => t.name).join(", ")}`);
+      if (!name)
+        throw new UsageError(
+          `sfbench target up: missing <name>; bundled targets: ${listTargets()
+            .map((t) => t.name)
+            .join(", ")}`,
+        );
       const port = intFlag("sfbench target up", "port", values.port, 1024, 65535);
       const t = await startTarget(name, { port, trace: values.trace, onProgress: note });
       note(`${name} is up (pid ${t.pid}, log ${t.log})`);
@@ -32,8 +37,17 @@ export async function target(argv: string[]): Promise<number> {
     }
     case "build": {
       // what bundled targets need compiled (target.json build), cached under .sfbench/build; bootstrap runs it
-      const { values, positionals } = parseFlags("sfbench target build", rest, { force: { type: "boolean", help: "build even when the cache is current" } }, { max: 20, names: ["[name...]"] });
-      const names = positionals.length ? positionals : listTargets().filter((t) => t.manifest.build).map((t) => t.name);
+      const { values, positionals } = parseFlags(
+        "sfbench target build",
+        rest,
+        { force: { type: "boolean", help: "build even when the cache is current" } },
+        { max: 20, names: ["[name...]"] },
+      );
+      const names = positionals.length
+        ? positionals
+        : listTargets()
+            .filter((t) => t.manifest.build)
+            .map((t) => t.name);
       for (const name of names) {
         const r = await ensureBuilt(name, { force: values.force, onProgress: note });
         note(r ? (r.built ? `${name}: built in ${r.seconds.toFixed(0)} s (${r.dir})` : `${name}: build is current (${r.dir})`) : `${name}: nothing to build`);

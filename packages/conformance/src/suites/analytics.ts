@@ -54,7 +54,12 @@ async function buildGraph(c: Client, quietMs: number): Promise<Graph> {
   const id = Object.fromEntries(NAMES.map((n) => [n, `${prefix}-${n}`])) as Record<Name, string>;
   for (const n of NAMES) await a.upsertProduct(id[n], { price: 1, stock: 1000 });
   const user = await a.createUser(100_000);
-  for (const [items, times] of ORDERS) await a.buyTogether(user, items.map((n) => id[n]), times);
+  for (const [items, times] of ORDERS)
+    await a.buyTogether(
+      user,
+      items.map((n) => id[n]),
+      times,
+    );
   await waitQuiet(a, id, quietMs);
   return { id, names: new Map(NAMES.map((n) => [id[n], n])) };
 }
@@ -62,24 +67,42 @@ async function buildGraph(c: Client, quietMs: number): Promise<Graph> {
 export function analytics(opts: { quietMs: number }): Check[] {
   let graph: Promise<Graph> | undefined;
   const setup = (c: Client) => (graph ??= buildGraph(c, opts.quietMs)).catch((e: Error) => fail(`building the co-purchase graph failed: ${e.message}`));
-  const q = (id: string, top: number | undefined, depth: number | undefined, expected: Name[], what: string): Check["run"] =>
+  const q =
+    (id: string, top: number | undefined, depth: number | undefined, expected: Name[], what: string): Check["run"] =>
     async (c) => {
       const g = await setup(c);
       const answer = await new Actions(c).freqItems(g.id[id as Name], top, depth);
-      expectSet(answer, expected.map((n) => g.id[n]), what, g.names);
+      expectSet(
+        answer,
+        expected.map((n) => g.id[n]),
+        what,
+        g.names,
+      );
     };
   return [
     { id: "top-descending", title: "top=1 answers the most frequent co-purchase", run: q("a", 1, 1, ["b"], "freq-items of a, top 1") },
     { id: "tie-break-ascending-id", title: "equal counts are broken by ascending id", run: q("a", 2, 1, ["b", "c"], "freq-items of a, top 2 (c and d tie)") },
     { id: "defaults", title: "without a query top=3 and depth=1 are used", run: q("a", undefined, undefined, ["b", "c", "d"], "freq-items of a, no query") },
-    { id: "fewer-than-top", title: "a product with fewer co-purchases than top answers all of them", run: q("b", 10, 1, ["a", "f"], "freq-items of b, top 10") },
+    {
+      id: "fewer-than-top",
+      title: "a product with fewer co-purchases than top answers all of them",
+      run: q("b", 10, 1, ["a", "f"], "freq-items of b, top 10"),
+    },
     { id: "symmetric", title: "counts are kept in both directions (count[p][q] = count[q][p])", run: q("g", 1, 1, ["c"], "freq-items of g, top 1") },
     { id: "no-co-purchases", title: "a product never bought with another answers []", run: q("lonely", 3, 1, [], "freq-items of a lonely product") },
     { id: "all-pairs-of-an-order", title: "an order of three products counts every pair", run: q("m2", 5, 1, ["m1", "m3"], "freq-items of m2") },
     { id: "depth-linear", title: "top=1 depth=3 follows the chain a -> b -> f -> h", run: q("a", 1, 3, ["b", "f", "h"], "freq-items of a, top 1 depth 3") },
-    { id: "depth-fan-out", title: "top=3 depth=2 visits every child, excluding the root and the visited", run: q("a", 3, 2, ["b", "c", "d", "f", "g", "h"], "freq-items of a, top 3 depth 2") },
+    {
+      id: "depth-fan-out",
+      title: "top=3 depth=2 visits every child, excluding the root and the visited",
+      run: q("a", 3, 2, ["b", "c", "d", "f", "g", "h"], "freq-items of a, top 3 depth 2"),
+    },
     { id: "visited-excluded", title: "top counts exclude visited products before taking n", run: q("b", 1, 2, ["a", "c"], "freq-items of b, top 1 depth 2") },
-    { id: "cycle-terminates", title: "a cycle with depth 10 terminates and answers each product once", run: q("x", 2, 10, ["y", "z"], "freq-items of x in the cycle x-y-z, top 2 depth 10") },
+    {
+      id: "cycle-terminates",
+      title: "a cycle with depth 10 terminates and answers each product once",
+      run: q("x", 2, 10, ["y", "z"], "freq-items of x in the cycle x-y-z, top 2 depth 10"),
+    },
     {
       id: "unknown-product-404",
       title: "freq-items of an unknown product answers 404",

@@ -18,7 +18,10 @@ async function happyCheckout(c: Client) {
   const p1 = await a.createProduct({ price: 3, stock: 10 });
   const p2 = await a.createProduct({ price: 5, stock: 10 });
   const user = await a.createUser(100);
-  const cart = await a.cartWith([[p1, 2], [p2, 3]]);
+  const cart = await a.cartWith([
+    [p1, 2],
+    [p2, 3],
+  ]);
   const result = await a.checkout(cart, user);
   return { a, p1, p2, user, cart, result };
 }
@@ -29,7 +32,10 @@ async function lowStockCart(c: Client) {
   const ok = await a.createProduct({ price: 2, stock: 10 });
   const low = await a.createProduct({ price: 3, stock: 1 });
   const user = await a.createUser(1000);
-  const cart = await a.cartWith([[ok, 2], [low, 5]]);
+  const cart = await a.cartWith([
+    [ok, 2],
+    [low, 5],
+  ]);
   const before = await snapshot(a, [ok, low], user);
   const res = await a.checkoutRaw(cart, user);
   return { a, ok, low, user, cart, before, res };
@@ -41,7 +47,10 @@ async function poorUserCart(c: Client) {
   const p1 = await a.createProduct({ price: 10, stock: 10 });
   const p2 = await a.createProduct({ price: 5, stock: 10 });
   const user = await a.createUser(29);
-  const cart = await a.cartWith([[p1, 2], [p2, 2]]);
+  const cart = await a.cartWith([
+    [p1, 2],
+    [p2, 2],
+  ]);
   const before = await snapshot(a, [p1, p2], user);
   const res = await a.checkoutRaw(cart, user);
   return { a, p1, p2, user, cart, before, res };

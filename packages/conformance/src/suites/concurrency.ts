@@ -9,10 +9,14 @@ import type { Client } from "../client.ts";
 async function scarceStock(c: Client) {
   const a = new Actions(c);
   const product = await a.createProduct({ price: 1, stock: 10 });
-  const buyers = await pool(Array.from({ length: 50 }, (_, i) => i), 8, async () => {
-    const user = await a.createUser(100);
-    return { user, cart: await a.cartWith([[product, 1]]) };
-  });
+  const buyers = await pool(
+    Array.from({ length: 50 }, (_, i) => i),
+    8,
+    async () => {
+      const user = await a.createUser(100);
+      return { user, cart: await a.cartWith([[product, 1]]) };
+    },
+  );
   const answers = await Promise.all(buyers.map((b) => a.checkoutRaw(b.cart, b.user)));
   return { a, product, buyers, statuses: answers.map((r) => r.status) };
 }
@@ -102,10 +106,23 @@ export function concurrency(opts: { quietMs: number }): Check[] {
         const user = await a.createUser(1_000_000);
         await a.buyTogether(user, [y, u], 21);
         await a.buyTogether(user, [y, w], 19);
-        const carts = await pool(Array.from({ length: 20 }, (_, i) => i), 8, () => a.cartWith([[y, 1], [z, 1]]));
+        const carts = await pool(
+          Array.from({ length: 20 }, (_, i) => i),
+          8,
+          () =>
+            a.cartWith([
+              [y, 1],
+              [z, 1],
+            ]),
+        );
         const statuses = (await Promise.all(carts.map((cart) => a.checkoutRaw(cart, user)))).map((r) => r.status);
         expectEqual(statuses.filter((s) => s === 200).length, 20, "successful concurrent checkouts");
-        const names = new Map([[y, "y"], [w, "w"], [z, "z"], [u, "u"]]);
+        const names = new Map([
+          [y, "y"],
+          [w, "w"],
+          [z, "z"],
+          [u, "u"],
+        ]);
         const deadline = Date.now() + opts.quietMs;
         let top2: string[] = [];
         while (Date.now() < deadline) {
@@ -113,7 +130,8 @@ export function concurrency(opts: { quietMs: number }): Check[] {
           if (top2.includes(z)) break;
           await new Promise((r) => setTimeout(r, 100));
         }
-        if (!top2.includes(z)) fail(`count[y][z] < 20 after ${opts.quietMs} ms: top 2 of y is {${top2.map((id) => names.get(id)).join(", ")}}, expected {u, z}`);
+        if (!top2.includes(z))
+          fail(`count[y][z] < 20 after ${opts.quietMs} ms: top 2 of y is {${top2.map((id) => names.get(id)).join(", ")}}, expected {u, z}`);
         const top1 = await a.freqItems(y, 1);
         if (top1[0] !== u || top1.length !== 1) fail(`count[y][z] > 20: top 1 of y is {${top1.map((id) => names.get(id)).join(", ")}}, expected {u}`);
         const zTop = await a.freqItems(z, 1);

@@ -164,7 +164,10 @@ export const carts: Check[] = [
     run: async (c) => {
       const a = new Actions(c);
       const p = await a.createProduct({ price: 1, stock: 10 });
-      const cart = await a.cartWith([[p, 2], [p, 3]]);
+      const cart = await a.cartWith([
+        [p, 2],
+        [p, 3],
+      ]);
       expectEqual((await a.cart(cart)).items, [{ productId: p, amount: 5 }], "cart items after adding 2 then 3");
     },
   },

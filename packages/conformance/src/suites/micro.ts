@@ -37,7 +37,11 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number 
 async function pingpong(c: Client, pairs: number, messages: number, bytes: number): Promise<void> {
   const what = `POST /micro/pingpong {pairs: ${pairs}, messages: ${messages}, bytes: ${bytes}}`;
   const a = ok(await c.post("/micro/pingpong", { pairs, messages, bytes }, SLOW), MicroPingPongAnswer, what);
-  expectEqual({ pairs: a.pairs, messages: a.messages, bytes: a.bytes }, { pairs, messages: pairs * messages, bytes }, `${what}: pairs, messages (pairs x messages), bytes`);
+  expectEqual(
+    { pairs: a.pairs, messages: a.messages, bytes: a.bytes },
+    { pairs, messages: pairs * messages, bytes },
+    `${what}: pairs, messages (pairs x messages), bytes`,
+  );
   const problems = histogramProblems(a.histogram, pairs * messages);
   if (problems.length) fail(`${what}: ${problems.join("; ")}`);
 }
@@ -52,7 +56,11 @@ async function divide(c: Client, input: { items: number; fanout: number; leaf?: 
 async function big(c: Client, entities: number, messages: number, seed: number): Promise<void> {
   const what = `POST /micro/big {entities: ${entities}, messages: ${messages}, seed: ${seed}}`;
   const a = ok(await c.post("/micro/big", { entities, messages, seed }, SLOW), MicroBigAnswer, what);
-  expectEqual({ entities: a.entities, messages: a.messages, delivered: a.delivered }, { entities, messages, delivered: messages }, `${what}: entities, messages, delivered`);
+  expectEqual(
+    { entities: a.entities, messages: a.messages, delivered: a.delivered },
+    { entities, messages, delivered: messages },
+    `${what}: entities, messages, delivered`,
+  );
 }
 
 interface BadCase {
@@ -181,14 +189,46 @@ export function micro(): Check[] {
         expectEqual(a.sha256, microPayloadSha256(7), "sha256 after overwriting 5000 bytes with 7");
       },
     },
-    { id: "pingpong-one-pair", title: "POST /micro/pingpong {pairs: 1, messages: 5, bytes: 0}: 5 round trips in the fixed histogram buckets", run: (c) => pingpong(c, 1, 5, 0) },
-    { id: "pingpong-pairs", title: "POST /micro/pingpong {pairs: 4, messages: 10, bytes: 64}: messages = 40, histogram counts sum to 40", run: (c) => pingpong(c, 4, 10, 64) },
-    { id: "pingpong-4k", title: "POST /micro/pingpong {pairs: 2, messages: 5, bytes: 4096}: messages = 10, histogram counts sum to 10", run: (c) => pingpong(c, 2, 5, 4096) },
-    { id: "divide-below-leaf", title: "POST /micro/divide {items: 10, fanout: 2, seed: 1} (fewer items than the default leaf 1000): the root alone sorts, 1 entity", run: (c) => divide(c, { items: 10, fanout: 2, seed: 1 }) },
-    { id: "divide-one-item", title: "POST /micro/divide {items: 1, fanout: 16, leaf: 16, seed: 0}: first = last = the one value", run: (c) => divide(c, { items: 1, fanout: 16, leaf: 16, seed: 0 }) },
-    { id: "divide-default-leaf", title: "POST /micro/divide {items: 2500, fanout: 4, seed: 99}: leaf defaults to 1000, so 1 + 4 entities", run: (c) => divide(c, { items: 2500, fanout: 4, seed: 99 }) },
-    { id: "divide-fanout-2", title: "POST /micro/divide {items: 5000, fanout: 2, leaf: 100, seed: 7}: first, last, checksum of the sorted input and 127 entities", run: (c) => divide(c, { items: 5000, fanout: 2, leaf: 100, seed: 7 }) },
-    { id: "divide-fanout-16", title: "POST /micro/divide {items: 4000, fanout: 16, leaf: 16, seed: 2147483647}: first, last, checksum and 273 entities", run: (c) => divide(c, { items: 4000, fanout: 16, leaf: 16, seed: 2 ** 31 - 1 }) },
+    {
+      id: "pingpong-one-pair",
+      title: "POST /micro/pingpong {pairs: 1, messages: 5, bytes: 0}: 5 round trips in the fixed histogram buckets",
+      run: (c) => pingpong(c, 1, 5, 0),
+    },
+    {
+      id: "pingpong-pairs",
+      title: "POST /micro/pingpong {pairs: 4, messages: 10, bytes: 64}: messages = 40, histogram counts sum to 40",
+      run: (c) => pingpong(c, 4, 10, 64),
+    },
+    {
+      id: "pingpong-4k",
+      title: "POST /micro/pingpong {pairs: 2, messages: 5, bytes: 4096}: messages = 10, histogram counts sum to 10",
+      run: (c) => pingpong(c, 2, 5, 4096),
+    },
+    {
+      id: "divide-below-leaf",
+      title: "POST /micro/divide {items: 10, fanout: 2, seed: 1} (fewer items than the default leaf 1000): the root alone sorts, 1 entity",
+      run: (c) => divide(c, { items: 10, fanout: 2, seed: 1 }),
+    },
+    {
+      id: "divide-one-item",
+      title: "POST /micro/divide {items: 1, fanout: 16, leaf: 16, seed: 0}: first = last = the one value",
+      run: (c) => divide(c, { items: 1, fanout: 16, leaf: 16, seed: 0 }),
+    },
+    {
+      id: "divide-default-leaf",
+      title: "POST /micro/divide {items: 2500, fanout: 4, seed: 99}: leaf defaults to 1000, so 1 + 4 entities",
+      run: (c) => divide(c, { items: 2500, fanout: 4, seed: 99 }),
+    },
+    {
+      id: "divide-fanout-2",
+      title: "POST /micro/divide {items: 5000, fanout: 2, leaf: 100, seed: 7}: first, last, checksum of the sorted input and 127 entities",
+      run: (c) => divide(c, { items: 5000, fanout: 2, leaf: 100, seed: 7 }),
+    },
+    {
+      id: "divide-fanout-16",
+      title: "POST /micro/divide {items: 4000, fanout: 16, leaf: 16, seed: 2147483647}: first, last, checksum and 273 entities",
+      run: (c) => divide(c, { items: 4000, fanout: 16, leaf: 16, seed: 2 ** 31 - 1 }),
+    },
     { id: "big-two", title: "POST /micro/big {entities: 2, messages: 1, seed: 0}: delivered = 1", run: (c) => big(c, 2, 1, 0) },
     { id: "big-many", title: "POST /micro/big {entities: 20, messages: 500, seed: 3}: delivered = 500", run: (c) => big(c, 20, 500, 3) },
   );
@@ -198,10 +238,12 @@ export function micro(): Check[] {
       id: `bad-${b.id}`,
       title: `${b.method} ${b.path}${shown} answers 400${b.field ? ` naming \`${b.field}\`` : ""}`,
       run: async (c) => {
-        const res = typeof b.body === "string" ? await c.request(b.method, b.path, { body: b.body, raw: true }) : await c.request(b.method, b.path, { body: b.body });
+        const res =
+          typeof b.body === "string" ? await c.request(b.method, b.path, { body: b.body, raw: true }) : await c.request(b.method, b.path, { body: b.body });
         expectError(res, 400);
         const message = (res.json as { message: string }).message;
-        if (b.field && !new RegExp(`\\b${b.field}\\b`).test(message)) fail(`error message: expected it to name the field "${b.field}", got ${JSON.stringify(message)}`);
+        if (b.field && !new RegExp(`\\b${b.field}\\b`).test(message))
+          fail(`error message: expected it to name the field "${b.field}", got ${JSON.stringify(message)}`);
       },
     });
   }

@@ -6,15 +6,18 @@ import { parseManifestText } from "@sfbench/core";
 const root = new URL("..", import.meta.url).pathname;
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? files(join(dir, e.name)) : [relative(root, join(dir, e.name))],
-  );
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [relative(root, join(dir, e.name))]));
 }
 
 /** The glob subset the manifest uses: `**` (any folders) and `*` (within one name). */
 function globToRegExp(glob: string): RegExp {
   const escaped = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`^${escaped.replace(/\*\*\//g, "\u0000").replace(/\*/g, "[^/]*").replace(/\u0000/g, "(?:.*/)?")}$`);
+  return new RegExp(
+    `^${escaped
+      .replace(/\*\*\//g, "\u0000")
+      .replace(/\*/g, "[^/]*")
+      .replace(/\u0000/g, "(?:.*/)?")}$`,
+  );
 }
 
 describe("target.json", () => {

@@ -26,7 +26,9 @@ afterAll(async () => {
 
 describe("dapr started by provider-local", () => {
   it("runs placement and a daprd sidecar in the target's process group", () => {
-    const group = execFileSync("ps", ["-o", "args=", "-g", String(target.pid)], { encoding: "utf8" }).trim().split("\n");
+    const group = execFileSync("ps", ["-o", "args=", "-g", String(target.pid)], { encoding: "utf8" })
+      .trim()
+      .split("\n");
     expect(group.filter((l) => /\/placement /.test(l))).toHaveLength(1);
     expect(group.filter((l) => /\/daprd /.test(l))).toHaveLength(1);
   });

@@ -94,7 +94,12 @@ describe("freq-items: a recursive traversal through product objects", () => {
     const chain = Array.from({ length: 21 }, (_, i) => `x${i + 1}`);
     for (const id of [...chain, "c1", "c2", "c3"]) await s.namedProduct(id);
     for (let i = 0; i + 1 < chain.length; i++) await s.buy([chain[i]!, chain[i + 1]!]);
-    for (const pair of [["c1", "c2"], ["c2", "c3"], ["c3", "c1"]]) await s.buy(pair);
+    for (const pair of [
+      ["c1", "c2"],
+      ["c2", "c3"],
+      ["c3", "c1"],
+    ])
+      await s.buy(pair);
     await eventually(async () => (await freq("x20")).length === 2 && (await freq("c3")).length === 2);
   });
 
@@ -107,7 +112,11 @@ describe("freq-items: a recursive traversal through product objects", () => {
     expect(await freq("c1", "?top=2&depth=20")).toEqual(["c2", "c3"]);
     expect(await freq("c1", "?top=1&depth=20")).toEqual(["c2", "c3"]);
     const answers = await Promise.all(["c1", "c2", "c3"].map((p) => freq(p, "?top=3&depth=20")));
-    expect(answers).toEqual([["c2", "c3"], ["c1", "c3"], ["c1", "c2"]]);
+    expect(answers).toEqual([
+      ["c2", "c3"],
+      ["c1", "c3"],
+      ["c1", "c2"],
+    ]);
   });
 
   it("answers 404 for an unknown root and [] for a product never bought with another", async () => {

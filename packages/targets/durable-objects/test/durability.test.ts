@@ -64,7 +64,10 @@ describe("durability", () => {
     let completed = 0;
     for (const { p, q, u, c } of buyers) {
       const cart = (await t.call("GET", `/shopping-carts/${c}`)).body as { checkedOut: boolean };
-      const stock = async () => [((await t!.call("GET", `/products/${p}`)).body as { stock: number }).stock, ((await t!.call("GET", `/products/${q}`)).body as { stock: number }).stock];
+      const stock = async () => [
+        ((await t!.call("GET", `/products/${p}`)).body as { stock: number }).stock,
+        ((await t!.call("GET", `/products/${q}`)).body as { stock: number }).stock,
+      ];
       const credits = async () => ((await t!.call("GET", `/users/${u}`)).body as { credits: number }).credits;
       if (cart.checkedOut) {
         completed++;
@@ -77,7 +80,10 @@ describe("durability", () => {
         expect((await s.checkout(c, u)).status).toBe(200); // and the cart still works
       }
     }
-    const resumed = t.log().split("\n").filter((l) => l.includes("resuming checkout")).length;
+    const resumed = t
+      .log()
+      .split("\n")
+      .filter((l) => l.includes("resuming checkout")).length;
     console.log(`${completed} of 20 checkouts had completed at the crash; ${resumed} were resumed by their cart`);
   });
 

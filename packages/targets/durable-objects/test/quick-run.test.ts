@@ -59,7 +59,9 @@ describe("sfbench run --profile quick, checkout x uniform", () => {
     expect(cell.cost!.targetCpuSeconds).toBeGreaterThan(0);
     // whether the cell is a publishable figure depends on the machine's load, not on the target's correctness: reported, not asserted
     const m = cell.maxThroughput!;
-    console.log(`quick run: sustainable ${m.sustainableRate}/s, max ${m.maxMovingAvg10s}/s, cell ${cell.valid ? "valid" : `not valid (${cell.invalidReason})`}, ${cell.cost!.coreSecondsPer1000.toFixed(1)} core-s per 1000`);
+    console.log(
+      `quick run: sustainable ${m.sustainableRate}/s, max ${m.maxMovingAvg10s}/s, cell ${cell.valid ? "valid" : `not valid (${cell.invalidReason})`}, ${cell.cost!.coreSecondsPer1000.toFixed(1)} core-s per 1000`,
+    );
   });
 
   it("breaks the latency down into gateway and the objects' function time", () => {

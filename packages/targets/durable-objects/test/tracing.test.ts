@@ -47,7 +47,11 @@ describe("tracing (SPEC 3)", () => {
     const byName = (name: string) => spans.filter((x) => `${x.entity}.${x.op}` === name);
     const [checkout] = byName("cart.checkout");
     expect(checkout).toMatchObject({ kind: "function", key: c, parentId: gateway[0]!.spanId });
-    expect(byName("product.retractStock").map((x) => x.key).sort()).toEqual([p1, p2].sort());
+    expect(
+      byName("product.retractStock")
+        .map((x) => x.key)
+        .sort(),
+    ).toEqual([p1, p2].sort());
     expect(byName("user.retractCredits").map((x) => x.key)).toEqual([u]);
     expect(byName("order.create")).toHaveLength(1);
     for (const span of spans.filter((x) => x.kind === "function" && x !== checkout)) {
@@ -67,7 +71,10 @@ describe("tracing (SPEC 3)", () => {
     await s.buy(["tr-b", "tr-c"]);
     await eventually(async () => ((await t.call("GET", "/products/tr-b/freq-items?top=2")).body as string[]).length === 2);
     const traceId = "1bf7651916cd43dd8448eb211c80319d";
-    expect((await t.call("GET", "/products/tr-a/freq-items?top=1&depth=2", undefined, { traceparent: `00-${traceId}-b7ad6b7169203332-01` })).body).toEqual(["tr-b", "tr-c"]);
+    expect((await t.call("GET", "/products/tr-a/freq-items?top=1&depth=2", undefined, { traceparent: `00-${traceId}-b7ad6b7169203332-01` })).body).toEqual([
+      "tr-b",
+      "tr-c",
+    ]);
     await eventually(async () => spansOf(traceId).length === 3);
     const [gateway, ...visits] = spansOf(traceId).sort((a, b) => (a.kind === "gateway" ? -1 : b.kind === "gateway" ? 1 : 0));
     expect(gateway).toMatchObject({ kind: "gateway", entity: "product", op: "freqItems", key: "tr-a" });

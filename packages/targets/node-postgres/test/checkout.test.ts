@@ -113,9 +113,7 @@ describe("checkout", () => {
   it("lets exactly 10 of 30 concurrent checkouts through when stock is 10", async () => {
     const hot = await s.product(2, 10);
     const other = await s.product(1, 1000);
-    const buyers = await Promise.all(
-      Array.from({ length: 30 }, async () => ({ u: await s.user(100), c: await s.cart({ [other]: 1, [hot]: 1 }) })),
-    );
+    const buyers = await Promise.all(Array.from({ length: 30 }, async () => ({ u: await s.user(100), c: await s.cart({ [other]: 1, [hot]: 1 }) })));
     const answers = await Promise.all(buyers.map(({ u, c }) => s.checkout(c, u)));
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((x) => x === 200)).toHaveLength(10);
@@ -156,7 +154,7 @@ describe("checkout", () => {
       expect(added.filter((a) => a.status === 200)).toHaveLength(inCart);
       expect(added.filter((a) => a.status === 409)).toHaveLength(10 - inCart);
       expect((await product(raced)).stock).toBe(100 - inCart);
-      expect((CheckoutResult.parse(answer.body)).total).toBe(1 + inCart);
+      expect(CheckoutResult.parse(answer.body).total).toBe(1 + inCart);
     }
   });
 

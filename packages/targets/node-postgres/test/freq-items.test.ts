@@ -35,17 +35,8 @@ describe("co-purchase counts", () => {
     const db = new pg.Client({ connectionString: t.databaseUrl });
     await db.connect();
     try {
-      const { rows } = await db.query<{ p: string; q: string; count: string }>(
-        "SELECT p, q, count FROM co_purchase WHERE p LIKE 'cp-%' ORDER BY p, q",
-      );
-      expect(rows.map((r) => `${r.p}>${r.q}=${r.count}`)).toEqual([
-        "cp-a>cp-b=2",
-        "cp-a>cp-c=1",
-        "cp-b>cp-a=2",
-        "cp-b>cp-c=2",
-        "cp-c>cp-a=1",
-        "cp-c>cp-b=2",
-      ]);
+      const { rows } = await db.query<{ p: string; q: string; count: string }>("SELECT p, q, count FROM co_purchase WHERE p LIKE 'cp-%' ORDER BY p, q");
+      expect(rows.map((r) => `${r.p}>${r.q}=${r.count}`)).toEqual(["cp-a>cp-b=2", "cp-a>cp-c=1", "cp-b>cp-a=2", "cp-b>cp-c=2", "cp-c>cp-a=1", "cp-c>cp-b=2"]);
     } finally {
       await db.end();
     }
@@ -70,10 +61,7 @@ describe("co-purchase counts", () => {
 describe("freq-items", () => {
   beforeAll(async () => {
     // count[r]: a 3, b 2, c 2, d 1
-    await graph(
-      ["r", "a", "b", "c", "d"],
-      [...repeat(3, ["r", "a"]), ...repeat(2, ["r", "b"]), ...repeat(2, ["r", "c"]), ["r", "d"]],
-    );
+    await graph(["r", "a", "b", "c", "d"], [...repeat(3, ["r", "a"]), ...repeat(2, ["r", "b"]), ...repeat(2, ["r", "c"]), ["r", "d"]]);
   });
 
   it("returns the most frequent partners first, by descending count", async () => {
@@ -95,14 +83,29 @@ describe("freq-items", () => {
   });
 
   it("follows a chain to the given depth", async () => {
-    await graph(["x1", "x2", "x3", "x4", "x5"], [["x1", "x2"], ["x2", "x3"], ["x3", "x4"], ["x4", "x5"]]);
+    await graph(
+      ["x1", "x2", "x3", "x4", "x5"],
+      [
+        ["x1", "x2"],
+        ["x2", "x3"],
+        ["x3", "x4"],
+        ["x4", "x5"],
+      ],
+    );
     expect(await freq("x1", "?top=1&depth=1")).toEqual(["x2"]);
     expect(await freq("x1", "?top=1&depth=3")).toEqual(["x2", "x3", "x4"]);
     expect(await freq("x1", "?top=1&depth=20")).toEqual(["x2", "x3", "x4", "x5"]);
   });
 
   it("terminates on cycles and excludes the root", async () => {
-    await graph(["c1", "c2", "c3"], [["c1", "c2"], ["c2", "c3"], ["c3", "c1"]]);
+    await graph(
+      ["c1", "c2", "c3"],
+      [
+        ["c1", "c2"],
+        ["c2", "c3"],
+        ["c3", "c1"],
+      ],
+    );
     expect(await freq("c1", "?top=1&depth=20")).toEqual(["c2", "c3"]);
     expect(await freq("c1", "?top=2&depth=20")).toEqual(["c2", "c3"]);
   });

@@ -82,8 +82,7 @@ export function shopper(t: RunningTarget) {
     ok,
     product: async (price: number, stock: number) => (await ok("POST", "/products", { price, stock })) as string,
     /** a product with a chosen id (PATCH is an upsert) */
-    namedProduct: async (id: string, price = 1, stock = 1_000_000) =>
-      (await ok("PATCH", `/products/${encodeURIComponent(id)}`, { price, stock })) as string,
+    namedProduct: async (id: string, price = 1, stock = 1_000_000) => (await ok("PATCH", `/products/${encodeURIComponent(id)}`, { price, stock })) as string,
     user: async (credits: number) => (await ok("POST", "/users", { credits })) as string,
     cart: async (items: Record<string, number> = {}) => {
       const cartId = (await ok("POST", "/shopping-carts")) as string;

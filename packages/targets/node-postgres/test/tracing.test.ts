@@ -50,7 +50,12 @@ describe("tracing (SPEC 3)", () => {
     expect(fns.map((x) => `${x.entity}.${x.op}`).sort()).toEqual(
       ["cart.read", "order.create", "product.retractStock", "product.retractStock", "user.retractCredits"].sort(),
     );
-    expect(fns.filter((x) => x.entity === "product").map((x) => x.key).sort()).toEqual([p1, p2].sort());
+    expect(
+      fns
+        .filter((x) => x.entity === "product")
+        .map((x) => x.key)
+        .sort(),
+    ).toEqual([p1, p2].sort());
     for (const span of fns) {
       expect(span.traceId).toBe(traceId);
       expect(span.parentId).toBe(gateway[0]!.spanId);
@@ -76,7 +81,18 @@ describe("tracing (SPEC 3)", () => {
 });
 
 describe("the span writer", () => {
-  const span = (n: number): Span => ({ sfbench: "span", traceId: "a".repeat(32), spanId: n.toString(16).padStart(16, "0"), parentId: null, kind: "function", entity: "product", op: "x", key: `p${n}`, start: n, end: n + 1 });
+  const span = (n: number): Span => ({
+    sfbench: "span",
+    traceId: "a".repeat(32),
+    spanId: n.toString(16).padStart(16, "0"),
+    parentId: null,
+    kind: "function",
+    entity: "product",
+    op: "x",
+    key: `p${n}`,
+    start: n,
+    end: n + 1,
+  });
 
   it("writes nothing while a request is in flight: one chunk per interval, every span a line", async () => {
     const { SpanWriter } = await import("../src/app/trace.ts");
@@ -87,7 +103,12 @@ describe("the span writer", () => {
     expect(chunks).toEqual([]);
     await new Promise((r) => setTimeout(r, 80));
     expect(chunks).toHaveLength(1);
-    expect(chunks[0]!.split("\n").filter(Boolean).map((l) => parseSpanLine(l)?.key)).toEqual(["p1", "p2"]);
+    expect(
+      chunks[0]!
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => parseSpanLine(l)?.key),
+    ).toEqual(["p1", "p2"]);
     w.write(span(3));
     w.flush(); // close() flushes what is left
     expect(chunks).toHaveLength(2);

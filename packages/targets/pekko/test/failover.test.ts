@@ -43,7 +43,9 @@ describe("kill -9 of one member", () => {
     expect(killed.goneAt).toBeDefined();
     const settled = await Promise.all(answers);
     const statuses = settled.map((a) => a?.status ?? "none");
-    console.log(`checkout answers around the kill: ${JSON.stringify(Object.fromEntries([...new Set(statuses)].map((st) => [st, statuses.filter((x) => x === st).length])))}`);
+    console.log(
+      `checkout answers around the kill: ${JSON.stringify(Object.fromEntries([...new Set(statuses)].map((st) => [st, statuses.filter((x) => x === st).length])))}`,
+    );
 
     /** Every cart is charged in full or not at all, the stock matches the charged carts, an answered 200 stays charged. */
     const audit = async () => {

@@ -35,7 +35,11 @@ describe("pekko on two members through provider-local", () => {
 
   it("answers the largest micro requests the spec allows", { timeout: 300_000 }, async () => {
     expect(await ok("POST", "/micro/divide", { items: 1_000_000, fanout: 2, seed: 1 })).toMatchObject(divideExpected({ items: 1_000_000, fanout: 2, seed: 1 }));
-    expect(await ok("POST", "/micro/big", { entities: 10_000, messages: 1_000_000, seed: 7 })).toMatchObject({ entities: 10_000, messages: 1_000_000, delivered: 1_000_000 });
+    expect(await ok("POST", "/micro/big", { entities: 10_000, messages: 1_000_000, seed: 7 })).toMatchObject({
+      entities: 10_000,
+      messages: 1_000_000,
+      delivered: 1_000_000,
+    });
     const io = await ok("POST", "/micro/io", { key: "largest", bytes: 1_048_576 });
     expect(io).toMatchObject({ key: "largest", bytes: 1_048_576 });
     const ping = await ok("POST", "/micro/pingpong", { pairs: 64, messages: 20, bytes: 65_536 });
@@ -62,11 +66,22 @@ describe("pekko on two members through provider-local", () => {
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ total: 8 });
 
-    const expected = ["cart.checkout", "product.retractStock", "product.retractStock", "user.retractCredits", "cart.checkedOut", "order.checkout", "order.complete"].sort();
+    const expected = [
+      "cart.checkout",
+      "product.retractStock",
+      "product.retractStock",
+      "user.retractCredits",
+      "cart.checkedOut",
+      "order.checkout",
+      "order.complete",
+    ].sort();
     // the members write their spans to their own logs, each when its handler is done
     const spans = await eventually(async () => {
       const found = spansOf(traceId);
-      const fns = found.filter((x) => x.kind === "function").map((x) => `${x.entity}.${x.op}`).sort();
+      const fns = found
+        .filter((x) => x.kind === "function")
+        .map((x) => `${x.entity}.${x.op}`)
+        .sort();
       if (JSON.stringify(fns) !== JSON.stringify(expected) || !found.some((x) => x.kind === "gateway")) throw new Error(`spans so far: ${fns.join(", ")}`);
       return found;
     });
@@ -74,7 +89,12 @@ describe("pekko on two members through provider-local", () => {
     expect(gateway).toHaveLength(1);
     expect(gateway[0]).toMatchObject({ parentId: parent, entity: "order", op: "checkout" });
     const fns = spans.filter((x) => x.kind === "function");
-    expect(fns.filter((x) => x.op === "retractStock").map((x) => x.key).sort()).toEqual([p1, p2].sort());
+    expect(
+      fns
+        .filter((x) => x.op === "retractStock")
+        .map((x) => x.key)
+        .sort(),
+    ).toEqual([p1, p2].sort());
     for (const span of fns) {
       expect(span.parentId).toBe(gateway[0]!.spanId);
       expect(span.start).toBeGreaterThanOrEqual(gateway[0]!.start);

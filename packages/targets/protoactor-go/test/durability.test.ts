@@ -111,4 +111,3 @@ describe("durability", () => {
     console.log(`${charged} of ${buyers.length} checkouts completed before the crash; ${interrupted?.[1] ?? 0} interrupted ones settled at restart`);
   });
 });
-

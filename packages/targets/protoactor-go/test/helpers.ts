@@ -90,7 +90,14 @@ export async function spawnTarget(binary: string, opts: { port: number; database
   if (leftover) throw new Error(`port ${opts.port} already answers; stop what runs there first`);
   const fd = openSync(opts.logFile, "a");
   const child = spawn(binary, [], {
-    env: { ...process.env, PORT: String(opts.port), HOST: "127.0.0.1", DATABASE_URL: opts.databaseUrl, PROTOACTOR_MEMBERS: String(opts.members ?? 2), SFBENCH_TRACE: "0" },
+    env: {
+      ...process.env,
+      PORT: String(opts.port),
+      HOST: "127.0.0.1",
+      DATABASE_URL: opts.databaseUrl,
+      PROTOACTOR_MEMBERS: String(opts.members ?? 2),
+      SFBENCH_TRACE: "0",
+    },
     detached: true,
     stdio: ["ignore", fd, fd],
   });

@@ -7,7 +7,10 @@
 import { z } from "zod";
 
 const Port = z.coerce.number().int().min(1).max(65535);
-const Flag = z.enum(["0", "1", "true", "false", ""]).default("0").transform((v) => v === "1" || v === "true");
+const Flag = z
+  .enum(["0", "1", "true", "false", ""])
+  .default("0")
+  .transform((v) => v === "1" || v === "true");
 const LogLevel = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info");
 
 const LauncherEnv = z.object({

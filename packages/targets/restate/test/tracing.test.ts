@@ -58,7 +58,12 @@ describe("tracing (SPEC 3)", () => {
     expect(called.map(name).sort()).toEqual(
       ["order.create", "product.addCoPurchases", "product.addCoPurchases", "product.retractStock", "product.retractStock", "user.retractCredits"].sort(),
     );
-    expect(called.filter((x) => x.op === "retractStock").map((x) => x.key).sort()).toEqual([p1, p2].sort());
+    expect(
+      called
+        .filter((x) => x.op === "retractStock")
+        .map((x) => x.key)
+        .sort(),
+    ).toEqual([p1, p2].sort());
     expect(called.find((x) => x.op === "retractCredits")!.key).toBe(u);
     // the answer waits for the saga; the co-purchase messages are handled after it
     expect(saga.start).toBeGreaterThanOrEqual(gateway[0]!.start);

@@ -21,7 +21,10 @@ const LauncherEnv = z.object({
   /** Flink parallelism, and partitions of the request topic */
   STATEFUN_PARALLELISM: z.coerce.number().int().min(1).max(64).default(1),
   /** the JVM's -Xmx */
-  STATEFUN_JVM_HEAP: z.string().regex(/^\d+[mg]$/, "must look like 512m or 1g").default("1g"),
+  STATEFUN_JVM_HEAP: z
+    .string()
+    .regex(/^\d+[mg]$/, "must look like 512m or 1g")
+    .default("1g"),
 });
 
 const GatewayEnv = z.object({

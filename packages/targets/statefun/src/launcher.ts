@@ -18,9 +18,20 @@ const log = (message: string) => process.stderr.write(`statefun launcher: ${mess
 const JAVA_17_OPENS = [
   "--add-exports=java.base/sun.net.util=ALL-UNNAMED",
   "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
-  ...["java.lang", "java.net", "java.io", "java.nio", "sun.nio.ch", "java.lang.reflect", "java.text", "java.time", "java.util", "java.util.concurrent", "java.util.concurrent.atomic", "java.util.concurrent.locks"].map(
-    (p) => `--add-opens=java.base/${p}=ALL-UNNAMED`,
-  ),
+  ...[
+    "java.lang",
+    "java.net",
+    "java.io",
+    "java.nio",
+    "sun.nio.ch",
+    "java.lang.reflect",
+    "java.text",
+    "java.time",
+    "java.util",
+    "java.util.concurrent",
+    "java.util.concurrent.atomic",
+    "java.util.concurrent.locks",
+  ].map((p) => `--add-opens=java.base/${p}=ALL-UNNAMED`),
 ];
 
 function environment(): LauncherEnv {

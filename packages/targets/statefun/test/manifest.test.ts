@@ -12,7 +12,12 @@ function files(dir: string): string[] {
 /** The glob subset the manifest uses: `**` (any folders) and `*` (within one name). */
 function globToRegExp(glob: string): RegExp {
   const escaped = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`^${escaped.replace(/\*\*\//g, "\u0000").replace(/\*/g, "[^/]*").replace(/\u0000/g, "(?:.*/)?")}$`);
+  return new RegExp(
+    `^${escaped
+      .replace(/\*\*\//g, "\u0000")
+      .replace(/\*/g, "[^/]*")
+      .replace(/\u0000/g, "(?:.*/)?")}$`,
+  );
 }
 
 describe("target.json", () => {

@@ -41,7 +41,8 @@ describe("statefun through provider-local", () => {
     const spans = await eventually(async () => {
       const found = spansOf(target.log, traceId);
       // the gateway's span and the functions' spans reach the log from different writers, in either order
-      if (found.filter((x) => x.kind === "function").length < 9 || !found.some((x) => x.kind === "gateway")) throw new Error(`only ${found.length} spans so far`);
+      if (found.filter((x) => x.kind === "function").length < 9 || !found.some((x) => x.kind === "gateway"))
+        throw new Error(`only ${found.length} spans so far`);
       return found;
     });
     const gateway = spans.filter((x) => x.kind === "gateway");
@@ -61,7 +62,12 @@ describe("statefun through provider-local", () => {
         "cart.checkoutDone",
       ].sort(),
     );
-    expect(fns.filter((x) => x.op === "retract").map((x) => x.key).sort()).toEqual([p1, p2].sort());
+    expect(
+      fns
+        .filter((x) => x.op === "retract")
+        .map((x) => x.key)
+        .sort(),
+    ).toEqual([p1, p2].sort());
     for (const span of fns) {
       expect(span.parentId).toBe(gateway[0]!.spanId);
       expect(span.start).toBeGreaterThanOrEqual(gateway[0]!.start);

@@ -29,8 +29,12 @@ export function intFlag(name: string, raw: string | undefined, def: number, min:
 /** A comma-separated subset of `allowed` (in the order given), or all of them when absent. */
 export function listFlag<T extends string>(name: string, raw: string | undefined, allowed: readonly T[]): T[] {
   if (raw === undefined) return [...allowed];
-  const names = raw.split(",").map((s) => s.trim()).filter(Boolean);
+  const names = raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = names.filter((n) => !(allowed as readonly string[]).includes(n));
-  if (bad.length || names.length === 0) throw new UsageError(`--${name}: ${bad.length ? `unknown ${bad.map((b) => JSON.stringify(b)).join(", ")}` : "empty"}; allowed: ${allowed.join(", ")}`);
+  if (bad.length || names.length === 0)
+    throw new UsageError(`--${name}: ${bad.length ? `unknown ${bad.map((b) => JSON.stringify(b)).join(", ")}` : "empty"}; allowed: ${allowed.join(", ")}`);
   return names as T[];
 }

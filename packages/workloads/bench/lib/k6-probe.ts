@@ -70,7 +70,8 @@ export async function probeK6(spec: K6ProbeSpec): Promise<K6Counts> {
         onStart: spec.onStart,
       },
     );
-    if (r.code !== 0) throw new HarnessError(`k6 exited with ${r.code} probing ${spec.rate}/s: ${r.stderr.trim().split("\n").slice(-3).join(" ") || "(no output)"}`);
+    if (r.code !== 0)
+      throw new HarnessError(`k6 exited with ${r.code} probing ${spec.rate}/s: ${r.stderr.trim().split("\n").slice(-3).join(" ") || "(no output)"}`);
     const m = (JSON.parse(readFileSync(summary, "utf8")) as LegacySummary).metrics;
     const probe = (metric: string) => {
       const sub = m[`${metric}{phase:probe}`];

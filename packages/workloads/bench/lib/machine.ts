@@ -24,7 +24,9 @@ export interface Machine {
 
 const versionOf = (cmd: string, args: string[]): string | undefined => {
   try {
-    return execFileSync(cmd, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).split("\n")[0]!.trim();
+    return execFileSync(cmd, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
+      .split("\n")[0]!
+      .trim();
   } catch (e) {
     // wrk -v prints its version and exits 1
     const out = (e as { stdout?: string }).stdout;
@@ -51,7 +53,9 @@ export function split(): CpuSplit | undefined {
 }
 
 export const describeSplit = (s: CpuSplit | undefined): string =>
-  s ? `load generator on CPU ${s.generator}, server on CPU ${s.target} (taskset)` : "no CPU split (one core or no taskset): generator and server share the machine";
+  s
+    ? `load generator on CPU ${s.generator}, server on CPU ${s.target} (taskset)`
+    : "no CPU split (one core or no taskset): generator and server share the machine";
 
 /** CPU numbers of a list like "0", "1-3", "0,2-3". */
 export function cpuList(list: string): number[] {

@@ -39,7 +39,12 @@ export class PrivateTarget {
   /** Starts it fresh (an empty database) on `port`, traced or not. */
   async start(port: number, trace: boolean): Promise<Started> {
     await this.cli(["target", "up", this.name, "--port", String(port), ...(trace ? ["--trace"] : [])]);
-    const state = JSON.parse(readFileSync(join(this.home, "targets", `${this.name}.json`), "utf8")) as { pid: number; url: string; log: string; postgres?: { pid: number } };
+    const state = JSON.parse(readFileSync(join(this.home, "targets", `${this.name}.json`), "utf8")) as {
+      pid: number;
+      url: string;
+      log: string;
+      postgres?: { pid: number };
+    };
     return { url: state.url, log: state.log, pids: [state.pid, ...(state.postgres ? [state.postgres.pid] : [])] };
   }
 

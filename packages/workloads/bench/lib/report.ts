@@ -20,7 +20,11 @@ const verdict = (ok: boolean) => (ok ? "PASS" : "MISS");
 
 export function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  const line = (r: string[]) => r.map((cell, c) => cell.padEnd(widths[c]!)).join("  ").trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((cell, c) => cell.padEnd(widths[c]!))
+      .join("  ")
+      .trimEnd();
   return [line(rows[0]!), widths.map((w) => "-".repeat(w)).join("  "), ...rows.slice(1).map(line)].join("\n");
 }
 
@@ -35,7 +39,9 @@ export function machineSection(m: Machine, command: string): string {
 
 export function headroomSection(h: HeadroomResult): string {
   const lines = [`== headroom: k6's highest clean open-model rate vs wrk on one loopback server`, `server: ${h.server}; ${h.split}`];
-  lines.push(`wrk (${h.wrk.command}): ${h.wrk.runs.map((r) => `${n0(r.requestsPerS)}/s`).join(", ")} -> max ${n0(h.wrk.maxRate)}/s; wrk CPU ${h.wrk.cpuPerRequestUs.toFixed(1)} us/request`);
+  lines.push(
+    `wrk (${h.wrk.command}): ${h.wrk.runs.map((r) => `${n0(r.requestsPerS)}/s`).join(", ")} -> max ${n0(h.wrk.maxRate)}/s; wrk CPU ${h.wrk.cpuPerRequestUs.toFixed(1)} us/request`,
+  );
   for (const s of Object.values(h.searches)) {
     lines.push(
       `k6 ${s.variant} (${s.what}): highest clean ${s.highestClean === null ? "none" : `${n0(s.highestClean)}/s`}; k6 CPU ${s.cpuPerRequestUs.toFixed(1)} us/request`,
@@ -44,7 +50,8 @@ export function headroomSection(h: HeadroomResult): string {
   }
   lines.push(
     `ratio k6/wrk: default ${h.ratio.default.toFixed(3)}, tuned ${h.ratio.tuned.toFixed(3)} (goal: tuned >= ${h.goal}) ${verdict(h.pass)}`,
-    `other processes meanwhile: ${h.otherCores.toFixed(2)} cores on average` + (h.otherOnGenerator === null ? "" : ` (${h.otherOnGenerator.toFixed(2)} of them on the generator's core)`),
+    `other processes meanwhile: ${h.otherCores.toFixed(2)} cores on average` +
+      (h.otherOnGenerator === null ? "" : ` (${h.otherOnGenerator.toFixed(2)} of them on the generator's core)`),
   );
   return lines.join("\n");
 }
@@ -84,23 +91,52 @@ export function repeatabilitySection(r: RepeatabilityResult): string {
   return repeatabilityReport(r).trimEnd();
 }
 
-export function figureRows(res: { headroom?: HeadroomResult | Error; fidelity?: FidelityResult | Error; repeatability?: RepeatabilityResult | Error }): FigureRow[] {
+export function figureRows(res: {
+  headroom?: HeadroomResult | Error;
+  fidelity?: FidelityResult | Error;
+  repeatability?: RepeatabilityResult | Error;
+}): FigureRow[] {
   const rows: FigureRow[] = [];
-  const err = (benchmark: string, e: Error) => rows.push({ benchmark, figure: "error", value: e.message.split("\n")[0]!.slice(0, 100), goal: "-", verdict: "ERROR" });
+  const err = (benchmark: string, e: Error) =>
+    rows.push({ benchmark, figure: "error", value: e.message.split("\n")[0]!.slice(0, 100), goal: "-", verdict: "ERROR" });
   const h = res.headroom;
   if (h instanceof Error) err("headroom", h);
   else if (h) {
     rows.push(
-      { benchmark: "headroom", figure: "k6/wrk, tuned script", value: `${h.ratio.tuned.toFixed(3)} (${n0(h.searches.tuned.highestClean ?? 0)} / ${n0(h.wrk.maxRate)} per s)`, goal: `>= ${h.goal}`, verdict: verdict(h.pass) },
-      { benchmark: "headroom", figure: "k6/wrk, default script", value: `${h.ratio.default.toFixed(3)} (${n0(h.searches.default.highestClean ?? 0)} / ${n0(h.wrk.maxRate)} per s)`, goal: "(reference)", verdict: "-" },
+      {
+        benchmark: "headroom",
+        figure: "k6/wrk, tuned script",
+        value: `${h.ratio.tuned.toFixed(3)} (${n0(h.searches.tuned.highestClean ?? 0)} / ${n0(h.wrk.maxRate)} per s)`,
+        goal: `>= ${h.goal}`,
+        verdict: verdict(h.pass),
+      },
+      {
+        benchmark: "headroom",
+        figure: "k6/wrk, default script",
+        value: `${h.ratio.default.toFixed(3)} (${n0(h.searches.default.highestClean ?? 0)} / ${n0(h.wrk.maxRate)} per s)`,
+        goal: "(reference)",
+        verdict: "-",
+      },
     );
   }
   const f = res.fidelity;
   if (f instanceof Error) err("fidelity", f);
   else if (f) {
     rows.push(
-      { benchmark: "fidelity", figure: "p50 measured - injected", value: `${signed(f.diff.p50)} (${ms(f.run.measured.p50)} vs ${ms(f.injected.p50)})`, goal: `within ${f.goal.p50Ms} ms`, verdict: verdict(f.pass.p50) },
-      { benchmark: "fidelity", figure: "p99 measured - injected", value: `${signed(f.diff.p99)} (${ms(f.run.measured.p99)} vs ${ms(f.injected.p99)})`, goal: `within ${f.goal.p99Ms} ms`, verdict: verdict(f.pass.p99) },
+      {
+        benchmark: "fidelity",
+        figure: "p50 measured - injected",
+        value: `${signed(f.diff.p50)} (${ms(f.run.measured.p50)} vs ${ms(f.injected.p50)})`,
+        goal: `within ${f.goal.p50Ms} ms`,
+        verdict: verdict(f.pass.p50),
+      },
+      {
+        benchmark: "fidelity",
+        figure: "p99 measured - injected",
+        value: `${signed(f.diff.p99)} (${ms(f.run.measured.p99)} vs ${ms(f.injected.p99)})`,
+        goal: `within ${f.goal.p99Ms} ms`,
+        verdict: verdict(f.pass.p99),
+      },
     );
   }
   const r = res.repeatability;
@@ -108,12 +144,25 @@ export function figureRows(res: { headroom?: HeadroomResult | Error; fidelity?: 
   else if (r) {
     for (const x of r.systems) {
       rows.push(
-        { benchmark: "repeatability", figure: `${x.target} ${x.cell}: medians of two campaigns`, value: `${x.medians.map((m) => (m === null ? "none" : m.toFixed(0))).join(" vs ")} per s (${x.difference === null ? "-" : pct(x.difference)})`, goal: `within ${pct(r.goals.median, 0)}`, verdict: verdict(x.medianPass) },
-        { benchmark: "repeatability", figure: `${x.target} ${x.cell}: 95% intervals`, value: x.halfWidths.map((h) => (h === null ? "none" : `+-${pct(h)}`)).join(", "), goal: `+-${pct(r.goals.interval, 0)} or less`, verdict: verdict(x.intervalPass) },
+        {
+          benchmark: "repeatability",
+          figure: `${x.target} ${x.cell}: medians of two campaigns`,
+          value: `${x.medians.map((m) => (m === null ? "none" : m.toFixed(0))).join(" vs ")} per s (${x.difference === null ? "-" : pct(x.difference)})`,
+          goal: `within ${pct(r.goals.median, 0)}`,
+          verdict: verdict(x.medianPass),
+        },
+        {
+          benchmark: "repeatability",
+          figure: `${x.target} ${x.cell}: 95% intervals`,
+          value: x.halfWidths.map((h) => (h === null ? "none" : `+-${pct(h)}`)).join(", "),
+          goal: `+-${pct(r.goals.interval, 0)} or less`,
+          verdict: verdict(x.intervalPass),
+        },
       );
     }
   }
   return rows;
 }
 
-export const figuresTable = (rows: FigureRow[]) => table([["benchmark", "figure", "value", "goal", "verdict"], ...rows.map((r) => [r.benchmark, r.figure, r.value, r.goal, r.verdict])]);
+export const figuresTable = (rows: FigureRow[]) =>
+  table([["benchmark", "figure", "value", "goal", "verdict"], ...rows.map((r) => [r.benchmark, r.figure, r.value, r.goal, r.verdict])]);

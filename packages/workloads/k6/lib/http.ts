@@ -126,7 +126,10 @@ export class Api {
       expect: "ok-or-not-found",
     });
     const body = parseJson(res.body);
-    const product = res.status === 200 && isObject(body) && typeof body.price === "number" && typeof body.stock === "number" ? { price: body.price, stock: body.stock } : undefined;
+    const product =
+      res.status === 200 && isObject(body) && typeof body.price === "number" && typeof body.stock === "number"
+        ? { price: body.price, stock: body.stock }
+        : undefined;
     check(res, { "reading a product answers 200 or 404": () => product !== undefined || res.status === 404 }, { op: "seed-product" });
     if (res.status === 404) return null;
     return product;

@@ -259,11 +259,18 @@ function stepOf(scenario: string, acc: ScenarioAcc, runStartMs: number, options:
     completedRate,
     completedShare: offeredRate ? completedRate / offeredRate : null,
     errorRate: s.requests === 0 ? 0 : s.errors / s.requests,
-    window: stepWindow({ successful: acc.successfulEnds, rejected: acc.rejectedEnds }, Number.isFinite(first) ? first : runStartMs, durationS, offeredRate, acc.inBoundStarts),
+    window: stepWindow(
+      { successful: acc.successfulEnds, rejected: acc.rejectedEnds },
+      Number.isFinite(first) ? first : runStartMs,
+      durationS,
+      offeredRate,
+      acc.inBoundStarts,
+    ),
   };
 }
 
-const summarize = (m: Map<string, OutcomeCounter>) => Object.fromEntries([...m].sort(([a], [b]) => a.localeCompare(b, "en", { numeric: true })).map(([k, c]) => [k, c.summary()]));
+const summarize = (m: Map<string, OutcomeCounter>) =>
+  Object.fromEntries([...m].sort(([a], [b]) => a.localeCompare(b, "en", { numeric: true })).map(([k, c]) => [k, c.summary()]));
 
 /** Reads a k6 CSV file (gzipped or not) once, streaming, and aggregates what the metrics of SPEC 5 need. */
 export async function aggregateK6(file: string, options: AggregateOptions): Promise<K6Aggregate> {
@@ -377,4 +384,3 @@ export async function aggregateK6(file: string, options: AggregateOptions): Prom
     lines,
   };
 }
-

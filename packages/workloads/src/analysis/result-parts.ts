@@ -60,7 +60,9 @@ export function maxThroughputResult(a: K6Aggregate, criteria: Partial<Sustainabl
 export function stableResult(a: K6Aggregate): StableLoad {
   const [step, ...more] = a.steps;
   if (!step || more.length > 0 || step.offeredRate === null)
-    throw new Error(`a stable-load run has exactly one step with a known rate; found ${a.steps.map((s) => `${s.scenario} (${s.offeredRate ?? "rate unknown"})`).join(", ") || "none"}`);
+    throw new Error(
+      `a stable-load run has exactly one step with a known rate; found ${a.steps.map((s) => `${s.scenario} (${s.offeredRate ?? "rate unknown"})`).join(", ") || "none"}`,
+    );
   const byCartSize = summaries(a.byTag.cart_size);
   const byShape = summaries(a.byTag.shape);
   const byTopDepth = summaries(a.byTag["top/depth"]);

@@ -117,9 +117,16 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
   //    checked below); no answer or a 5xx is resolved by reading the cart.
   const completed = new Set<CheckoutRecord>();
   const ambiguous = records.filter((r) => r.status !== 200 && r.status !== 409);
-  const toRead = new Set([...ambiguous, ...spread(records.filter((r) => r.status === 200 || r.status === 409), input.sampleRecords ?? 5000)]);
+  const toRead = new Set([
+    ...ambiguous,
+    ...spread(
+      records.filter((r) => r.status === 200 || r.status === 409),
+      input.sampleRecords ?? 5000,
+    ),
+  ]);
   for (const r of records) if (r.status === 200) completed.add(r);
-  const unreadable = (what: string, res: { status: number; body: unknown }) => flag("unreadable", `${what}: ${res.status} ${JSON.stringify(res.body).slice(0, 120)}`);
+  const unreadable = (what: string, res: { status: number; body: unknown }) =>
+    flag("unreadable", `${what}: ${res.status} ${JSON.stringify(res.body).slice(0, 120)}`);
   await pool([...toRead], concurrency, async (r) => {
     const cart = await getJson(`/shopping-carts/${r.cart}`);
     // a cart that cannot be read says nothing about the checkout: counted as unreadable, not as a missing order
@@ -146,7 +153,10 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
     const want = r.credits - (completed.has(r) ? expectedTotal : 0);
     if (credits < 0) flag("negative-credits", `user ${r.user} has ${credits} credits`);
     if (credits !== want) {
-      flag(r.status === 409 ? "rejected-with-side-effects" : "credit-drift", `user ${r.user}: ${credits} credits, expected ${want} (checkout answered ${r.status})`);
+      flag(
+        r.status === 409 ? "rejected-with-side-effects" : "credit-drift",
+        `user ${r.user}: ${credits} credits, expected ${want} (checkout answered ${r.status})`,
+      );
     }
   });
 
@@ -185,7 +195,13 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
   });
 
   const total = Object.values(anomalies).reduce((a, b) => a + b, 0);
-  return { anomalies, total, checked: { records: toRead.size, products: input.stockBefore.size, coPurchase: sample.length }, ambiguous: ambiguous.length, examples };
+  return {
+    anomalies,
+    total,
+    checked: { records: toRead.size, products: input.stockBefore.size, coPurchase: sample.length },
+    ambiguous: ambiguous.length,
+    examples,
+  };
 }
 
 /**

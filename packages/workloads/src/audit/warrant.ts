@@ -35,15 +35,15 @@ export function unwarrantedRejections(input: WarrantInput): Unwarranted[] {
   const { records, stockAfter, idOf, priceOf } = input;
   // what other checkouts that did not complete could have held of each product at some moment
   const mayHold = new Map<string, number>();
-  for (const r of records)
-    if (r.status !== 200) for (const [p, a] of r.items) mayHold.set(idOf(p), (mayHold.get(idOf(p)) ?? 0) + a);
+  for (const r of records) if (r.status !== 200) for (const [p, a] of r.items) mayHold.set(idOf(p), (mayHold.get(idOf(p)) ?? 0) + a);
   const out: Unwarranted[] = [];
   for (const r of records) {
     if (r.status !== 409) continue;
     const total = r.items.reduce((s, [p, a]) => s + priceOf(idOf(p)) * a, 0);
     switch (r.error) {
       case "insufficient-credits":
-        if (r.credits >= total) out.push({ record: r, why: `cart ${r.cart}: 409 insufficient-credits, but user ${r.user} was given ${r.credits} credits for a total of ${total}` });
+        if (r.credits >= total)
+          out.push({ record: r, why: `cart ${r.cart}: 409 insufficient-credits, but user ${r.user} was given ${r.credits} credits for a total of ${total}` });
         break;
       case "insufficient-stock": {
         const lacking = r.items.some(([p, a]) => {

@@ -38,7 +38,7 @@ export function parseCpuList(list: string): number[] {
 export function formatCpuList(cpus: readonly number[]): string {
   const s = [...cpus].sort((x, y) => x - y);
   const parts: string[] = [];
-  for (let i = 0; i < s.length; ) {
+  for (let i = 0; i < s.length;) {
     let j = i;
     while (j + 1 < s.length && s[j + 1] === s[j]! + 1) j++;
     parts.push(i === j ? `${s[i]}` : `${s[i]}-${s[j]}`);

@@ -22,7 +22,12 @@ interface CpuTimes {
 /** The aggregate line of /proc/stat: user nice system idle iowait irq softirq steal guest guest_nice (clock ticks). */
 export function parseProcStat(text: string): CpuTimes & { cpus: number } {
   const lines = text.split("\n");
-  const f = lines.find((l) => l.startsWith("cpu "))!.trim().split(/\s+/).slice(1).map(Number);
+  const f = lines
+    .find((l) => l.startsWith("cpu "))!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
   const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = f;
   const hz = clockTicks();
   return {

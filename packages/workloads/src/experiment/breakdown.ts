@@ -26,7 +26,13 @@ export async function openTraceWindow(ctx: RunContext, cell: CellPlan): Promise<
  * so every traced request is measured there. Node-postgres's spans carry no
  * query shape, so analytics gets an overall breakdown only.
  */
-export async function stableBreakdown(ctx: RunContext, cell: CellPlan, traceWindow: TraceWindow, stable: LoadOutcome, stats: StableLoad): Promise<Cell["breakdown"]> {
+export async function stableBreakdown(
+  ctx: RunContext,
+  cell: CellPlan,
+  traceWindow: TraceWindow,
+  stable: LoadOutcome,
+  stats: StableLoad,
+): Promise<Cell["breakdown"]> {
   const note = (detail: string) => progress(ctx, cell, "trace", detail, { note: true });
   let measured: Map<string, MeasuredRequest> | undefined;
   if (cell.workload !== "analytics") {
@@ -46,7 +52,10 @@ export async function stableBreakdown(ctx: RunContext, cell: CellPlan, traceWind
     }
     for (const n of breakdown.notes ?? []) note(`breakdown: ${n}`);
     const c = breakdown.coverage;
-    if (c) note(`breakdown covers ${c.complete} of ${c.requests} requests (${(c.share * 100).toFixed(1)}%), parts ${(c.deviation * 100).toFixed(1)}% off the measured latency${c.flagged ? `: flagged (${c.flags.join("; ")})` : ""}`);
+    if (c)
+      note(
+        `breakdown covers ${c.complete} of ${c.requests} requests (${(c.share * 100).toFixed(1)}%), parts ${(c.deviation * 100).toFixed(1)}% off the measured latency${c.flagged ? `: flagged (${c.flags.join("; ")})` : ""}`,
+      );
     return breakdown;
   } catch (e) {
     note(`no breakdown for this cell: ${(e as Error).message}`);

@@ -20,7 +20,12 @@ function concatSeries(aggs: K6Aggregate[]): SeriesPoint[] {
   return out;
 }
 
-export async function runCell(ctx: RunContext, choice: CellChoice, experiment: Experiment = "throughput", phases: readonly Phase[] = EXPERIMENT_PHASES[experiment]): Promise<Cell> {
+export async function runCell(
+  ctx: RunContext,
+  choice: CellChoice,
+  experiment: Experiment = "throughput",
+  phases: readonly Phase[] = EXPERIMENT_PHASES[experiment],
+): Promise<Cell> {
   checkPhases(phases);
   const { workload, distribution } = choice;
   const state: CellState = {};

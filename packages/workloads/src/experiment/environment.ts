@@ -15,7 +15,9 @@ const run = (cmd: string, args: string[], cwd?: string) => {
 
 function osName(): string {
   try {
-    const line = readFileSync("/etc/os-release", "utf8").split("\n").find((l) => l.startsWith("PRETTY_NAME="));
+    const line = readFileSync("/etc/os-release", "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("PRETTY_NAME="));
     if (line) return line.slice("PRETTY_NAME=".length).replace(/^"|"$/g, "");
   } catch {
     // not Linux

@@ -21,7 +21,10 @@ export function maxVus(rate: number): number {
  * stayed below most of the VU pool. When not, dropped iterations are the
  * target's slowness holding the VUs, not a generator that fell behind.
  */
-export function targetAnsweredInTime(step: { offeredRate: number | null; meanIterationS: number | null; latency: { count: number; p99: number } }, boundMs: number): boolean {
+export function targetAnsweredInTime(
+  step: { offeredRate: number | null; meanIterationS: number | null; latency: { count: number; p99: number } },
+  boundMs: number,
+): boolean {
   if (step.latency.count === 0 || !(step.latency.p99 < boundMs)) return false;
   if (step.offeredRate === null || step.meanIterationS === null) return true;
   return step.offeredRate * step.meanIterationS < 0.8 * maxVus(step.offeredRate);
@@ -82,7 +85,8 @@ export async function runLoadStep(ctx: RunContext, cell: CellPlan, s: LoadStep):
   const usage = sampler.stop();
   ctx.rawFiles.push(out.csv, out.console);
   ctx.checkAlive(s.stage);
-  if (out.exitCode !== 0) throw new StageError(s.stage, `k6 exited with code ${out.exitCode} running ${cell.workload} at ${s.rate}/s: ${out.stderrTail || "(no output)"}`);
+  if (out.exitCode !== 0)
+    throw new StageError(s.stage, `k6 exited with code ${out.exitCode} running ${cell.workload} at ${s.rate}/s: ${out.stderrTail || "(no output)"}`);
   const op = MEASURED[cell.workload];
   const agg = await aggregateK6(out.csv, { op, stepRates: [s.rate], stepDurationsS: [s.durationS], rejections: REJECTIONS[cell.workload] });
   const step = agg.steps[0];

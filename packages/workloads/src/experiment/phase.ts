@@ -126,6 +126,12 @@ export interface Phase {
 }
 
 /** A progress event of a phase. */
-export function progress(ctx: RunContext, cell: CellPlan | string, phase: ProgressEvent["phase"], detail: string, extra: Omit<ProgressEvent, "cell" | "phase" | "detail"> = {}): void {
+export function progress(
+  ctx: RunContext,
+  cell: CellPlan | string,
+  phase: ProgressEvent["phase"],
+  detail: string,
+  extra: Omit<ProgressEvent, "cell" | "phase" | "detail"> = {},
+): void {
   ctx.onProgress({ cell: typeof cell === "string" ? cell : cell.name, phase, detail, ...extra });
 }

@@ -84,7 +84,10 @@ export const PROFILE_SETTINGS: Record<Profile, ProfileSettings> = {
       overheadStepS: 3,
       emptyKnee: { startRate: 100, factor: 4, maxCoarseSteps: 3, fineSteps: 0, maxRate: 20000 },
       emptyStepS: 3,
-      pingpong: [{ pairs: 1, bytes: 64, messages: 20 }, { pairs: 16, bytes: 4096, messages: 10 }],
+      pingpong: [
+        { pairs: 1, bytes: 64, messages: 20 },
+        { pairs: 16, bytes: 4096, messages: 10 },
+      ],
       divide: [{ items: 10_000, fanout: 4, leaf: 1000 }],
       big: [{ entities: 10, messages: 500 }],
     },

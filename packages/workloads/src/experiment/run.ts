@@ -8,7 +8,23 @@ import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseResult, RESULT_SCHEMA_VERSION, type Cell, type CellChoice, type Environment, experimentSupport, type Experiment, type MicroResult, type Profile, type ResilienceResults, type ScalabilityResult, type ProgressEvent, type ResultDocument, type TrialTag, type Workload } from "@sfbench/core";
+import {
+  parseResult,
+  RESULT_SCHEMA_VERSION,
+  type Cell,
+  type CellChoice,
+  type Environment,
+  experimentSupport,
+  type Experiment,
+  type MicroResult,
+  type Profile,
+  type ResilienceResults,
+  type ScalabilityResult,
+  type ProgressEvent,
+  type ResultDocument,
+  type TrialTag,
+  type Workload,
+} from "@sfbench/core";
 import { readAuditRecords } from "../audit/records.ts";
 import { TraceSession, type TraceOptions } from "../trace/session.ts";
 import { formatCpuList, pinTrees, planSplit, runCpus } from "../cost/affinity.ts";
@@ -28,7 +44,11 @@ export function measuredNodeCount(nodes: number, cells: readonly Cell[]): Measur
 function scalabilityPart(opts: BenchmarkOptions, cells: readonly Cell[], resilience: ResilienceResults | undefined): { resilience?: ResilienceResults } {
   const own = opts.scalability ? measuredNodeCount(opts.nodes ?? 1, cells) : undefined;
   if (!opts.scalability || !own) return resilience ? { resilience } : {};
-  const scalability: ScalabilityResult = { environment: "local", routing: opts.scalability.routing, points: scalabilityPoints([...opts.scalability.measured, own]) };
+  const scalability: ScalabilityResult = {
+    environment: "local",
+    routing: opts.scalability.routing,
+    points: scalabilityPoints([...opts.scalability.measured, own]),
+  };
   return { resilience: { ...(resilience ?? { unsupported: [] }), scalability } };
 }
 
@@ -157,7 +177,12 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
   let resilience: ResilienceResults | undefined;
   const experiment = opts.experiment ?? "throughput";
   // the experiments that act on the target's processes, when this target cannot do them: said, not skipped silently
-  const unsupported = experiment === "throughput" ? undefined : !opts.control ? "sfbench did not start this target (given by URL), so it cannot kill, restart or add its processes" : notSupported(experimentSupport(opts.control.manifest)[experiment]);
+  const unsupported =
+    experiment === "throughput"
+      ? undefined
+      : !opts.control
+        ? "sfbench did not start this target (given by URL), so it cannot kill, restart or add its processes"
+        : notSupported(experimentSupport(opts.control.manifest)[experiment]);
   const cellsToRun = unsupported || experiment === "recovery" ? [] : opts.cells;
   let error: ResultDocument["error"];
   const pinned = split && opts.targetPids().length > 0;
@@ -195,7 +220,8 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
       }
       cells.push(await runCell(ctx, { workload, distribution }, opts.experiment));
     }
-    if (experiment === "recovery" && !unsupported) resilience = { recovery: await runRecovery(ctx, opts.control!, settings.recovery.stateSizes), unsupported: [] };
+    if (experiment === "recovery" && !unsupported)
+      resilience = { recovery: await runRecovery(ctx, opts.control!, settings.recovery.stateSizes), unsupported: [] };
     // the microbenchmarks belong to the throughput experiment (a fault or recovery run measures the target's processes, not its invocations)
     if (opts.micro && experiment === "throughput") micro = await runMicro(ctx, settings.micro, opts.micro.declared);
   } catch (e) {
@@ -212,7 +238,9 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
       opts.control?.placeOn?.(undefined);
       pinProcess(process.pid, all);
     }
-    await ctx.trace?.close().catch((e: Error) => progress({ cell: "-", phase: "trace", note: true, detail: `could not delete ${ctx.trace!.topic}: ${e.message}` }));
+    await ctx.trace
+      ?.close()
+      .catch((e: Error) => progress({ cell: "-", phase: "trace", note: true, detail: `could not delete ${ctx.trace!.topic}: ${e.message}` }));
   }
   for (const pid of opts.targetPids()) ownRoots.add(pid);
   const noise = noiseBetween(noiseStart, noiseMark([...ownRoots]));
@@ -236,7 +264,7 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
     profile: opts.profile,
     cells,
     ...(micro ? { micro } : {}),
-    ...(scalabilityPart(opts, cells, resilience)),
+    ...scalabilityPart(opts, cells, resilience),
     rawData: { dir: rawDir, files: ctx.rawFiles.map((f) => f.slice(rawDir.length + 1)) },
     ...(opts.campaign ? { campaign: opts.campaign } : {}),
     noise,
@@ -293,7 +321,12 @@ async function openTrace(runId: string, trace: TraceOptions, progress: (event: P
     progress({ cell: "-", phase: "trace", note: true, detail: `spans of ${trace.logFile} go to Kafka topic ${session.topic}` });
     return session;
   } catch (e) {
-    progress({ cell: "-", phase: "trace", note: true, detail: `no breakdown: could not create the span topic on ${trace.brokers.join(",")}: ${(e as Error).message}` });
+    progress({
+      cell: "-",
+      phase: "trace",
+      note: true,
+      detail: `no breakdown: could not create the span topic on ${trace.brokers.join(",")}: ${(e as Error).message}`,
+    });
     return undefined;
   }
 }

@@ -66,7 +66,8 @@ async function microStep(ctx: RunContext, route: MicroRoute, rate: number, durat
   });
   ctx.rawFiles.push(out.csv, out.console);
   ctx.checkAlive(stage);
-  if (out.exitCode !== 0) throw new StageError(stage, `k6 exited with code ${out.exitCode} running micro ${route} at ${rate}/s: ${out.stderrTail || "(no output)"}`);
+  if (out.exitCode !== 0)
+    throw new StageError(stage, `k6 exited with code ${out.exitCode} running micro ${route} at ${rate}/s: ${out.stderrTail || "(no output)"}`);
   const op = `micro-${route}` as MeasuredOp;
   const agg = await aggregateK6(out.csv, { op, stepRates: [rate], stepDurationsS: [durationS] });
   const step = agg.steps[0];
@@ -87,7 +88,12 @@ async function postJson<T>(ctx: RunContext, path: string, body: object, timeoutM
   const started = performance.now();
   let res: Response;
   try {
-    res = await fetch(`${ctx.baseUrl}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(ctx.signal ? [ctx.signal] : [])]) });
+    res = await fetch(`${ctx.baseUrl}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+      signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(ctx.signal ? [ctx.signal] : [])]),
+    });
   } catch (e) {
     throw new StageError(`micro (${path})`, `POST ${path} ${JSON.stringify(body)} got no answer within ${timeoutMs / 1000} s: ${(e as Error).message}`);
   }
@@ -160,7 +166,12 @@ export async function runMicro(ctx: RunContext, plan: MicroPlan, declared: boole
     progress(ctx, CALL, "micro", `divide: ${c.items} items, fan-out ${c.fanout}`);
     ctx.checkAlive("micro");
     const seed = ctx.seed;
-    const { body, ms } = await postJson<{ items: number; first: number; last: number; checksum: number; entities: number; totalNs: number }>(ctx, "/micro/divide", { ...c, seed }, 600_000);
+    const { body, ms } = await postJson<{ items: number; first: number; last: number; checksum: number; entities: number; totalNs: number }>(
+      ctx,
+      "/micro/divide",
+      { ...c, seed },
+      600_000,
+    );
     const want = divideExpected({ ...c, seed });
     expectEqual(`divide ${JSON.stringify(c)}: items`, body.items, c.items);
     expectEqual(`divide ${JSON.stringify(c)}: first`, body.first, want.first);

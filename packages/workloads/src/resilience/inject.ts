@@ -28,7 +28,8 @@ export interface FaultPlan {
  */
 export function planFault(manifest: TargetManifest, nodes: number, opts: { restartNode?: boolean } = {}): FaultPlan {
   const max = nodeSupport(manifest).max;
-  if (!Number.isInteger(nodes) || nodes < 1 || nodes > max) throw new Error(`nodes: ${nodes} is not a node count ${manifest.name} supports (allowed: 1 to ${max})`);
+  if (!Number.isInteger(nodes) || nodes < 1 || nodes > max)
+    throw new Error(`nodes: ${nodes} is not a node count ${manifest.name} supports (allowed: 1 to ${max})`);
   return nodes === 1 ? { node: 0, nodes: 1, whole: true, restart: true } : { node: nodes - 1, nodes, whole: false, restart: opts.restartNode ?? false };
 }
 
@@ -65,7 +66,14 @@ export async function injectFault(input: InjectFaultInput): Promise<FaultKill> {
     });
   }
   const { at } = await input.kill(input.plan.node, signal);
-  const base: FaultKill = { node: input.plan.node, nodes: input.plan.nodes, signal, atS: Math.max(0, onSeriesClock(at, input.originMs)), restarted: input.plan.restart, restartHealthyAfterS: null };
+  const base: FaultKill = {
+    node: input.plan.node,
+    nodes: input.plan.nodes,
+    signal,
+    atS: Math.max(0, onSeriesClock(at, input.originMs)),
+    restarted: input.plan.restart,
+    restartHealthyAfterS: null,
+  };
   if (!input.plan.restart) return base;
   try {
     await input.restart(input.plan.node);

@@ -33,7 +33,8 @@ export async function runRecovery(ctx: RunContext, t: TargetControl, stateSizes:
       restart: () => t.restart(0),
       healthTimeoutMs: restartTimeoutMs,
     });
-    if (point.healthAfterS === null) throw new StageError("recovery", `the target did not come back after kill -9 with ${products} products: ${point.failure ?? "no answer"}`);
+    if (point.healthAfterS === null)
+      throw new StageError("recovery", `the target did not come back after kill -9 with ${products} products: ${point.failure ?? "no answer"}`);
     progress(
       ctx,
       "-",

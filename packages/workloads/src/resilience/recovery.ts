@@ -118,7 +118,11 @@ function spread(n: number, k: number): number[] {
  * as many users) and counts what is missing or changed. `stockTaken` is stock
  * the caller retracted since (e.g. the recovery checkout).
  */
-export async function readBack(baseUrl: string, state: SeededState, opts: { sample?: number; concurrency?: number; stockTaken?: ReadonlyMap<string, number> } = {}): Promise<ReadBack> {
+export async function readBack(
+  baseUrl: string,
+  state: SeededState,
+  opts: { sample?: number; concurrency?: number; stockTaken?: ReadonlyMap<string, number> } = {},
+): Promise<ReadBack> {
   const sample = opts.sample ?? 1000;
   const out: ReadBack = { checked: 0, missing: 0, changed: 0, examples: [] };
   const note = (kind: "missing" | "changed", what: string) => {
@@ -136,13 +140,15 @@ export async function readBack(baseUrl: string, state: SeededState, opts: { samp
       const want = { price: productPrice(state.seed, i), stock: state.stock - (opts.stockTaken?.get(id) ?? 0) };
       const got = r.body as { price?: unknown; stock?: unknown };
       if (r.status === 404) note("missing", `product ${id}`);
-      else if (r.status !== 200 || got.price !== want.price || got.stock !== want.stock) note("changed", `product ${id}: ${r.status} ${brief(r.body)}, expected ${brief(want)}`);
+      else if (r.status !== 200 || got.price !== want.price || got.stock !== want.stock)
+        note("changed", `product ${id}: ${r.status} ${brief(r.body)}, expected ${brief(want)}`);
       return;
     }
     const id = state.users[users[k - products.length]!]!;
     const r = await send(baseUrl, "GET", `/users/${id}`);
     if (r.status === 404) note("missing", `user ${id}`);
-    else if (r.status !== 200 || (r.body as { credits?: unknown }).credits !== state.credits) note("changed", `user ${id}: ${r.status} ${brief(r.body)}, expected credits ${state.credits}`);
+    else if (r.status !== 200 || (r.body as { credits?: unknown }).credits !== state.credits)
+      note("changed", `user ${id}: ${r.status} ${brief(r.body)}, expected credits ${state.credits}`);
   });
   return out;
 }

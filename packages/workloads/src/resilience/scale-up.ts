@@ -42,7 +42,8 @@ export function analyzeScaleUp(input: ScaleUpInput): ScaleUpResult {
     throw new Error(`series: ${after.length} s after the node was added; the analysis needs at least settleSeconds + sustainS = ${settleSeconds + sustainS} s`);
   }
   const baselineRate = mean(baseline.map((p) => p.successful));
-  if (baselineRate <= 0) throw new Error(`series: no successful request in the ${baseline.length} s before the node was added; there is nothing to scale up from`);
+  if (baselineRate <= 0)
+    throw new Error(`series: no successful request in the ${baseline.length} s before the node was added; there is nothing to scale up from`);
   const settledRate = mean(after.slice(-settleSeconds).map((p) => p.successful));
   const gained = settledRate - baselineRate > (input.minGain ?? 0.05) * baselineRate;
   const level = baselineRate + share * (settledRate - baselineRate);

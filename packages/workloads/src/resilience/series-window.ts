@@ -16,14 +16,16 @@ export function median(xs: number[]): number | null {
 
 export function checkSeries(series: readonly SeriesPoint[], field: string): void {
   for (let i = 1; i < series.length; i++) {
-    if (series[i]!.t <= series[i - 1]!.t) throw new Error(`${field}: t must increase from second to second (t ${series[i]!.t} follows t ${series[i - 1]!.t} at position ${i})`);
+    if (series[i]!.t <= series[i - 1]!.t)
+      throw new Error(`${field}: t must increase from second to second (t ${series[i]!.t} follows t ${series[i - 1]!.t} at position ${i})`);
   }
 }
 
 /** The last `n` whole seconds that end at or before `atS`; an error naming `field` when there is none. */
 export function secondsBefore(series: readonly SeriesPoint[], atS: number, n: number, field: string): SeriesPoint[] {
   const before = series.filter((p) => p.t + 1 <= atS);
-  if (!before.length) throw new Error(`${field}: ${atS} s leaves no whole second of the series before it to compare with (the series starts at t ${series[0]?.t ?? "none"})`);
+  if (!before.length)
+    throw new Error(`${field}: ${atS} s leaves no whole second of the series before it to compare with (the series starts at t ${series[0]?.t ?? "none"})`);
   return before.slice(-n);
 }
 

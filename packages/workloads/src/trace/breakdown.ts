@@ -120,7 +120,10 @@ export function traceTimes(spans: readonly Span[]): TraceTimes | undefined {
   const hasParent = (s: Span) => s.parentId != null && s.parentId !== s.spanId && byId.has(s.parentId);
   const gateways = all.filter((s) => s.kind === "gateway");
   const roots = gateways.filter((s) => !hasParent(s));
-  const root = (roots.length ? roots : gateways).reduce<Span | undefined>((best, s) => (!best || s.end - s.start > best.end - best.start ? s : best), undefined);
+  const root = (roots.length ? roots : gateways).reduce<Span | undefined>(
+    (best, s) => (!best || s.end - s.start > best.end - best.start ? s : best),
+    undefined,
+  );
   if (!root) return undefined;
 
   const children = new Map<string, Span[]>();
@@ -257,8 +260,18 @@ export function buildBreakdown(input: BreakdownInput): LatencyBreakdown | undefi
   const notes: string[] = [];
   const overall = part({ traces }, input.client.overall, "overall", notes);
   const groupOf = (t: TraceTimes) => input.measured?.get(t.traceId);
-  const byCartSize = parts(byKey(traces, (t) => groupOf(t)?.cartSize), input.client.byCartSize, "byCartSize", notes);
-  const byShape = parts(byKey(traces, (t) => groupOf(t)?.shape), input.client.byShape, "byShape", notes);
+  const byCartSize = parts(
+    byKey(traces, (t) => groupOf(t)?.cartSize),
+    input.client.byCartSize,
+    "byCartSize",
+    notes,
+  );
+  const byShape = parts(
+    byKey(traces, (t) => groupOf(t)?.shape),
+    input.client.byShape,
+    "byShape",
+    notes,
+  );
 
   if (input.measured) {
     const missing = input.measured.size - traces.length - withoutGateway;

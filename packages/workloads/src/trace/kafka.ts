@@ -32,10 +32,13 @@ function fixIdleTimerLoop(): void {
     proto.scheduleCheckPendingRequests = function (this: RequestQueueInternals) {
       if (this.pending.length === 0 || this.throttleCheckTimeoutId) return;
       const wait = this.throttledUntil - Date.now();
-      this.throttleCheckTimeoutId = setTimeout(() => {
-        this.throttleCheckTimeoutId = null;
-        this.checkPendingRequests();
-      }, wait > 0 ? wait : 10);
+      this.throttleCheckTimeoutId = setTimeout(
+        () => {
+          this.throttleCheckTimeoutId = null;
+          this.checkPendingRequests();
+        },
+        wait > 0 ? wait : 10,
+      );
     };
   } catch {
     // another kafkajs layout: keep its own behaviour

@@ -55,7 +55,13 @@ export class TraceWindow {
     }
     const stats = await Promise.all(this.shippers.map((s) => s.stop(drainMs)));
     // one log per node: the counts add up (offset is the first log's)
-    const shipped = stats.reduce((a, b) => ({ ...a, lines: a.lines + b.lines, spans: a.spans + b.spans, messages: a.messages + b.messages, ignored: a.ignored + b.ignored }));
+    const shipped = stats.reduce((a, b) => ({
+      ...a,
+      lines: a.lines + b.lines,
+      spans: a.spans + b.spans,
+      messages: a.messages + b.messages,
+      ignored: a.ignored + b.ignored,
+    }));
     const { brokers, topic } = this.session;
     const to = await topicEnd(brokers, topic);
     const { spans } = await collectSpans({ brokers, topic, from: this.from, to, keep });

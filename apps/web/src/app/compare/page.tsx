@@ -35,7 +35,13 @@ export default async function ComparePage({ searchParams }: { searchParams: Prom
         </label>
         <button type="submit">Compare</button>
       </form>
-      {problem ? <p className="form-error" role="alert">{problem}</p> : <CompareBody slugs={slugs} envText={envText} tuned={tuned} />}
+      {problem ? (
+        <p className="form-error" role="alert">
+          {problem}
+        </p>
+      ) : (
+        <CompareBody slugs={slugs} envText={envText} tuned={tuned} />
+      )}
     </>
   );
 }
@@ -48,7 +54,11 @@ async function CompareBody({ slugs, envText, tuned }: { slugs: string[]; envText
   // micro runs may have no ranked cell (sfbench run --workload micro): without a chosen environment, the one asked for or local, 1 node
   const microEnv = compare.environment ?? wanted ?? { kind: "local" as const, nodes: 1 };
   // a tuned implementation left out of the charts above is left out of these too
-  const micro = await microCompareInput(db, compare.systems.filter((s) => !s.tunedHidden), microEnv);
+  const micro = await microCompareInput(
+    db,
+    compare.systems.filter((s) => !s.tunedHidden),
+    microEnv,
+  );
   return (
     <>
       {compare.unknown.length ? <p className="form-error">No system named {compare.unknown.map((s) => `"${s}"`).join(", ")}.</p> : null}
@@ -58,9 +68,13 @@ async function CompareBody({ slugs, envText, tuned }: { slugs: string[]; envText
           const key = `${e.kind}:${e.nodes}`;
           const active = compare.environment && key === `${compare.environment.kind}:${compare.environment.nodes}`;
           return active ? (
-            <strong key={key}>{fmtEnvironment(e.kind, e.nodes)} ({e.systems})</strong>
+            <strong key={key}>
+              {fmtEnvironment(e.kind, e.nodes)} ({e.systems})
+            </strong>
           ) : (
-            <Link key={key} href={compareHref(slugs, key, tuned)}>{fmtEnvironment(e.kind, e.nodes)} ({e.systems})</Link>
+            <Link key={key} href={compareHref(slugs, key, tuned)}>
+              {fmtEnvironment(e.kind, e.nodes)} ({e.systems})
+            </Link>
           );
         })}
         {compare.environments.length === 0 ? <span className="muted">none of these systems has a completed run</span> : null}
@@ -70,7 +84,9 @@ async function CompareBody({ slugs, envText, tuned }: { slugs: string[]; envText
           <li key={s.slug} data-system={s.slug}>
             <Link href={`/systems/${encodeURIComponent(s.slug)}`}>{s.name}</Link>{" "}
             {s.runId ? (
-              <Link href={`/runs/${s.runId}`} className="muted">run {s.runId.slice(0, 8)} ({s.version})</Link>
+              <Link href={`/runs/${s.runId}`} className="muted">
+                run {s.runId.slice(0, 8)} ({s.version})
+              </Link>
             ) : s.tunedHidden ? (
               <span className="muted" data-testid="tuned-hidden">
                 a tuned implementation (optimised for this benchmark), hidden: <Link href={compareHref(slugs, envText, true)}>show tuned implementations</Link>
@@ -78,7 +94,12 @@ async function CompareBody({ slugs, envText, tuned }: { slugs: string[]; envText
             ) : (
               <span className="muted">no completed run in this environment</span>
             )}
-            {s.cls ? <> <ImplementationBadge cls={s.cls} /></> : null}
+            {s.cls ? (
+              <>
+                {" "}
+                <ImplementationBadge cls={s.cls} />
+              </>
+            ) : null}
           </li>
         ))}
       </ul>

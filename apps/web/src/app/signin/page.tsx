@@ -10,7 +10,9 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
     <>
       <h1>Sign in</h1>
       <AuthForm mode="signIn" next={typeof next === "string" ? next : undefined} />
-      <p className="muted">No account? <Link href="/signup">Sign up</Link>.</p>
+      <p className="muted">
+        No account? <Link href="/signup">Sign up</Link>.
+      </p>
     </>
   );
 }

@@ -10,7 +10,9 @@ export default function SignUpPage() {
       <h1>Create an account</h1>
       <p className="muted">Reading is public; an account lets you submit targets, rate systems and create API tokens for the CLI.</p>
       <AuthForm mode="signUp" />
-      <p className="muted">Have one? <Link href="/signin">Sign in</Link>.</p>
+      <p className="muted">
+        Have one? <Link href="/signin">Sign in</Link>.
+      </p>
     </>
   );
 }

@@ -13,10 +13,16 @@ export default async function SubmitPage() {
     <>
       <h1>Submit a target</h1>
       <p className="muted">
-        Upload the <code>target.json</code> of your implementation of the <Link href="/docs">benchmark application</Link>. The run is queued; a
-        worker verifies it with the conformance suite before it measures anything. At most 10 submissions per hour.
+        Upload the <code>target.json</code> of your implementation of the <Link href="/docs">benchmark application</Link>. The run is queued; a worker verifies
+        it with the conformance suite before it measures anything. At most 10 submissions per hour.
       </p>
-      {viewer ? <SubmitForm /> : <p><Link href="/signin?next=/submit">Sign in</Link> or <Link href="/signup">create an account</Link> to submit.</p>}
+      {viewer ? (
+        <SubmitForm />
+      ) : (
+        <p>
+          <Link href="/signin?next=/submit">Sign in</Link> or <Link href="/signup">create an account</Link> to submit.
+        </p>
+      )}
     </>
   );
 }

@@ -12,8 +12,17 @@ export default async function TokensPage() {
   return (
     <>
       <h1>API tokens</h1>
-      <p className="muted">Tokens let the CLI act as you (<code>Authorization: Bearer &lt;token&gt;</code>). A token is shown once; only its digest is stored. Revoke one you no longer use.</p>
-      {viewer ? <TokensPanel /> : <p><Link href="/signin?next=/tokens">Sign in</Link> to manage your tokens.</p>}
+      <p className="muted">
+        Tokens let the CLI act as you (<code>Authorization: Bearer &lt;token&gt;</code>). A token is shown once; only its digest is stored. Revoke one you no
+        longer use.
+      </p>
+      {viewer ? (
+        <TokensPanel />
+      ) : (
+        <p>
+          <Link href="/signin?next=/tokens">Sign in</Link> to manage your tokens.
+        </p>
+      )}
     </>
   );
 }

@@ -12,7 +12,9 @@ export default async function VerifyEmailPage({ searchParams }: { searchParams: 
       {typeof token === "string" && token ? (
         <VerifyEmailForm token={token} />
       ) : (
-        <p className="form-error" role="alert">This page needs the link from the verification mail, whole (it ends in ?token=...).</p>
+        <p className="form-error" role="alert">
+          This page needs the link from the verification mail, whole (it ends in ?token=...).
+        </p>
       )}
     </>
   );

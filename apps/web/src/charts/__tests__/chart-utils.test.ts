@@ -33,7 +33,11 @@ describe("formatting and legend order", () => {
 
   it("orders legend items as the series were given", () => {
     const order = legendOrder(["s1_ma", "s0_ma"]);
-    const items = [{ dataKey: "s0_ma", value: "A" }, { dataKey: "s1_ma", value: "B" }, { dataKey: "x", value: "C" }];
+    const items = [
+      { dataKey: "s0_ma", value: "A" },
+      { dataKey: "s1_ma", value: "B" },
+      { dataKey: "x", value: "C" },
+    ];
     expect([...items].sort((a, b) => order(a) - order(b)).map((i) => i.value)).toEqual(["B", "A", "C"]);
   });
 });

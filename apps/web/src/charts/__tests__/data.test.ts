@@ -84,7 +84,10 @@ describe("long series", () => {
   });
 
   it("leave short series alone", () => {
-    const rows = [{ t: 0, a: 1 }, { t: 1, a: null }];
+    const rows = [
+      { t: 0, a: 1 },
+      { t: 1, a: null },
+    ];
     expect(downsample(rows)).toEqual({ rows, bucketS: 1 });
   });
 
@@ -176,12 +179,29 @@ describe("breakdown", () => {
   });
 
   it("says how much of the phase it covers; one from 40% of the requests is flagged, one without coverage too", () => {
-    const coverage = { requests: 1000, traced: 410, complete: 400, share: 0.4, clientMs: 10.5, sumMs: 10.5, spansMs: 6.5, deviation: 0, flagged: true, flags: ["only 40% of the phase's 1000 requests produced a complete trace (needs >= 90%)"] };
-    const d = breakdownData([{ system, raw: { ...BREAKDOWN, coverage } }, { system: { ...system, key: "s1", name: "B" }, raw: BREAKDOWN }]);
+    const coverage = {
+      requests: 1000,
+      traced: 410,
+      complete: 400,
+      share: 0.4,
+      clientMs: 10.5,
+      sumMs: 10.5,
+      spansMs: 6.5,
+      deviation: 0,
+      flagged: true,
+      flags: ["only 40% of the phase's 1000 requests produced a complete trace (needs >= 90%)"],
+    };
+    const d = breakdownData([
+      { system, raw: { ...BREAKDOWN, coverage } },
+      { system: { ...system, key: "s1", name: "B" }, raw: BREAKDOWN },
+    ]);
     expect(d.available).toBe(true);
     if (!d.available) return;
     expect(d.coverage[0]).toEqual({
-      key: "s0", name: "A", flagged: true, flags: coverage.flags,
+      key: "s0",
+      name: "A",
+      flagged: true,
+      flags: coverage.flags,
       text: "complete traces for 40.0% of the phase's 1,000 requests; the parts add up to 10.50 ms, 0.0% off the measured mean of 10.50 ms",
     });
     expect(d.coverage[1]).toMatchObject({ key: "s1", flagged: true, text: expect.stringMatching(/^coverage not recorded/) });
@@ -208,7 +228,13 @@ describe("buildCompareData", () => {
   const failed = doc({ name: "gamma", failed: { stage: "verify", message: "conformance: 3 checks failed" } });
   const input = {
     systems: [
-      { slug: "alpha", name: "Alpha", doc: a, loc: { TypeScript: { app: 400, gateway: 100 } }, ratings: { programmingModel: 4.25, understandability: 3.5, count: 4 } },
+      {
+        slug: "alpha",
+        name: "Alpha",
+        doc: a,
+        loc: { TypeScript: { app: 400, gateway: 100 } },
+        ratings: { programmingModel: 4.25, understandability: 3.5, count: 4 },
+      },
       { slug: "beta", name: "Beta", doc: b, loc: null, ratings: null, scalability: [{ nodes: 1, sustainableRate: 100 }] },
       { slug: "gamma", name: "Gamma", doc: failed },
     ],
@@ -305,7 +331,15 @@ describe("buildCompareData", () => {
     expect(data.scalability.reason).toMatch(/two or more node counts/);
     const d = buildCompareData({
       systems: [
-        { slug: "a", name: "A", doc: a, scalability: [{ nodes: 1, sustainableRate: 100 }, { nodes: 3, sustainableRate: 280 }] },
+        {
+          slug: "a",
+          name: "A",
+          doc: a,
+          scalability: [
+            { nodes: 1, sustainableRate: 100 },
+            { nodes: 3, sustainableRate: 280 },
+          ],
+        },
         { slug: "b", name: "B", doc: a, scalability: [{ nodes: 3, sustainableRate: null }] },
       ],
     });
@@ -425,12 +459,20 @@ describe("the knee procedure next to the knee", () => {
       maxMovingAvg10s: 100,
       sustainableRate: 90,
       steps: [],
-      knee: { stoppedBecause: "resolution-reached" as const, firstUnsustainableRate: 99, resolution: 0.1, targetResolution: 0.1, confirmation: { count: 2, stepS: 10, candidateRate: 99, confirmedRate: 90, stepsDown: 1 } },
+      knee: {
+        stoppedBecause: "resolution-reached" as const,
+        firstUnsustainableRate: 99,
+        resolution: 0.1,
+        targetResolution: 0.1,
+        confirmation: { count: 2, stepS: 10, candidateRate: 99, confirmedRate: 90, stepsDown: 1 },
+      },
     };
     expect(procedureText(mt, { warmupS: 8, stepS: 6, quietMaxS: 4 })).toBe(
       "Procedure: warm-up 8 s (not judged); steps of 6 s; quiet time up to 4 s between steps; confirmation: 2 repeats of 10 s at 99/s, held at 90/s after 1 step down.",
     );
-    expect(procedureText({ ...mt, knee: { ...mt.knee, confirmation: undefined } }, { warmupS: 2, stepS: 2, quietMaxS: 1 })).toMatch(/not confirmed \(a smoke test\)\.$/);
+    expect(procedureText({ ...mt, knee: { ...mt.knee, confirmation: undefined } }, { warmupS: 2, stepS: 2, quietMaxS: 1 })).toMatch(
+      /not confirmed \(a smoke test\)\.$/,
+    );
     expect(procedureText(mt, { stepS: 6 })).toBeNull(); // a document from before the procedure
   });
 });

@@ -14,7 +14,12 @@ import { doc as v1doc } from "./fixtures.ts";
 
 function schema2(name: string, opts: Omit<FixtureOptions, "target"> = {}): ResultDocument {
   const { manifest, digest } = fixtureManifest(name);
-  const built = fixtureResult({ size: "small", seed: 3, ...opts, target: { name, system: manifest.system, version: manifest.version, manifestDigest: digest } });
+  const built = fixtureResult({
+    size: "small",
+    seed: 3,
+    ...opts,
+    target: { name, system: manifest.system, version: manifest.version, manifestDigest: digest },
+  });
   const r = parseResult(JSON.parse(JSON.stringify(built)));
   if (!r.ok) throw new Error(r.errors.join("\n"));
   return r.result;
@@ -24,7 +29,15 @@ type Supported = Extract<MicroResult, { supported: true }>;
 
 describe("histogramEcdf", () => {
   it("turns bucket counts into cumulative shares at the upper bounds, starting at 0 one bound below the first non-empty bucket", () => {
-    const e = histogramEcdf([[1000, 0], [2000, 0], [5000, 2], [10000, 6], [20000, 2], [50000, 0], [null, 0]]);
+    const e = histogramEcdf([
+      [1000, 0],
+      [2000, 0],
+      [5000, 2],
+      [10000, 6],
+      [20000, 2],
+      [50000, 0],
+      [null, 0],
+    ]);
     expect(e.total).toBe(10);
     expect(e.beyond).toBe(0);
     expect(e.points).toEqual([
@@ -36,14 +49,23 @@ describe("histogramEcdf", () => {
   });
 
   it("counts round trips beyond the last bound, so the line ends below 1", () => {
-    const e = histogramEcdf([[1e9, 3], [5e9, 0], [null, 1]]);
+    const e = histogramEcdf([
+      [1e9, 3],
+      [5e9, 0],
+      [null, 1],
+    ]);
     expect(e.beyond).toBe(1);
     expect(e.points.at(-1)).toEqual({ ms: 1000, p: 0.75 });
     expect(e.points[0]).toEqual({ ms: 500, p: 0 });
   });
 
   it("is empty for an empty histogram", () => {
-    expect(histogramEcdf([[1000, 0], [null, 0]])).toEqual({ points: [], beyond: 0, total: 0 });
+    expect(
+      histogramEcdf([
+        [1000, 0],
+        [null, 0],
+      ]),
+    ).toEqual({ points: [], beyond: 0, total: 0 });
   });
 });
 
@@ -55,7 +77,13 @@ describe("microRunData", () => {
     if (!d.supported) throw new Error("expected supported");
     expect(d.overhead).toHaveLength(micro.overhead.length);
     const first = micro.overhead[0]!;
-    expect(d.overhead[0]).toMatchObject({ route: first.route, offeredRate: first.offeredRate, handlerMs: first.handlerMs.p50, overheadMs: first.overheadMs.p50, requests: first.requests });
+    expect(d.overhead[0]).toMatchObject({
+      route: first.route,
+      offeredRate: first.offeredRate,
+      handlerMs: first.handlerMs.p50,
+      overheadMs: first.overheadMs.p50,
+      requests: first.requests,
+    });
     expect(d.overhead.find((o) => o.route === "math")!.label).toBe("math (n=1000) @ 10/s");
     expect(d.emptyMaxRate).toEqual(micro.emptyMaxRate);
     expect(d.ecdf.map((l) => l.name)).toEqual(["1 pair, 64 B", "1 pair, 4 KiB", "16 pairs, 64 B", "16 pairs, 4 KiB"]);
@@ -168,7 +196,15 @@ describe("microFigures", () => {
   });
 
   it("leaves out what was not measured and passes a not-supported reason on", () => {
-    const f = microFigures({ supported: true, overhead: [], emptyMaxRate: { sustainableRate: null, resolution: null }, pingpong: [], divide: [], big: [], notes: [] });
+    const f = microFigures({
+      supported: true,
+      overhead: [],
+      emptyMaxRate: { sustainableRate: null, resolution: null },
+      pingpong: [],
+      divide: [],
+      big: [],
+      notes: [],
+    });
     expect(f).toMatchObject({ supported: true, emptyOverheadP50Ms: null, emptyMaxRate: null, pingpongPerS: null, divideMs: null, bigPerS: null });
     expect(microFigures({ supported: false, reason: "no micro" })).toEqual({ supported: false, reason: "no micro" });
   });

@@ -39,7 +39,14 @@ export function series(successful: readonly number[], offered?: number) {
 export function cell(
   workload: CellInput["workload"],
   distribution: CellInput["distribution"],
-  opts: { latencies?: readonly number[]; perSecond?: readonly number[]; valid?: boolean; invalidReason?: string; breakdown?: Record<string, unknown>; cost?: number } = {},
+  opts: {
+    latencies?: readonly number[];
+    perSecond?: readonly number[];
+    valid?: boolean;
+    invalidReason?: string;
+    breakdown?: Record<string, unknown>;
+    cost?: number;
+  } = {},
 ): CellInput {
   const latencies = opts.latencies ?? ONE_TO_THOUSAND;
   const { encoded, stats } = histogramOf(latencies);
@@ -123,5 +130,8 @@ export function doc(opts: { name?: string; cells?: CellInput[]; failed?: { stage
 
 export const BREAKDOWN = {
   overall: { gatewayMs: 1.5, functionMs: { cart: 2, product: 3 }, networkMs: 4, count: 100 },
-  byCartSize: { "2": { gatewayMs: 1, functionMs: { cart: 1, product: 2 }, networkMs: 3 }, "8": { gatewayMs: 2, functionMs: { cart: 3, product: 6 }, networkMs: 5 } },
+  byCartSize: {
+    "2": { gatewayMs: 1, functionMs: { cart: 1, product: 2 }, networkMs: 3 },
+    "8": { gatewayMs: 2, functionMs: { cart: 3, product: 6 }, networkMs: 5 },
+  },
 };

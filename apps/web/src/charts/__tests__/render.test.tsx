@@ -52,7 +52,13 @@ describe("CompareCharts", () => {
   const failed = doc({ failed: { stage: "verify", message: "conformance failed" } });
   const data = buildCompareData({
     systems: [
-      { slug: "alpha", name: "Alpha", doc: a, loc: { TypeScript: { app: 300, gateway: 50 } }, ratings: { programmingModel: 4, understandability: 3, count: 2 } },
+      {
+        slug: "alpha",
+        name: "Alpha",
+        doc: a,
+        loc: { TypeScript: { app: 300, gateway: 50 } },
+        ratings: { programmingModel: 4, understandability: 3, count: 2 },
+      },
       { slug: "evil", name: "<script>alert(1)</script>", doc: b, loc: { Go: { app: 200, gateway: 80 } } },
       { slug: "gamma", name: "Gamma", doc: failed },
     ],
@@ -123,7 +129,16 @@ describe("RunCharts", () => {
 
   it("analytics cell: shape and top/depth instead of cart size", () => {
     const html = render(<RunCharts data={buildRunData(doc({ cells: [cell("analytics", "zipf")] }))} />);
-    expect(figures(html)).toEqual(["ramp", "run-series", "run-latency-series", "latency-boxplot", "latency-ecdf", "analytics-shape", "analytics-top-depth", "breakdown"]);
+    expect(figures(html)).toEqual([
+      "ramp",
+      "run-series",
+      "run-latency-series",
+      "latency-boxplot",
+      "latency-ecdf",
+      "analytics-shape",
+      "analytics-top-depth",
+      "breakdown",
+    ]);
   });
 
   it("a failed run: its error, no figure", () => {
@@ -134,7 +149,9 @@ describe("RunCharts", () => {
   });
 
   it("an invalid cell: its reason, no figure", () => {
-    const html = render(<RunCharts data={buildRunData(doc({ cells: [cell("checkout", "uniform", { valid: false, invalidReason: "generator saturated" })] }))} />);
+    const html = render(
+      <RunCharts data={buildRunData(doc({ cells: [cell("checkout", "uniform", { valid: false, invalidReason: "generator saturated" })] }))} />,
+    );
     expect(figures(html)).toEqual([]);
     expect(html).toMatch(/data-invalid="true".*generator saturated/);
   });

@@ -32,16 +32,36 @@ export function BreakdownChart(props: { data: BreakdownData | null; notes?: read
         <CartesianGrid strokeDasharray="3 3" />
         {vertical ? (
           <>
-            <XAxis type="number" tick={AXIS_STYLE} tickFormatter={mode === "share" ? pct : formatMs} label={{ value: mode === "share" ? "share of request time" : "mean time per request (ms)", position: "insideBottom", offset: -12 }} />
+            <XAxis
+              type="number"
+              tick={AXIS_STYLE}
+              tickFormatter={mode === "share" ? pct : formatMs}
+              label={{ value: mode === "share" ? "share of request time" : "mean time per request (ms)", position: "insideBottom", offset: -12 }}
+            />
             <YAxis type="category" dataKey="label" tick={AXIS_STYLE} width={170} />
           </>
         ) : (
           <>
             <XAxis type="category" dataKey="label" tick={AXIS_STYLE} />
-            <YAxis type="number" tick={AXIS_STYLE} tickFormatter={mode === "share" ? pct : formatMs} label={{ value: mode === "share" ? "share of request time" : "mean time per request (ms)", angle: -90, position: "insideLeft", style: { textAnchor: "middle" } }} />
+            <YAxis
+              type="number"
+              tick={AXIS_STYLE}
+              tickFormatter={mode === "share" ? pct : formatMs}
+              label={{
+                value: mode === "share" ? "share of request time" : "mean time per request (ms)",
+                angle: -90,
+                position: "insideLeft",
+                style: { textAnchor: "middle" },
+              }}
+            />
           </>
         )}
-        <Tooltip cursor={BAR_CURSOR} formatter={(v, _name, item) => (typeof v === "number" ? `${formatMs(v)} (${pct(v / Number((item?.payload as Row | undefined)?.total ?? v))})` : String(v ?? ""))} />
+        <Tooltip
+          cursor={BAR_CURSOR}
+          formatter={(v, _name, item) =>
+            typeof v === "number" ? `${formatMs(v)} (${pct(v / Number((item?.payload as Row | undefined)?.total ?? v))})` : String(v ?? "")
+          }
+        />
         <Legend verticalAlign="top" itemSorter={legendOrder(d.components.map((c) => c.key))} />
         {d.components.map((c) => (
           <Bar key={c.key} dataKey={c.key} name={c.label} stackId="t" fill={c.color} maxBarSize={72} {...NO_ANIMATION} />

@@ -29,10 +29,29 @@ export function ByTagLines(props: { systems: readonly SeriesRef[]; data: ByTagDa
         <Tooltip formatter={(v) => (typeof v === "number" ? formatMs(v) : String(v ?? ""))} />
         <Legend verticalAlign="top" itemSorter={legendOrder(keys)} />
         {shown.map((s) => (
-          <Line key={`${s.key}-p50`} dataKey={`${s.key}_p50`} name={`${s.name} p50`} stroke={s.color} strokeWidth={2} dot={{ r: 2 }} connectNulls {...NO_ANIMATION} />
+          <Line
+            key={`${s.key}-p50`}
+            dataKey={`${s.key}_p50`}
+            name={`${s.name} p50`}
+            stroke={s.color}
+            strokeWidth={2}
+            dot={{ r: 2 }}
+            connectNulls
+            {...NO_ANIMATION}
+          />
         ))}
         {shown.map((s) => (
-          <Line key={`${s.key}-p99`} dataKey={`${s.key}_p99`} name={`${s.name} p99`} stroke={s.color} strokeWidth={1.5} strokeDasharray="5 4" dot={{ r: 2 }} connectNulls {...NO_ANIMATION} />
+          <Line
+            key={`${s.key}-p99`}
+            dataKey={`${s.key}_p99`}
+            name={`${s.name} p99`}
+            stroke={s.color}
+            strokeWidth={1.5}
+            strokeDasharray="5 4"
+            dot={{ r: 2 }}
+            connectNulls
+            {...NO_ANIMATION}
+          />
         ))}
       </LineChart>
     </ChartBox>

@@ -50,7 +50,13 @@ export function CompareCharts(props: { data: CompareData; initialCell?: string; 
       ) : null}
       {data.systems.length === 0 ? <EmptyState>Nothing to plot: no selected system has a completed run.</EmptyState> : null}
       <CellSelect cells={data.cells.map((c) => c.ref)} value={selected} onChange={select} />
-      <ThroughputChart systems={data.systems} data={cell?.throughput ?? { rows: [], windowS: 10, bucketS: 1, partial: [], maxMovingAvg10s: {} }} notes={cell?.notes} subtitle={cell?.ref.label} unit={cell ? rateUnit(cell.ref.workload) : undefined} />
+      <ThroughputChart
+        systems={data.systems}
+        data={cell?.throughput ?? { rows: [], windowS: 10, bucketS: 1, partial: [], maxMovingAvg10s: {} }}
+        notes={cell?.notes}
+        subtitle={cell?.ref.label}
+        unit={cell ? rateUnit(cell.ref.workload) : undefined}
+      />
       <LatencyBoxplot systems={data.systems} data={cell?.latency ?? { boxes: [], ecdf: {}, domain: null }} notes={cell?.notes} subtitle={cell?.ref.label} />
       <LatencyEcdf systems={data.systems} data={cell?.latency ?? { boxes: [], ecdf: {}, domain: null }} notes={cell?.notes} subtitle={cell?.ref.label} />
       <CartSizeChart systems={data.systems} data={checkout?.cartSize ?? null} notes={checkout?.notes} subtitle={checkout?.ref.label} />

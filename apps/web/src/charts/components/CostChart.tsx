@@ -10,7 +10,12 @@ export function CostChart(props: { systems: readonly SeriesRef[]; data: CostData
       <BarChart data={data.rows} margin={{ top: 8, right: 16, bottom: 8, left: 16 }}>
         <CartesianGrid strokeDasharray="3 3" vertical={false} />
         <XAxis dataKey="cell" type="category" tick={AXIS_STYLE} />
-        <YAxis tick={AXIS_STYLE} tickFormatter={formatNumber} width={64} label={{ value: yLabel, angle: -90, position: "insideLeft", style: { textAnchor: "middle" } }} />
+        <YAxis
+          tick={AXIS_STYLE}
+          tickFormatter={formatNumber}
+          width={64}
+          label={{ value: yLabel, angle: -90, position: "insideLeft", style: { textAnchor: "middle" } }}
+        />
         <Tooltip cursor={BAR_CURSOR} formatter={(v) => (typeof v === "number" ? `${formatNumber(v)} ${unit}` : String(v ?? ""))} />
         <Legend verticalAlign="top" itemSorter={legendOrder(systems.map((s) => `${s.key}${suffix}`))} />
         {systems.map((s) => (

@@ -75,7 +75,16 @@ function BoxShape(props: BarShapeProps) {
       <line x1={mid} x2={mid} y1={q3} y2={top} stroke={row.color} strokeWidth={1.5} />
       <line x1={x + w * 0.25} x2={x + w * 0.75} y1={bottom} y2={bottom} stroke={row.color} strokeWidth={1.5} />
       <line x1={x + w * 0.25} x2={x + w * 0.75} y1={top} y2={top} stroke={row.color} strokeWidth={1.5} />
-      <rect x={x} y={Math.min(q1, q3)} width={w} height={Math.max(1, Math.abs(q1 - q3))} fill={row.color} fillOpacity={0.3} stroke={row.color} strokeWidth={1.5} />
+      <rect
+        x={x}
+        y={Math.min(q1, q3)}
+        width={w}
+        height={Math.max(1, Math.abs(q1 - q3))}
+        fill={row.color}
+        fillOpacity={0.3}
+        stroke={row.color}
+        strokeWidth={1.5}
+      />
       <line x1={x} x2={x + w} y1={med} y2={med} stroke={row.color} strokeWidth={3} />
       <circle cx={mid} cy={tail} r={3.5} fill="#fff" stroke={row.color} strokeWidth={1.5} />
     </g>

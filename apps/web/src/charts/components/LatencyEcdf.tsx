@@ -32,10 +32,29 @@ export function LatencyEcdf(props: { systems: readonly SeriesRef[]; data: Latenc
               tick={AXIS_STYLE}
               label={{ value: "share of requests ≤ latency", angle: -90, position: "insideLeft", style: { textAnchor: "middle" } }}
             />
-            <Tooltip formatter={(v) => (typeof v === "number" ? `${(v * 100).toFixed(2)} %` : String(v ?? ""))} labelFormatter={(ms) => (typeof ms === "number" ? formatMs(ms) : String(ms))} />
-            <Legend verticalAlign="top" itemSorter={legendOrder(shown.map((s) => s.name), "value")} />
+            <Tooltip
+              formatter={(v) => (typeof v === "number" ? `${(v * 100).toFixed(2)} %` : String(v ?? ""))}
+              labelFormatter={(ms) => (typeof ms === "number" ? formatMs(ms) : String(ms))}
+            />
+            <Legend
+              verticalAlign="top"
+              itemSorter={legendOrder(
+                shown.map((s) => s.name),
+                "value",
+              )}
+            />
             {shown.map((s) => (
-              <Line key={s.key} data={props.data.ecdf[s.key]} dataKey="p" name={s.name} stroke={s.color} strokeWidth={2} dot={false} type="linear" {...NO_ANIMATION} />
+              <Line
+                key={s.key}
+                data={props.data.ecdf[s.key]}
+                dataKey="p"
+                name={s.name}
+                stroke={s.color}
+                strokeWidth={2}
+                dot={false}
+                type="linear"
+                {...NO_ANIMATION}
+              />
             ))}
           </LineChart>
         </ChartBox>

@@ -1,6 +1,18 @@
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis, type BarShapeProps } from "recharts";
 import type { LocData, SeriesRef } from "../types.ts";
-import { BAR_CURSOR, AXIS_STYLE, byKey, ChartBox, EmptyState, Figure, formatNumber, legendOrder, NO_ANIMATION, SMALL_CHART_HEIGHT, SystemLegend } from "./common.tsx";
+import {
+  BAR_CURSOR,
+  AXIS_STYLE,
+  byKey,
+  ChartBox,
+  EmptyState,
+  Figure,
+  formatNumber,
+  legendOrder,
+  NO_ANIMATION,
+  SMALL_CHART_HEIGHT,
+  SystemLegend,
+} from "./common.tsx";
 
 type LocRow = LocData["rows"][number] & { color: string };
 
@@ -19,7 +31,11 @@ export function LocChart(props: { systems: readonly SeriesRef[]; data: LocData }
             <BarChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 16 }}>
               <CartesianGrid strokeDasharray="3 3" vertical={false} />
               <XAxis dataKey="name" type="category" tick={AXIS_STYLE} />
-              <YAxis tick={AXIS_STYLE} tickFormatter={formatNumber} label={{ value: "lines of code", angle: -90, position: "insideLeft", style: { textAnchor: "middle" } }} />
+              <YAxis
+                tick={AXIS_STYLE}
+                tickFormatter={formatNumber}
+                label={{ value: "lines of code", angle: -90, position: "insideLeft", style: { textAnchor: "middle" } }}
+              />
               <Tooltip cursor={BAR_CURSOR} formatter={(v) => (typeof v === "number" ? `${v} lines` : String(v ?? ""))} />
               <Legend verticalAlign="top" itemSorter={legendOrder(["app", "gateway"])} />
               <Bar dataKey="app" name="application code" stackId="loc" fill="#555" shape={AppShape} {...NO_ANIMATION} />
@@ -39,7 +55,17 @@ function SystemColored(opacity: number) {
     const row = props.payload as LocRow | undefined;
     if (!Number.isFinite(props.height) || props.height === 0) return <g />;
     const y = Math.min(props.y, props.y + props.height);
-    return <rect x={props.x} y={y} width={props.width} height={Math.abs(props.height)} fill={row?.color ?? String(props.fill)} fillOpacity={opacity} stroke={row?.color ?? "none"} />;
+    return (
+      <rect
+        x={props.x}
+        y={y}
+        width={props.width}
+        height={Math.abs(props.height)}
+        fill={row?.color ?? String(props.fill)}
+        fillOpacity={opacity}
+        stroke={row?.color ?? "none"}
+      />
+    );
   };
 }
 

@@ -18,20 +18,40 @@ export function MicroCompareCharts(props: { data: MicroCompareData }) {
     <div data-charts="micro-compare" data-testid="micro-compare">
       {d.systems.length === 0 ? <EmptyState>No compared system has microbenchmark results.</EmptyState> : null}
       <Notes notes={d.notes} />
-      <Figure name="micro-overhead-compare" title="Invocation overhead of empty" subtitle="p50 in-handler time (solid) and p50 overhead (light) per system, at each offered rate">
+      <Figure
+        name="micro-overhead-compare"
+        title="Invocation overhead of empty"
+        subtitle="p50 in-handler time (solid) and p50 overhead (light) per system, at each offered rate"
+      >
         {overheadSystems.length === 0 || d.overhead.rows.length === 0 ? (
           <EmptyState>No overhead measurement of empty.</EmptyState>
         ) : (
           <>
             <ChartBox>
-              <BarChart data={d.overhead.rows.map((r) => ({ ...r, label: `${formatNumber(Number(r.rate))}/s` }))} margin={{ top: 8, right: 16, bottom: 24, left: 16 }}>
+              <BarChart
+                data={d.overhead.rows.map((r) => ({ ...r, label: `${formatNumber(Number(r.rate))}/s` }))}
+                margin={{ top: 8, right: 16, bottom: 24, left: 16 }}
+              >
                 <CartesianGrid strokeDasharray="3 3" />
                 <XAxis dataKey="label" tick={AXIS_STYLE} label={{ value: "offered rate", position: "insideBottom", offset: -12 }} />
-                <YAxis tick={AXIS_STYLE} tickFormatter={formatMs} width={72} label={{ value: "p50 (ms)", angle: -90, position: "insideLeft", style: { textAnchor: "middle" } }} />
+                <YAxis
+                  tick={AXIS_STYLE}
+                  tickFormatter={formatMs}
+                  width={72}
+                  label={{ value: "p50 (ms)", angle: -90, position: "insideLeft", style: { textAnchor: "middle" } }}
+                />
                 <Tooltip cursor={BAR_CURSOR} formatter={(v) => (typeof v === "number" ? formatMs(v) : "–")} />
                 {overheadSystems.flatMap((s) => [
                   <Bar key={`${s.key}_handler`} dataKey={`${s.key}_handler`} name={`${s.name}: in handler`} stackId={s.key} fill={s.color} {...NO_ANIMATION} />,
-                  <Bar key={`${s.key}_overhead`} dataKey={`${s.key}_overhead`} name={`${s.name}: overhead`} stackId={s.key} fill={s.color} fillOpacity={0.4} {...NO_ANIMATION} />,
+                  <Bar
+                    key={`${s.key}_overhead`}
+                    dataKey={`${s.key}_overhead`}
+                    name={`${s.name}: overhead`}
+                    stackId={s.key}
+                    fill={s.color}
+                    fillOpacity={0.4}
+                    {...NO_ANIMATION}
+                  />,
                 ])}
               </BarChart>
             </ChartBox>
@@ -57,9 +77,25 @@ export function MicroCompareCharts(props: { data: MicroCompareData }) {
           <ChartBox>
             <LineChart data={d.big.rows} margin={{ top: 8, right: 16, bottom: 24, left: 16 }}>
               <CartesianGrid strokeDasharray="3 3" />
-              <XAxis dataKey="entities" type="number" scale="log" domain={["dataMin", "dataMax"]} ticks={d.big.rows.map((r) => Number(r.entities))} tick={AXIS_STYLE} tickFormatter={formatNumber} label={{ value: "entities (log scale)", position: "insideBottom", offset: -12 }} />
-              <YAxis tick={AXIS_STYLE} tickFormatter={formatNumber} label={{ value: "messages/s", angle: -90, position: "insideLeft", style: { textAnchor: "middle" } }} />
-              <Tooltip formatter={(v) => (typeof v === "number" ? `${formatNumber(v)} messages/s` : "–")} labelFormatter={(n) => `${formatNumber(Number(n))} entities`} />
+              <XAxis
+                dataKey="entities"
+                type="number"
+                scale="log"
+                domain={["dataMin", "dataMax"]}
+                ticks={d.big.rows.map((r) => Number(r.entities))}
+                tick={AXIS_STYLE}
+                tickFormatter={formatNumber}
+                label={{ value: "entities (log scale)", position: "insideBottom", offset: -12 }}
+              />
+              <YAxis
+                tick={AXIS_STYLE}
+                tickFormatter={formatNumber}
+                label={{ value: "messages/s", angle: -90, position: "insideLeft", style: { textAnchor: "middle" } }}
+              />
+              <Tooltip
+                formatter={(v) => (typeof v === "number" ? `${formatNumber(v)} messages/s` : "–")}
+                labelFormatter={(n) => `${formatNumber(Number(n))} entities`}
+              />
               <Legend verticalAlign="top" />
               {bigSystems.map((s) => (
                 <Line key={s.key} dataKey={s.key} name={s.name} stroke={s.color} strokeWidth={2} dot={{ r: 3 }} connectNulls {...NO_ANIMATION} />

@@ -21,21 +21,46 @@ export function RampChart(props: { data: RampData | null; subtitle?: string }) {
           <ChartBox>
             <BarChart data={d.steps} margin={{ top: 8, right: 16, bottom: 24, left: 16 }}>
               <CartesianGrid strokeDasharray="3 3" vertical={false} />
-              <XAxis dataKey="step" type="category" tick={AXIS_STYLE} tickFormatter={(step) => `${step}: ${formatNumber(d.steps[Number(step) - 1]?.offered ?? 0)}/s`} label={{ value: `step: offered rate (${d.unit})`, position: "insideBottom", offset: -12 }} />
-              <YAxis tick={AXIS_STYLE} tickFormatter={formatNumber} label={{ value: d.unit, angle: -90, position: "insideLeft", style: { textAnchor: "middle" } }} />
+              <XAxis
+                dataKey="step"
+                type="category"
+                tick={AXIS_STYLE}
+                tickFormatter={(step) => `${step}: ${formatNumber(d.steps[Number(step) - 1]?.offered ?? 0)}/s`}
+                label={{ value: `step: offered rate (${d.unit})`, position: "insideBottom", offset: -12 }}
+              />
+              <YAxis
+                tick={AXIS_STYLE}
+                tickFormatter={formatNumber}
+                label={{ value: d.unit, angle: -90, position: "insideLeft", style: { textAnchor: "middle" } }}
+              />
               <Tooltip cursor={BAR_CURSOR} content={StepTooltip} />
               <Legend verticalAlign="top" itemSorter={legendOrder(["offered", "achieved"])} />
               <Bar dataKey="offered" name="offered" fill="#c8c8c8" maxBarSize={40} {...NO_ANIMATION} />
-              <Bar dataKey="achieved" name="achieved: successful, inside the step (green: sustainable, red: not)" fill={SUSTAINABLE} shape={StepBar} maxBarSize={40} {...NO_ANIMATION} />
+              <Bar
+                dataKey="achieved"
+                name="achieved: successful, inside the step (green: sustainable, red: not)"
+                fill={SUSTAINABLE}
+                shape={StepBar}
+                maxBarSize={40}
+                {...NO_ANIMATION}
+              />
               {d.sustainableRate !== null ? (
-                <ReferenceLine y={d.sustainableRate} stroke={SUSTAINABLE} strokeDasharray="6 3" label={{ value: `sustainable ${formatNumber(d.sustainableRate)}/s`, position: "insideTopLeft", fontSize: 12 }} />
+                <ReferenceLine
+                  y={d.sustainableRate}
+                  stroke={SUSTAINABLE}
+                  strokeDasharray="6 3"
+                  label={{ value: `sustainable ${formatNumber(d.sustainableRate)}/s`, position: "insideTopLeft", fontSize: 12 }}
+                />
               ) : null}
             </BarChart>
           </ChartBox>
           <p style={{ fontSize: 13, margin: "8px 0 0" }}>
             Sustainable rate (highest offered rate kept up with):{" "}
-            <strong>{d.sustainableRate === null ? "none (no step was sustainable)" : `${formatNumber(d.sustainableRate)} ${d.unit} offered`}</strong> · peak (best 10 s moving average of successful, inside a step):{" "}
-            <strong>{formatNumber(d.maxMovingAvg10s)} {d.unit}</strong>
+            <strong>{d.sustainableRate === null ? "none (no step was sustainable)" : `${formatNumber(d.sustainableRate)} ${d.unit} offered`}</strong> · peak
+            (best 10 s moving average of successful, inside a step):{" "}
+            <strong>
+              {formatNumber(d.maxMovingAvg10s)} {d.unit}
+            </strong>
             {d.movingAvgPartial ? " (every step shorter than 10 s: the best step's mean)" : ""}
           </p>
           <p data-testid="knee-stop" style={{ fontSize: 13, margin: "4px 0 0" }}>
@@ -44,7 +69,9 @@ export function RampChart(props: { data: RampData | null; subtitle?: string }) {
                 Knee search stopped because {d.knee.reason}
                 {d.knee.firstUnsustainableRate !== null ? `; first unsustainable step ${formatNumber(d.knee.firstUnsustainableRate)} ${d.unit}` : ""}
                 {d.knee.resolution !== null ? `; resolution ${(d.knee.resolution * 100).toFixed(1)}%` : ""}
-                {d.knee.targetResolution !== null ? ` (the profile aims for ${Math.round(d.knee.targetResolution * 100)}%)` : " (the profile does not bisect)"}. <strong>{d.knee.rankNote}</strong>
+                {d.knee.targetResolution !== null
+                  ? ` (the profile aims for ${Math.round(d.knee.targetResolution * 100)}%)`
+                  : " (the profile does not bisect)"}. <strong>{d.knee.rankNote}</strong>
                 {d.knee.procedure ? (
                   <>
                     <br />
@@ -75,7 +102,16 @@ function StepBar(props: BarShapeProps) {
   const step = props.payload as RampStep | undefined;
   if (!Number.isFinite(props.height)) return <g />;
   const y = Math.min(props.y, props.y + props.height);
-  return <rect x={props.x} y={y} width={props.width} height={Math.abs(props.height)} fill={step && !step.sustainable ? NOT_SUSTAINABLE : SUSTAINABLE} fillOpacity={0.8} />;
+  return (
+    <rect
+      x={props.x}
+      y={y}
+      width={props.width}
+      height={Math.abs(props.height)}
+      fill={step && !step.sustainable ? NOT_SUSTAINABLE : SUSTAINABLE}
+      fillOpacity={0.8}
+    />
+  );
 }
 
 function StepTooltip(props: { active?: boolean; payload?: ReadonlyArray<{ payload?: unknown }> }) {
@@ -87,7 +123,8 @@ function StepTooltip(props: { active?: boolean; payload?: ReadonlyArray<{ payloa
         step {s.step}: {formatNumber(s.offered)}/s offered for {s.durationS} s
       </strong>
       <div>
-        achieved {formatNumber(s.achieved)}/s successful · completed {(s.completedShare * 100).toFixed(1)} % · errors {(s.errorRate * 100).toFixed(2)} % · p99 {formatMs(s.p99)}
+        achieved {formatNumber(s.achieved)}/s successful · completed {(s.completedShare * 100).toFixed(1)} % · errors {(s.errorRate * 100).toFixed(2)} % · p99{" "}
+        {formatMs(s.p99)}
       </div>
       <div>{s.sustainable ? "sustainable" : `not sustainable: ${s.failedBecause.join("; ")}`}</div>
     </div>

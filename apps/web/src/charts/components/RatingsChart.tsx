@@ -15,7 +15,13 @@ export function RatingsChart(props: { systems: readonly SeriesRef[]; data: Ratin
           <BarChart data={data.rows} margin={{ top: 8, right: 16, bottom: 8, left: 16 }}>
             <CartesianGrid strokeDasharray="3 3" vertical={false} />
             <XAxis dataKey="metric" type="category" tick={AXIS_STYLE} />
-            <YAxis type="number" domain={[0, 5]} ticks={[0, 1, 2, 3, 4, 5]} tick={AXIS_STYLE} label={{ value: "mean rating (1–5)", angle: -90, position: "insideLeft", style: { textAnchor: "middle" } }} />
+            <YAxis
+              type="number"
+              domain={[0, 5]}
+              ticks={[0, 1, 2, 3, 4, 5]}
+              tick={AXIS_STYLE}
+              label={{ value: "mean rating (1–5)", angle: -90, position: "insideLeft", style: { textAnchor: "middle" } }}
+            />
             <Tooltip cursor={BAR_CURSOR} formatter={(v) => (typeof v === "number" ? v.toFixed(2) : String(v ?? ""))} />
             <Legend verticalAlign="top" itemSorter={legendOrder(shown.map((s) => s.key))} />
             {shown.map((s) => {

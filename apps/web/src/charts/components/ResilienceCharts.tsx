@@ -21,13 +21,37 @@ export function PhaseSeriesChart(props: { view: FaultView | ScaleUpView; color: 
         <ChartBox>
           <LineChart data={d.rows} margin={{ top: 16, right: 16, bottom: 24, left: 16 }}>
             <CartesianGrid strokeDasharray="3 3" />
-            <XAxis dataKey="t" type="number" domain={["dataMin", "dataMax"]} tick={AXIS_STYLE} label={{ value: "time since start (s)", position: "insideBottom", offset: -12 }} />
-            <YAxis tick={AXIS_STYLE} tickFormatter={formatNumber} label={{ value: "requests/s", angle: -90, position: "insideLeft", style: { textAnchor: "middle" } }} />
+            <XAxis
+              dataKey="t"
+              type="number"
+              domain={["dataMin", "dataMax"]}
+              tick={AXIS_STYLE}
+              label={{ value: "time since start (s)", position: "insideBottom", offset: -12 }}
+            />
+            <YAxis
+              tick={AXIS_STYLE}
+              tickFormatter={formatNumber}
+              label={{ value: "requests/s", angle: -90, position: "insideLeft", style: { textAnchor: "middle" } }}
+            />
             <Tooltip formatter={(val) => (typeof val === "number" ? `${formatNumber(val)}/s` : "–")} labelFormatter={(t) => `t = ${t} s`} />
             <Legend verticalAlign="top" itemSorter={legendOrder(["offered", "successful", "errors", "dropped"])} />
-            <ReferenceLine x={v.marker.atS} stroke={MARK_COLOR} strokeDasharray="4 2" strokeWidth={2} label={{ value: v.marker.label, position: "insideTopLeft", fill: MARK_COLOR, fontSize: 12 }} ifOverflow="extendDomain" />
+            <ReferenceLine
+              x={v.marker.atS}
+              stroke={MARK_COLOR}
+              strokeDasharray="4 2"
+              strokeWidth={2}
+              label={{ value: v.marker.label, position: "insideTopLeft", fill: MARK_COLOR, fontSize: 12 }}
+              ifOverflow="extendDomain"
+            />
             <Line dataKey="offered" name="offered" stroke="#333" strokeDasharray="4 3" dot={false} type="stepAfter" {...NO_ANIMATION} />
-            <Line dataKey="successful" name={d.bucketS > 1 ? `successful (mean of ${d.bucketS} s)` : "successful"} stroke={props.color} strokeWidth={2} dot={false} {...NO_ANIMATION} />
+            <Line
+              dataKey="successful"
+              name={d.bucketS > 1 ? `successful (mean of ${d.bucketS} s)` : "successful"}
+              stroke={props.color}
+              strokeWidth={2}
+              dot={false}
+              {...NO_ANIMATION}
+            />
             <Line dataKey="errors" name="errors (failed or no answer)" stroke="#D55E00" strokeWidth={2} dot={false} {...NO_ANIMATION} />
             <Line dataKey="dropped" name="dropped iterations" stroke="#999" dot={false} {...NO_ANIMATION} />
           </LineChart>
@@ -59,7 +83,11 @@ export function RecoveryChart(props: { data: RecoveryView; color: string }) {
       name="recovery"
       title="Recovery time vs state size"
       subtitle="after kill -9 and a restart with the same data"
-      notes={failed.map((p, i) => ({ key: `r${i}`, name: `${formatNumber(p.products + p.users)} entities`, reason: p.failure ?? (p.healthAfterS === null ? "health did not answer within the timeout" : "no checkout succeeded") }))}
+      notes={failed.map((p, i) => ({
+        key: `r${i}`,
+        name: `${formatNumber(p.products + p.users)} entities`,
+        reason: p.failure ?? (p.healthAfterS === null ? "health did not answer within the timeout" : "no checkout succeeded"),
+      }))}
     >
       {rows.length === 0 ? (
         <EmptyState>No recovery points.</EmptyState>
@@ -67,9 +95,21 @@ export function RecoveryChart(props: { data: RecoveryView; color: string }) {
         <ChartBox>
           <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 24, left: 16 }}>
             <CartesianGrid strokeDasharray="3 3" />
-            <XAxis dataKey="entities" type="number" scale="log" domain={["dataMin", "dataMax"]} ticks={rows.map((r) => Number(r.entities))} tick={AXIS_STYLE} tickFormatter={formatNumber} label={{ value: "entities loaded (products + users, log scale)", position: "insideBottom", offset: -12 }} />
+            <XAxis
+              dataKey="entities"
+              type="number"
+              scale="log"
+              domain={["dataMin", "dataMax"]}
+              ticks={rows.map((r) => Number(r.entities))}
+              tick={AXIS_STYLE}
+              tickFormatter={formatNumber}
+              label={{ value: "entities loaded (products + users, log scale)", position: "insideBottom", offset: -12 }}
+            />
             <YAxis tick={AXIS_STYLE} label={{ value: "seconds after the kill", angle: -90, position: "insideLeft", style: { textAnchor: "middle" } }} />
-            <Tooltip formatter={(v) => (typeof v === "number" ? `${v} s` : "not within the timeout")} labelFormatter={(n) => `${formatNumber(Number(n))} entities`} />
+            <Tooltip
+              formatter={(v) => (typeof v === "number" ? `${v} s` : "not within the timeout")}
+              labelFormatter={(n) => `${formatNumber(Number(n))} entities`}
+            />
             <Legend verticalAlign="top" itemSorter={legendOrder(["health", "checkout"])} />
             <Line dataKey="health" name="/health answers 200" stroke={props.color} strokeWidth={2} dot={{ r: 3 }} {...NO_ANIMATION} />
             <Line dataKey="checkout" name="first successful checkout" stroke="#D55E00" strokeWidth={2} dot={{ r: 3 }} {...NO_ANIMATION} />
@@ -77,14 +117,27 @@ export function RecoveryChart(props: { data: RecoveryView; color: string }) {
         </ChartBox>
       )}
       <table className="table" data-testid="recovery-table" style={{ marginTop: 8 }}>
-        <thead><tr><th className="num">products</th><th className="num">users</th><th className="num">health after</th><th className="num">first checkout after</th><th className="num">read back</th><th className="num">missing</th><th className="num">changed</th></tr></thead>
+        <thead>
+          <tr>
+            <th className="num">products</th>
+            <th className="num">users</th>
+            <th className="num">health after</th>
+            <th className="num">first checkout after</th>
+            <th className="num">read back</th>
+            <th className="num">missing</th>
+            <th className="num">changed</th>
+          </tr>
+        </thead>
         <tbody>
           {points.map((p) => (
             <tr key={`${p.products}-${p.users}`}>
-              <td className="num">{p.products.toLocaleString("en-US")}</td><td className="num">{p.users.toLocaleString("en-US")}</td>
+              <td className="num">{p.products.toLocaleString("en-US")}</td>
+              <td className="num">{p.users.toLocaleString("en-US")}</td>
               <td className="num">{p.healthAfterS === null ? "timed out" : `${p.healthAfterS} s`}</td>
               <td className="num">{p.firstCheckoutAfterS === null ? "none" : `${p.firstCheckoutAfterS} s`}</td>
-              <td className="num">{p.checked}</td><td className="num">{p.missing}</td><td className="num">{p.changed}</td>
+              <td className="num">{p.checked}</td>
+              <td className="num">{p.missing}</td>
+              <td className="num">{p.changed}</td>
             </tr>
           ))}
         </tbody>
@@ -115,14 +168,26 @@ export function ResilienceCharts(props: { data: ResilienceRunData; system: Serie
         <>
           <ScalabilityChart systems={[props.system]} data={d.scalability.chart} />
           <table className="table" data-testid="scalability-table" style={{ marginBottom: 24 }}>
-            <caption style={{ textAlign: "left", fontSize: 13 }}>{d.scalability.environment}, requests routed by {d.scalability.routing === "balancer" ? "sfbench's balancer" : "the target itself"}</caption>
-            <thead><tr><th className="num">nodes</th><th className="num">max throughput</th><th className="num">sustainable</th><th className="num">speed-up</th><th className="num">efficiency</th></tr></thead>
+            <caption style={{ textAlign: "left", fontSize: 13 }}>
+              {d.scalability.environment}, requests routed by {d.scalability.routing === "balancer" ? "sfbench's balancer" : "the target itself"}
+            </caption>
+            <thead>
+              <tr>
+                <th className="num">nodes</th>
+                <th className="num">max throughput</th>
+                <th className="num">sustainable</th>
+                <th className="num">speed-up</th>
+                <th className="num">efficiency</th>
+              </tr>
+            </thead>
             <tbody>
               {d.scalability.points.map((p) => (
                 <tr key={p.nodes}>
-                  <td className="num">{p.nodes}</td><td className="num">{formatNumber(p.maxThroughput)}/s</td>
+                  <td className="num">{p.nodes}</td>
+                  <td className="num">{formatNumber(p.maxThroughput)}/s</td>
                   <td className="num">{p.sustainableRate === null ? "none" : `${formatNumber(p.sustainableRate)}/s`}</td>
-                  <td className="num">{p.speedup}×</td><td className="num">{(p.efficiency * 100).toFixed(0)}%</td>
+                  <td className="num">{p.speedup}×</td>
+                  <td className="num">{(p.efficiency * 100).toFixed(0)}%</td>
                 </tr>
               ))}
             </tbody>
@@ -132,7 +197,9 @@ export function ResilienceCharts(props: { data: ResilienceRunData; system: Serie
       {d.unsupported.length ? (
         <ul data-testid="resilience-unsupported">
           {d.unsupported.map((u) => (
-            <li key={u.experiment}><strong>{u.experiment}</strong>: not supported: {u.reason}</li>
+            <li key={u.experiment}>
+              <strong>{u.experiment}</strong>: not supported: {u.reason}
+            </li>
           ))}
         </ul>
       ) : null}

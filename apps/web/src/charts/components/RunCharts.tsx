@@ -61,13 +61,19 @@ export function RunCharts(props: { data: RunData; initialCell?: string; onCellCh
             <CartSizeChart systems={systems} data={cell.cartSize} subtitle={cell.ref.label} />
           )}
           <BreakdownChart data={cell.breakdown} subtitle={cell.ref.label} />
-          <dl className="sfb-run-summary" data-summary="cost" style={{ display: "grid", gridTemplateColumns: "max-content 1fr", gap: "4px 12px", fontSize: 13 }}>
+          <dl
+            className="sfb-run-summary"
+            data-summary="cost"
+            style={{ display: "grid", gridTemplateColumns: "max-content 1fr", gap: "4px 12px", fontSize: 13 }}
+          >
             {cell.cost ? (
               <>
                 <dt>CPU per 1000 requests</dt>
                 <dd>{formatNumber(cell.cost.coreSecondsPer1000)} core-s</dd>
                 <dt>Throughput per core</dt>
-                <dd>{formatNumber(cell.cost.throughputPerCore)} successful {rateUnit(cell.ref.workload)} per core</dd>
+                <dd>
+                  {formatNumber(cell.cost.throughputPerCore)} successful {rateUnit(cell.ref.workload)} per core
+                </dd>
                 <dt>Peak memory (target)</dt>
                 <dd>{formatNumber(cell.cost.peakRssBytes / 2 ** 20)} MiB</dd>
                 <dt>Load generator CPU share</dt>
@@ -82,7 +88,13 @@ export function RunCharts(props: { data: RunData; initialCell?: string; onCellCh
             <dt>Anomalies</dt>
             <dd>
               {cell.anomalies
-                ? `${cell.anomalies.total}${Object.keys(cell.anomalies.kinds).length ? ` (${Object.entries(cell.anomalies.kinds).map(([k, v]) => `${k}: ${v}`).join(", ")})` : ""}`
+                ? `${cell.anomalies.total}${
+                    Object.keys(cell.anomalies.kinds).length
+                      ? ` (${Object.entries(cell.anomalies.kinds)
+                          .map(([k, v]) => `${k}: ${v}`)
+                          .join(", ")})`
+                      : ""
+                  }`
                 : "no audit"}
             </dd>
           </dl>

@@ -14,8 +14,20 @@ export function ScalabilityChart(props: { systems: readonly SeriesRef[]; data: S
         <ChartBox>
           <LineChart data={data.rows} margin={{ top: 8, right: 16, bottom: 24, left: 16 }}>
             <CartesianGrid strokeDasharray="3 3" />
-            <XAxis dataKey="nodes" type="number" domain={["dataMin", "dataMax"]} allowDecimals={false} ticks={data.rows.map((r) => Number(r.nodes))} tick={AXIS_STYLE} label={{ value: "nodes", position: "insideBottom", offset: -12 }} />
-            <YAxis tick={AXIS_STYLE} tickFormatter={formatNumber} label={{ value: "sustainable rate (offered checkouts/s)", angle: -90, position: "insideLeft", style: { textAnchor: "middle" } }} />
+            <XAxis
+              dataKey="nodes"
+              type="number"
+              domain={["dataMin", "dataMax"]}
+              allowDecimals={false}
+              ticks={data.rows.map((r) => Number(r.nodes))}
+              tick={AXIS_STYLE}
+              label={{ value: "nodes", position: "insideBottom", offset: -12 }}
+            />
+            <YAxis
+              tick={AXIS_STYLE}
+              tickFormatter={formatNumber}
+              label={{ value: "sustainable rate (offered checkouts/s)", angle: -90, position: "insideLeft", style: { textAnchor: "middle" } }}
+            />
             <Tooltip formatter={(v) => (typeof v === "number" ? `${formatNumber(v)} checkouts/s` : "not sustainable")} labelFormatter={(n) => `${n} nodes`} />
             <Legend verticalAlign="top" itemSorter={legendOrder(shown.map((s) => s.key))} />
             {shown.map((s) => (

@@ -20,15 +20,43 @@ export function ThroughputChart(props: { systems: readonly SeriesRef[]; data: Th
         <ChartBox>
           <LineChart data={data.rows} margin={{ top: 8, right: 16, bottom: 24, left: 16 }}>
             <CartesianGrid strokeDasharray="3 3" />
-            <XAxis dataKey="t" type="number" domain={["dataMin", "dataMax"]} tick={AXIS_STYLE} label={{ value: "time since start (s)", position: "insideBottom", offset: -12 }} />
-            <YAxis tick={AXIS_STYLE} tickFormatter={formatNumber} label={{ value: `successful ${unit}`, angle: -90, position: "insideLeft", offset: 0, style: { textAnchor: "middle" } }} />
+            <XAxis
+              dataKey="t"
+              type="number"
+              domain={["dataMin", "dataMax"]}
+              tick={AXIS_STYLE}
+              label={{ value: "time since start (s)", position: "insideBottom", offset: -12 }}
+            />
+            <YAxis
+              tick={AXIS_STYLE}
+              tickFormatter={formatNumber}
+              label={{ value: `successful ${unit}`, angle: -90, position: "insideLeft", offset: 0, style: { textAnchor: "middle" } }}
+            />
             <Tooltip formatter={(v) => (typeof v === "number" ? `${formatNumber(v)} ${unit}` : String(v ?? ""))} labelFormatter={(t) => `t = ${t} s`} />
             <Legend verticalAlign="top" itemSorter={legendOrder(systems.map((s) => `${s.key}_ma`))} />
             {systems.map((s) => (
-              <Line key={`${s.key}-raw`} dataKey={s.key} name={`${s.name} (${raw})`} stroke={s.color} strokeOpacity={0.35} strokeWidth={1} dot={false} legendType="none" {...NO_ANIMATION} />
+              <Line
+                key={`${s.key}-raw`}
+                dataKey={s.key}
+                name={`${s.name} (${raw})`}
+                stroke={s.color}
+                strokeOpacity={0.35}
+                strokeWidth={1}
+                dot={false}
+                legendType="none"
+                {...NO_ANIMATION}
+              />
             ))}
             {systems.map((s) => (
-              <Line key={`${s.key}-ma`} dataKey={`${s.key}_ma`} name={`${s.name} (${data.windowS} s average)`} stroke={s.color} strokeWidth={2.5} dot={false} {...NO_ANIMATION} />
+              <Line
+                key={`${s.key}-ma`}
+                dataKey={`${s.key}_ma`}
+                name={`${s.name} (${data.windowS} s average)`}
+                stroke={s.color}
+                strokeWidth={2.5}
+                dot={false}
+                {...NO_ANIMATION}
+              />
             ))}
           </LineChart>
         </ChartBox>

@@ -69,7 +69,11 @@ export function Notes(props: { notes: readonly CellNote[] }) {
 /** Swatches with system names, for charts whose Recharts legend cannot show one color per system. */
 export function SystemLegend(props: { systems: readonly SeriesRef[]; suffix?: ReactNode }) {
   return (
-    <ul className="sfb-legend" data-legend="systems" style={{ listStyle: "none", display: "flex", flexWrap: "wrap", gap: 16, padding: 0, margin: "8px 0 0", fontSize: 13 }}>
+    <ul
+      className="sfb-legend"
+      data-legend="systems"
+      style={{ listStyle: "none", display: "flex", flexWrap: "wrap", gap: 16, padding: 0, margin: "8px 0 0", fontSize: 13 }}
+    >
       {props.systems.map((s) => (
         <li key={s.key} style={{ display: "flex", alignItems: "center", gap: 6 }}>
           <span aria-hidden="true" style={{ display: "inline-block", width: 12, height: 12, borderRadius: 2, background: s.color }} />

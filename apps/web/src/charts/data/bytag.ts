@@ -60,16 +60,13 @@ function pick(tags: ByTag | undefined, keep: (td: { top: number; depth: number }
  * shapes: linear (top = 1) against depth, fan-out (depth = 2) against top,
  * exponential (top >= 2, depth >= 3) against "top/depth" ordered by top^depth.
  */
-export function analyticsData(
-  bySystem: ReadonlyArray<{ key: string; byShape: ByTag | undefined; byTopDepth: ByTag | undefined }>,
-): AnalyticsData {
+export function analyticsData(bySystem: ReadonlyArray<{ key: string; byShape: ByTag | undefined; byTopDepth: ByTag | undefined }>): AnalyticsData {
   const shapeOrder = (a: string, b: string) => {
     const ia = SHAPES.indexOf(a as (typeof SHAPES)[number]);
     const ib = SHAPES.indexOf(b as (typeof SHAPES)[number]);
     return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib) || a.localeCompare(b);
   };
-  const byTd = (keep: (td: { top: number; depth: number }) => boolean) =>
-    bySystem.map((s) => ({ key: s.key, tags: pick(s.byTopDepth, keep) }));
+  const byTd = (keep: (td: { top: number; depth: number }) => boolean) => bySystem.map((s) => ({ key: s.key, tags: pick(s.byTopDepth, keep) }));
   const size = (tag: string) => {
     const td = parseTopDepth(tag)!;
     return td.top ** td.depth;
@@ -79,8 +76,19 @@ export function analyticsData(
       bySystem.map((s) => ({ key: s.key, tags: s.byShape })),
       shapeOrder,
     ),
-    linear: byTagRows(byTd((td) => td.top === 1), (a, b) => parseTopDepth(a)!.depth - parseTopDepth(b)!.depth, (t) => parseTopDepth(t)!.depth),
-    fanOut: byTagRows(byTd((td) => td.top >= 2 && td.depth === 2), (a, b) => parseTopDepth(a)!.top - parseTopDepth(b)!.top, (t) => parseTopDepth(t)!.top),
-    exponential: byTagRows(byTd((td) => td.top >= 2 && td.depth >= 3), (a, b) => size(a) - size(b) || a.localeCompare(b)),
+    linear: byTagRows(
+      byTd((td) => td.top === 1),
+      (a, b) => parseTopDepth(a)!.depth - parseTopDepth(b)!.depth,
+      (t) => parseTopDepth(t)!.depth,
+    ),
+    fanOut: byTagRows(
+      byTd((td) => td.top >= 2 && td.depth === 2),
+      (a, b) => parseTopDepth(a)!.top - parseTopDepth(b)!.top,
+      (t) => parseTopDepth(t)!.top,
+    ),
+    exponential: byTagRows(
+      byTd((td) => td.top >= 2 && td.depth >= 3),
+      (a, b) => size(a) - size(b) || a.localeCompare(b),
+    ),
   };
 }

@@ -89,9 +89,7 @@ function compareCell(ref: CellRef, plotted: ReadonlyArray<{ ref: SeriesRef; sys:
     else valid.push({ ref: p.ref, cell });
   }
 
-  const throughput = throughputRows(
-    valid.map((v) => ({ key: v.ref.key, series: v.cell.series, maxMovingAvg10s: v.cell.maxThroughput?.maxMovingAvg10s })),
-  );
+  const throughput = throughputRows(valid.map((v) => ({ key: v.ref.key, series: v.cell.series, maxMovingAvg10s: v.cell.maxThroughput?.maxMovingAvg10s })));
   for (const v of valid) if (v.cell.series.length === 0) notes.push({ key: v.ref.key, name: v.ref.name, reason: "no per-second series" });
 
   const distributions: Array<{ key: string; distribution: LatencyDistribution }> = [];
@@ -110,9 +108,7 @@ function compareCell(ref: CellRef, plotted: ReadonlyArray<{ ref: SeriesRef; sys:
     latency: latencyData(distributions),
     cartSize: ref.workload === "analytics" ? null : cartSizeData(stable.map((s) => ({ key: s.key, tags: s.stable?.byCartSize }))),
     analytics:
-      ref.workload === "analytics"
-        ? analyticsData(stable.map((s) => ({ key: s.key, byShape: s.stable?.byShape, byTopDepth: s.stable?.byTopDepth })))
-        : null,
+      ref.workload === "analytics" ? analyticsData(stable.map((s) => ({ key: s.key, byShape: s.stable?.byShape, byTopDepth: s.stable?.byTopDepth }))) : null,
     breakdown: breakdownData(valid.map((v) => ({ system: v.ref, raw: v.cell.breakdown }))),
   };
 }
@@ -159,7 +155,13 @@ function scalabilityData(input: ReadonlyArray<{ ref: SeriesRef; sys: InputSystem
   // the run-level scalability experiment (schema 2) adds its node counts to the runs at each node count
   const plotted = input.map((p) => ({
     ref: p.ref,
-    sys: { ...p.sys, scalability: [...(p.sys.scalability ?? []), ...(p.sys.doc.resilience?.scalability?.points ?? []).map((x) => ({ nodes: x.nodes, sustainableRate: x.sustainableRate }))] },
+    sys: {
+      ...p.sys,
+      scalability: [
+        ...(p.sys.scalability ?? []),
+        ...(p.sys.doc.resilience?.scalability?.points ?? []).map((x) => ({ nodes: x.nodes, sustainableRate: x.sustainableRate })),
+      ],
+    },
   }));
   const nodes = new Set<number>();
   for (const p of plotted) for (const s of p.sys.scalability ?? []) nodes.add(s.nodes);
@@ -177,7 +179,8 @@ function scalabilityData(input: ReadonlyArray<{ ref: SeriesRef; sys: InputSystem
   const notes: CellNote[] = [];
   for (const p of plotted)
     for (const s of p.sys.scalability ?? [])
-      if (s.sustainableRate === null) notes.push({ key: p.ref.key, name: p.ref.name, reason: `no sustainable rate at ${s.nodes} node${s.nodes === 1 ? "" : "s"}` });
+      if (s.sustainableRate === null)
+        notes.push({ key: p.ref.key, name: p.ref.name, reason: `no sustainable rate at ${s.nodes} node${s.nodes === 1 ? "" : "s"}` });
   const keys = plotted.filter((p) => (p.sys.scalability ?? []).length > 0).map((p) => p.ref.key);
   const rows: Row[] = ordered.map((n) => {
     const row: Row = { nodes: n };

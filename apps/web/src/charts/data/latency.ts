@@ -7,14 +7,7 @@ import { LatencyHistogram } from "@sfbench/workloads";
 import type { EcdfPoint, LatencyData, LatencyDistribution } from "../types.ts";
 
 /** Percentiles (0..100) at which the eCDF is sampled: every percent, then the tail in finer steps. */
-export const ECDF_PERCENTILES: readonly number[] = [
-  ...Array.from({ length: 100 }, (_, i) => i),
-  99.5,
-  99.9,
-  99.95,
-  99.99,
-  100,
-];
+export const ECDF_PERCENTILES: readonly number[] = [...Array.from({ length: 100 }, (_, i) => i), 99.5, 99.9, 99.95, 99.99, 100];
 
 /** the smallest latency an HDR histogram of the result holds (1 us), so that a log axis never meets 0 */
 const MIN_MS = 0.001;
@@ -81,8 +74,6 @@ export function latencyData(entries: ReadonlyArray<{ key: string; distribution: 
   });
   const ecdf: Record<string, EcdfPoint[]> = {};
   for (const e of entries) ecdf[e.key] = e.distribution.ecdf;
-  const domain: [number, number] | null = boxes.length
-    ? [Math.min(...boxes.map((b) => b.min)), Math.max(...boxes.map((b) => b.max))]
-    : null;
+  const domain: [number, number] | null = boxes.length ? [Math.min(...boxes.map((b) => b.min)), Math.max(...boxes.map((b) => b.max))] : null;
   return { boxes, ecdf, domain };
 }

@@ -103,14 +103,27 @@ export function microRunData(doc: Pick<ResultDocument, "micro">): MicroRunData |
     emptyMaxRate: { ...micro.emptyMaxRate },
     pingpong: micro.pingpong.map(pingpongSummary),
     ecdf: micro.pingpong.map((c, i) => ({ key: `c${i}`, name: pingpongLabel(c), color: systemColor(i), ...histogramEcdf(c.histogram) })),
-    divide: micro.divide.map((d) => ({ items: d.items, fanout: d.fanout, leaf: d.leaf, entities: d.entities, totalMs: round(d.totalNs / NS_PER_MS), requestMs: round(d.requestMs) })),
+    divide: micro.divide.map((d) => ({
+      items: d.items,
+      fanout: d.fanout,
+      leaf: d.leaf,
+      entities: d.entities,
+      totalMs: round(d.totalNs / NS_PER_MS),
+      requestMs: round(d.requestMs),
+    })),
     big: micro.big.map(bigSummary),
     notes: [...micro.notes],
   };
 }
 
 function bigSummary(b: Extract<MicroResult, { supported: true }>["big"][number]): BigSummary {
-  return { entities: b.entities, messages: b.messages, messagesPerS: round(b.messagesPerS), totalMs: round(b.totalNs / NS_PER_MS), requestMs: round(b.requestMs) };
+  return {
+    entities: b.entities,
+    messages: b.messages,
+    messagesPerS: round(b.messagesPerS),
+    totalMs: round(b.totalNs / NS_PER_MS),
+    requestMs: round(b.requestMs),
+  };
 }
 
 /**
@@ -118,7 +131,9 @@ function bigSummary(b: Extract<MicroResult, { supported: true }>["big"][number])
  * configuration (a line per system), Big messages/s against entities. A failed run is never plotted
  * (the caller leaves it out); a system without micro numbers gets a note with the reason.
  */
-export function buildMicroCompareData(input: ReadonlyArray<{ slug: string; name: string; doc: Pick<ResultDocument, "micro" | "status" | "runId"> | null }>): MicroCompareData {
+export function buildMicroCompareData(
+  input: ReadonlyArray<{ slug: string; name: string; doc: Pick<ResultDocument, "micro" | "status" | "runId"> | null }>,
+): MicroCompareData {
   const systems: SeriesRef[] = [];
   const notes: CellNote[] = [];
   const measured: Array<{ ref: SeriesRef; micro: Extract<MicroResult, { supported: true }> }> = [];
@@ -182,10 +197,24 @@ export function buildMicroCompareData(input: ReadonlyArray<{ slug: string; name:
   return {
     systems,
     notes,
-    overhead: { rows: fill([...overheadRows.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r), oKeys, ["_handler", "_overhead"]), keys: oKeys },
+    overhead: {
+      rows: fill(
+        [...overheadRows.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r),
+        oKeys,
+        ["_handler", "_overhead"],
+      ),
+      keys: oKeys,
+    },
     pingpong: [...configs.entries()]
       .sort((a, b) => a[1].pairs - b[1].pairs || a[1].bytes - b[1].bytes)
       .map(([key, c]) => ({ key, label: c.label, lines: c.lines })),
-    big: { rows: fill([...bigRows.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r), bKeys, [""]), keys: bKeys },
+    big: {
+      rows: fill(
+        [...bigRows.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r),
+        bKeys,
+        [""],
+      ),
+      keys: bKeys,
+    },
   };
 }

@@ -30,10 +30,18 @@ export function faultFigures(f: FaultResult): Array<{ label: string; value: stri
     { label: "restart", value: restart },
     { label: "offered rate", value: rate(f.offeredRate) },
     { label: "before the kill", value: `${rate(f.baselineRate)} successful (mean of ${f.baselineSeconds} s)` },
-    { label: "error window", value: f.errorWindow ? `${secs(f.errorWindow.startS)} to ${secs(f.errorWindow.endS)} after the kill (${secs(f.errorWindow.durationS)})` : "no request failed" },
+    {
+      label: "error window",
+      value: f.errorWindow
+        ? `${secs(f.errorWindow.startS)} to ${secs(f.errorWindow.endS)} after the kill (${secs(f.errorWindow.durationS)})`
+        : "no request failed",
+    },
     {
       label: "recovered after",
-      value: f.recoveredAfterS === null ? `never back within ${round(f.tolerance * 100, 1)}% of before` : `${secs(f.recoveredAfterS)} (within ${round(f.tolerance * 100, 1)}% for ${f.sustainS} s)`,
+      value:
+        f.recoveredAfterS === null
+          ? `never back within ${round(f.tolerance * 100, 1)}% of before`
+          : `${secs(f.recoveredAfterS)} (within ${round(f.tolerance * 100, 1)}% for ${f.sustainS} s)`,
     },
     { label: "lost (no answer)", value: String(f.lost) },
     { label: "failed (error status)", value: String(f.failed) },
@@ -43,7 +51,15 @@ export function faultFigures(f: FaultResult): Array<{ label: string; value: stri
     { label: "p99 before / worst after", value: `${ms(f.baselineP99Ms)} / ${ms(f.peakP99Ms)}` },
     {
       label: "audit anomalies",
-      value: f.anomalies ? `${Object.values(f.anomalies).reduce((a, b) => a + b, 0)}${Object.keys(f.anomalies).length ? ` (${Object.entries(f.anomalies).map(([kind, n]) => `${kind}: ${n}`).join(", ")})` : ""}` : "no audit",
+      value: f.anomalies
+        ? `${Object.values(f.anomalies).reduce((a, b) => a + b, 0)}${
+            Object.keys(f.anomalies).length
+              ? ` (${Object.entries(f.anomalies)
+                  .map(([kind, n]) => `${kind}: ${n}`)
+                  .join(", ")})`
+              : ""
+          }`
+        : "no audit",
     },
   ];
 }
@@ -53,7 +69,10 @@ export function scaleUpFigures(s: ScaleUpResult): Array<{ label: string; value: 
     { label: "nodes", value: `${s.nodesBefore} → ${s.nodesAfter}, node added at t = ${secs(s.addedAtS)}` },
     { label: "new node healthy after", value: s.nodeHealthyAfterS === null ? "not healthy within its timeout" : secs(s.nodeHealthyAfterS) },
     { label: "offered rate", value: rate(s.offeredRate) },
-    { label: "throughput before / settled", value: `${rate(s.baselineRate)} / ${rate(s.settledRate)} (last ${s.settleSeconds} s), gain ${round(s.gain * 100, 1)}%` },
+    {
+      label: "throughput before / settled",
+      value: `${rate(s.baselineRate)} / ${rate(s.settledRate)} (last ${s.settleSeconds} s), gain ${round(s.gain * 100, 1)}%`,
+    },
     { label: "capacity shown after", value: s.capacityShownAfterS === null ? "no gain showed" : secs(s.capacityShownAfterS) },
     { label: "p99 before / worst around it", value: `${ms(s.baselineP99Ms)} / ${ms(s.peakP99Ms)}` },
     { label: "errors until the capacity showed", value: String(s.errors) },
@@ -115,7 +134,13 @@ export function scalabilityView(s: NonNullable<NonNullable<ResultDocument["resil
     environment: s.environment,
     routing: s.routing,
     chart,
-    points: points.map((p) => ({ nodes: p.nodes, maxThroughput: round(p.maxThroughput), sustainableRate: p.sustainableRate, speedup: round(p.speedup, 3), efficiency: round(p.efficiency, 3) })),
+    points: points.map((p) => ({
+      nodes: p.nodes,
+      maxThroughput: round(p.maxThroughput),
+      sustainableRate: p.sustainableRate,
+      speedup: round(p.speedup, 3),
+      efficiency: round(p.efficiency, 3),
+    })),
   };
 }
 

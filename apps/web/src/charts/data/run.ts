@@ -77,10 +77,7 @@ function runCell(cell: Cell, system: SeriesRef): RunCell {
     series: cell.series.length ? runSeries(cell) : null,
     latency: dist.ok ? latencyData([{ key: system.key, distribution: dist.distribution }]) : null,
     cartSize: cell.workload !== "analytics" && stable?.byCartSize ? cartSizeData([{ key: system.key, tags: stable.byCartSize }]) : null,
-    analytics:
-      cell.workload === "analytics" && stable
-        ? analyticsData([{ key: system.key, byShape: stable.byShape, byTopDepth: stable.byTopDepth }])
-        : null,
+    analytics: cell.workload === "analytics" && stable ? analyticsData([{ key: system.key, byShape: stable.byShape, byTopDepth: stable.byTopDepth }]) : null,
     breakdown: breakdownData([{ system, raw: cell.breakdown }]),
     cost: cell.cost
       ? {
@@ -90,9 +87,7 @@ function runCell(cell: Cell, system: SeriesRef): RunCell {
           generatorCpuShare: round(cell.cost.generatorCpuShare),
         }
       : null,
-    anomalies: cell.anomalies
-      ? { total: cell.anomalies.total, kinds: { ...cell.anomalies.kinds }, examples: [...(cell.anomalies.examples ?? [])] }
-      : null,
+    anomalies: cell.anomalies ? { total: cell.anomalies.total, kinds: { ...cell.anomalies.kinds }, examples: [...(cell.anomalies.examples ?? [])] } : null,
   };
 }
 
@@ -109,7 +104,11 @@ export function procedureText(mt: MaxThroughput, parameters: Cell["parameters"] 
   if (c)
     parts.push(
       `confirmation: ${c.count} repeats of ${c.stepS} s at ${c.candidateRate}/s` +
-        (c.confirmedRate === null ? ", none held" : c.stepsDown ? `, held at ${c.confirmedRate}/s after ${c.stepsDown} step${c.stepsDown === 1 ? "" : "s"} down` : ", held"),
+        (c.confirmedRate === null
+          ? ", none held"
+          : c.stepsDown
+            ? `, held at ${c.confirmedRate}/s after ${c.stepsDown} step${c.stepsDown === 1 ? "" : "s"} down`
+            : ", held"),
     );
   else parts.push("not confirmed (a smoke test)");
   return `Procedure: ${parts.join("; ")}.`;
@@ -144,7 +143,9 @@ export function rampData(mt: MaxThroughput, cell?: Pick<Cell, "workload" | "vali
           targetResolution: mt.knee.targetResolution,
           ranked: rank.ok,
           procedure: procedureText(mt, cell?.parameters),
-          rankNote: rank.ok ? `ranked: the knee is known to ${fmtResolution(rank.resolution)}` : `${rank.because === "knee" ? "smoke test, " : ""}not ranked: ${rank.reason}`,
+          rankNote: rank.ok
+            ? `ranked: the knee is known to ${fmtResolution(rank.resolution)}`
+            : `${rank.because === "knee" ? "smoke test, " : ""}not ranked: ${rank.reason}`,
         }
       : null,
   };

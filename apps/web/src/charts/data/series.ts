@@ -51,9 +51,7 @@ export function round(x: number, digits = 3): number {
 }
 
 /** One row per second over the union of the systems' series: {t, <key>, <key>_ma}; a system without that second gets null. */
-export function throughputRows(
-  bySystem: ReadonlyArray<{ key: string; series: readonly SeriesPoint[]; maxMovingAvg10s?: number }>,
-): ThroughputData {
+export function throughputRows(bySystem: ReadonlyArray<{ key: string; series: readonly SeriesPoint[]; maxMovingAvg10s?: number }>): ThroughputData {
   const rowsByT = new Map<number, Row>();
   const partial: string[] = [];
   const maxMovingAvg10s: Record<string, number> = {};

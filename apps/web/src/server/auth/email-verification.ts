@@ -31,7 +31,12 @@ export function verificationLink(origin: string, token: string): string {
 }
 
 /** Mails a new link to the user's address (throws 429 past the hourly limit); returns where it went. */
-export async function sendVerification(db: Db, user: { id: string; email: string }, origin: string, settings: VerificationSettings): Promise<{ sentTo: string; expiresAt: Date }> {
+export async function sendVerification(
+  db: Db,
+  user: { id: string; email: string },
+  origin: string,
+  settings: VerificationSettings,
+): Promise<{ sentTo: string; expiresAt: Date }> {
   const token = newSecret();
   const now = new Date();
   const expiresAt = new Date(now.getTime() + settings.hours * HOUR_MS);
@@ -44,7 +49,12 @@ export async function sendVerification(db: Db, user: { id: string; email: string
       skip: settings.perHour - 1,
       select: { createdAt: true },
     });
-    if (nth) throw tooManyRequests(`too many verification mails for this account (at most ${settings.perHour} an hour)`, new Date(nth.createdAt.getTime() + HOUR_MS), now);
+    if (nth)
+      throw tooManyRequests(
+        `too many verification mails for this account (at most ${settings.perHour} an hour)`,
+        new Date(nth.createdAt.getTime() + HOUR_MS),
+        now,
+      );
     await tx.emailVerification.create({ data: { userId: user.id, tokenHash: hashSecret(token), createdAt: now, expiresAt } });
   });
   const link = verificationLink(origin, token);
@@ -68,11 +78,16 @@ export async function verifyEmail(db: Db, token: string, now = new Date()): Prom
     where: { tokenHash: hashSecret(token) },
     select: { id: true, expiresAt: true, usedAt: true, user: { select: { id: true, email: true } } },
   });
-  if (!found) throw new TRPCError({ code: "NOT_FOUND", message: "this verification link is not valid (check that it was copied whole); sign in to send a new one" });
+  if (!found)
+    throw new TRPCError({ code: "NOT_FOUND", message: "this verification link is not valid (check that it was copied whole); sign in to send a new one" });
   if (found.usedAt) {
-    throw new TRPCError({ code: "CONFLICT", message: `this verification link was already used (${fmtUtc(found.usedAt)}); a link works once: sign in to send a new one if your address is not verified` });
+    throw new TRPCError({
+      code: "CONFLICT",
+      message: `this verification link was already used (${fmtUtc(found.usedAt)}); a link works once: sign in to send a new one if your address is not verified`,
+    });
   }
-  if (found.expiresAt <= now) throw new TRPCError({ code: "BAD_REQUEST", message: `this verification link expired at ${fmtUtc(found.expiresAt)}; sign in to send a new one` });
+  if (found.expiresAt <= now)
+    throw new TRPCError({ code: "BAD_REQUEST", message: `this verification link expired at ${fmtUtc(found.expiresAt)}; sign in to send a new one` });
   const used = await db.$transaction(async (tx) => {
     // only the first of two clicks at once uses the token
     const claimed = await tx.emailVerification.updateMany({ where: { id: found.id, usedAt: null }, data: { usedAt: now } });

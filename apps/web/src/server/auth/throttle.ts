@@ -52,13 +52,33 @@ interface Rule {
 function rules(action: AuthAction, limits: ThrottleLimits): Rule[] {
   if (action === "sign-in") {
     return [
-      { scope: "account", limit: limits.signInPerAccount, windowMs: SIGN_IN_WINDOW_MS, what: `too many sign-in attempts for this account (at most ${limits.signInPerAccount} in 15 minutes)` },
-      { scope: "address", limit: limits.signInPerAddress, windowMs: SIGN_IN_WINDOW_MS, what: `too many sign-in attempts from your address (at most ${limits.signInPerAddress} in 15 minutes)` },
+      {
+        scope: "account",
+        limit: limits.signInPerAccount,
+        windowMs: SIGN_IN_WINDOW_MS,
+        what: `too many sign-in attempts for this account (at most ${limits.signInPerAccount} in 15 minutes)`,
+      },
+      {
+        scope: "address",
+        limit: limits.signInPerAddress,
+        windowMs: SIGN_IN_WINDOW_MS,
+        what: `too many sign-in attempts from your address (at most ${limits.signInPerAddress} in 15 minutes)`,
+      },
     ];
   }
   return [
-    { scope: "account", limit: limits.signUpPerAddress, windowMs: SIGN_UP_WINDOW_MS, what: `too many sign-ups for this email (at most ${limits.signUpPerAddress} an hour)` },
-    { scope: "address", limit: limits.signUpPerAddress, windowMs: SIGN_UP_WINDOW_MS, what: `too many sign-ups from your address (at most ${limits.signUpPerAddress} an hour)` },
+    {
+      scope: "account",
+      limit: limits.signUpPerAddress,
+      windowMs: SIGN_UP_WINDOW_MS,
+      what: `too many sign-ups for this email (at most ${limits.signUpPerAddress} an hour)`,
+    },
+    {
+      scope: "address",
+      limit: limits.signUpPerAddress,
+      windowMs: SIGN_UP_WINDOW_MS,
+      what: `too many sign-ups from your address (at most ${limits.signUpPerAddress} an hour)`,
+    },
   ];
 }
 

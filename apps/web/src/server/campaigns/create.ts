@@ -23,7 +23,13 @@ export interface CreatedCampaign {
   runs: Array<{ runId: string; system: string; version: string; round: number }>;
 }
 
-export async function createCampaign(db: Db, userId: string, input: z.output<typeof CampaignInput>, perHour: number, now = new Date()): Promise<CreatedCampaign> {
+export async function createCampaign(
+  db: Db,
+  userId: string,
+  input: z.output<typeof CampaignInput>,
+  perHour: number,
+  now = new Date(),
+): Promise<CreatedCampaign> {
   const orderSeed = input.orderSeed ?? now.getTime() % 2 ** 31;
   const rounds = interleavedRounds(input.systems, input.trials, orderSeed);
   const campaignId = randomUUID();
@@ -37,7 +43,12 @@ export async function createCampaign(db: Db, userId: string, input: z.output<typ
     const missing = input.systems.filter((s) => !bySlug.has(s));
     if (missing.length) throw fieldError("systems", `no system named ${missing.join(", ")}: submit each one first (sfbench submit --register-only)`);
     const foreign = systems.filter((s) => s.ownerId !== userId).map((s) => s.slug);
-    if (foreign.length) throw fieldError("systems", `${foreign.join(", ")} belong${foreign.length === 1 ? "s" : ""} to another account: a campaign runs only your own systems`, "FORBIDDEN");
+    if (foreign.length)
+      throw fieldError(
+        "systems",
+        `${foreign.join(", ")} belong${foreign.length === 1 ? "s" : ""} to another account: a campaign runs only your own systems`,
+        "FORBIDDEN",
+      );
     const parameters = {
       ...(input.workloads ? { workloads: [...new Set(input.workloads)] } : {}),
       ...(input.distributions ? { distributions: [...new Set(input.distributions)] } : {}),

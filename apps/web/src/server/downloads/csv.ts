@@ -19,10 +19,28 @@ export function toCsv(header: string[], rows: Value[][]): string {
 }
 
 export const CELL_COLUMNS = [
-  "runId", "workload", "distribution", "valid", "invalidReason", "seed",
-  "maxMovingAvg10s", "sustainableRate", "offeredRate", "achievedRate", "errorRate",
-  "p50", "p95", "p99", "p999", "mean", "max",
-  "throughputPerCore", "coreSecondsPer1000", "peakRssBytes", "generatorCpuShare", "anomaliesTotal",
+  "runId",
+  "workload",
+  "distribution",
+  "valid",
+  "invalidReason",
+  "seed",
+  "maxMovingAvg10s",
+  "sustainableRate",
+  "offeredRate",
+  "achievedRate",
+  "errorRate",
+  "p50",
+  "p95",
+  "p99",
+  "p999",
+  "mean",
+  "max",
+  "throughputPerCore",
+  "coreSecondsPer1000",
+  "peakRssBytes",
+  "generatorCpuShare",
+  "anomaliesTotal",
 ];
 
 export function cellsCsv(doc: ResultDocument): string {
@@ -32,10 +50,28 @@ export function cellsCsv(doc: ResultDocument): string {
     const m = numbers ? c.maxThroughput : undefined;
     const cost = numbers ? c.cost : undefined;
     return [
-      doc.runId, c.workload, c.distribution, c.valid, c.invalidReason, c.seed,
-      m?.maxMovingAvg10s, m?.sustainableRate, s?.offeredRate, s?.achievedRate, s?.errorRate,
-      s?.latency.p50, s?.latency.p95, s?.latency.p99, s?.latency.p999, s?.latency.mean, s?.latency.max,
-      cost?.throughputPerCore, cost?.coreSecondsPer1000, cost?.peakRssBytes, cost?.generatorCpuShare, numbers ? c.anomalies?.total : undefined,
+      doc.runId,
+      c.workload,
+      c.distribution,
+      c.valid,
+      c.invalidReason,
+      c.seed,
+      m?.maxMovingAvg10s,
+      m?.sustainableRate,
+      s?.offeredRate,
+      s?.achievedRate,
+      s?.errorRate,
+      s?.latency.p50,
+      s?.latency.p95,
+      s?.latency.p99,
+      s?.latency.p999,
+      s?.latency.mean,
+      s?.latency.max,
+      cost?.throughputPerCore,
+      cost?.coreSecondsPer1000,
+      cost?.peakRssBytes,
+      cost?.generatorCpuShare,
+      numbers ? c.anomalies?.total : undefined,
     ];
   });
   return toCsv(CELL_COLUMNS, rows);
@@ -44,8 +80,8 @@ export function cellsCsv(doc: ResultDocument): string {
 export const SERIES_COLUMNS = ["workload", "distribution", "t", "offered", "successful", "rejected", "errors", "dropped", "p50", "p99"];
 
 export function seriesCsv(doc: ResultDocument): string {
-  const rows = doc.cells.filter((c) => c.valid).flatMap((c) =>
-    c.series.map((p) => [c.workload, c.distribution, p.t, p.offered, p.successful, p.rejected, p.errors, p.dropped, p.p50, p.p99]),
-  );
+  const rows = doc.cells
+    .filter((c) => c.valid)
+    .flatMap((c) => c.series.map((p) => [c.workload, c.distribution, p.t, p.offered, p.successful, p.rejected, p.errors, p.dropped, p.p50, p.p99]));
   return toCsv(SERIES_COLUMNS, rows);
 }

@@ -42,8 +42,6 @@ let configured: Mailer | undefined;
 
 /** The mailer the environment configures, made once per process. */
 export function envMailer(): Mailer {
-  configured ??= env.SFBENCH_SMTP_HOST
-    ? smtpMailer({ host: env.SFBENCH_SMTP_HOST, port: env.SFBENCH_SMTP_PORT, from: env.SFBENCH_SMTP_FROM })
-    : logMailer();
+  configured ??= env.SFBENCH_SMTP_HOST ? smtpMailer({ host: env.SFBENCH_SMTP_HOST, port: env.SFBENCH_SMTP_PORT, from: env.SFBENCH_SMTP_FROM }) : logMailer();
   return configured;
 }

@@ -34,7 +34,10 @@ export async function reserveBundledName(
   if (!built.ok || !bundled.has(built.manifest.name)) return;
   const name = built.manifest.name;
   if (!isOperator(user, operatorEmail)) {
-    const why = operatorEmail !== null && user.email === operatorEmail ? " (this is the operator's address, but it is not verified yet: follow the link mailed to it)" : "";
+    const why =
+      operatorEmail !== null && user.email === operatorEmail
+        ? " (this is the operator's address, but it is not verified yet: follow the link mailed to it)"
+        : "";
     throw fieldError("name", `the name "${name}" is a bundled target and belongs to the operator${why}; choose another name`, "FORBIDDEN");
   }
   await db.$transaction(async (tx) => {

@@ -91,7 +91,13 @@ export interface BoardFilter {
 
 /** The trials a row's campaign counts: same campaign, environment, profile and machine class (the row's own system, or the reference). */
 export function sameTrialsAs(run: Pick<RunMeta, "campaignId" | "environmentKind" | "nodes" | "profile" | "machineClass">, t: TrialRun): boolean {
-  return t.campaignId === run.campaignId && t.environmentKind === run.environmentKind && t.nodes === run.nodes && t.profile === run.profile && t.machineClass === run.machineClass;
+  return (
+    t.campaignId === run.campaignId &&
+    t.environmentKind === run.environmentKind &&
+    t.nodes === run.nodes &&
+    t.profile === run.profile &&
+    t.machineClass === run.machineClass
+  );
 }
 
 /** Whether a cell's sustainable rate is ranked: the one rule, core rankable(), applied when the cell was imported. */
@@ -202,7 +208,11 @@ export async function readLeaderboardData(db: Db, filter: BoardFilter): Promise<
   const trials = (await campaignTrials(db, campaignIds)).filter((t) => shownSystems.has(t.systemId) || t.slug === REFERENCE_TARGET);
   const trialIds = trials.map((t) => t.runId);
   const [meta, cellRows, ratingRows, trialCellRows] = await Promise.all([
-    db.$queryRaw<(Omit<RunMeta, "environmentKind" | "nodes" | "finishedAt" | keyof ImplementationClass> & { declared: { implementation?: unknown; guarantees?: unknown } | null })[]>`
+    db.$queryRaw<
+      (Omit<RunMeta, "environmentKind" | "nodes" | "finishedAt" | keyof ImplementationClass> & {
+        declared: { implementation?: unknown; guarantees?: unknown } | null;
+      })[]
+    >`
       SELECT r.id AS "runId", s.id AS "systemId", s.slug, s.name, v.version, v.loc, (v.manifest IS NOT NULL) AS "manifestKnown",
              jsonb_build_object('implementation', v.manifest->'implementation', 'guarantees', v.manifest->'guarantees') AS declared
       FROM "Run" r JOIN "System" s ON s.id = r."systemId" JOIN "TargetVersion" v ON v.id = r."targetVersionId"
@@ -223,10 +233,18 @@ export async function readLeaderboardData(db: Db, filter: BoardFilter): Promise<
     const found = metaById.get(l.runId);
     if (!found) return [];
     const { declared, ...m } = found;
-    return [{
-      ...m, ...implementationClass(declared), environmentKind: l.environmentKind, nodes: l.nodes, finishedAt: l.finishedAt, profile: l.profile,
-      campaignId: l.campaignId, machineClass: l.machineClass,
-    }];
+    return [
+      {
+        ...m,
+        ...implementationClass(declared),
+        environmentKind: l.environmentKind,
+        nodes: l.nodes,
+        finishedAt: l.finishedAt,
+        profile: l.profile,
+        campaignId: l.campaignId,
+        machineClass: l.machineClass,
+      },
+    ];
   });
   const cells = new Map<string, CellNumbers[]>();
   for (const { runId, ...cell } of cellRows) (cells.get(runId) ?? cells.set(runId, []).get(runId)!).push(cell);
@@ -235,4 +253,3 @@ export async function readLeaderboardData(db: Db, filter: BoardFilter): Promise<
   for (const { runId, ...cell } of trialCellRows) (trialCells.get(runId) ?? trialCells.set(runId, []).get(runId)!).push(cell);
   return { ...empty, runs, cells, ratings, trials, trialCells };
 }
-

@@ -164,7 +164,13 @@ function toRow(data: LeaderboardData, run: RunMeta, cells: CellNumbers[], rating
     invalid,
     smoke,
     focus: focusCell
-      ? { p50: focusCell.p50, p99: focusCell.p99, errorRate: focusCell.errorRate, throughputPerCore: focusCell.throughputPerCore, anomaliesTotal: focusCell.anomaliesTotal }
+      ? {
+          p50: focusCell.p50,
+          p99: focusCell.p99,
+          errorRate: focusCell.errorRate,
+          throughputPerCore: focusCell.throughputPerCore,
+          anomaliesTotal: focusCell.anomaliesTotal,
+        }
       : null,
     loc: locTotals(run.loc),
     ratings: ratings ?? null,
@@ -182,15 +188,24 @@ function smokeReason(cell: CellNumbers): string {
 
 function sortValue(row: LeaderboardRow, key: SortKey): number | string | null {
   switch (key) {
-    case "system": return row.name.toLowerCase();
-    case "p50": return row.focus?.p50 ?? null;
-    case "p99": return row.focus?.p99 ?? null;
-    case "errorRate": return row.focus?.errorRate ?? null;
-    case "throughputPerCore": return row.focus?.throughputPerCore ?? null;
-    case "anomalies": return row.focus?.anomaliesTotal ?? null;
-    case "loc": return row.loc ? row.loc.app + row.loc.gateway : null;
-    case "rating": return row.ratings ? (row.ratings.programmingModel + row.ratings.understandability) / 2 : null;
-    default: return row.rates[key] ?? null;
+    case "system":
+      return row.name.toLowerCase();
+    case "p50":
+      return row.focus?.p50 ?? null;
+    case "p99":
+      return row.focus?.p99 ?? null;
+    case "errorRate":
+      return row.focus?.errorRate ?? null;
+    case "throughputPerCore":
+      return row.focus?.throughputPerCore ?? null;
+    case "anomalies":
+      return row.focus?.anomaliesTotal ?? null;
+    case "loc":
+      return row.loc ? row.loc.app + row.loc.gateway : null;
+    case "rating":
+      return row.ratings ? (row.ratings.programmingModel + row.ratings.understandability) / 2 : null;
+    default:
+      return row.rates[key] ?? null;
   }
 }
 

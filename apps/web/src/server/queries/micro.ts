@@ -26,7 +26,11 @@ export async function microRuns(db: Db, filter: { kind?: EnvironmentKind; nodes?
 }
 
 /** The compare page's micro input: the given systems in their order, each with its latest micro run in the environment (null: none). */
-export async function microCompareInput(db: Db, systems: ReadonlyArray<{ slug: string; name: string }>, environment: { kind: EnvironmentKind; nodes: number } | null) {
+export async function microCompareInput(
+  db: Db,
+  systems: ReadonlyArray<{ slug: string; name: string }>,
+  environment: { kind: EnvironmentKind; nodes: number } | null,
+) {
   const rows = environment ? await microRuns(db, { kind: environment.kind, nodes: environment.nodes }) : [];
   const bySlug = new Map(rows.map((r) => [r.slug, r]));
   return systems.map((s) => {

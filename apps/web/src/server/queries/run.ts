@@ -4,8 +4,16 @@ import type { Db, EnvironmentJson } from "@sfbench/db";
 import { storedResult } from "./stored-result.ts";
 
 const progressSelect = {
-  id: true, status: true, stage: true, progress: true, live: true, errorStage: true, errorMessage: true,
-  createdAt: true, startedAt: true, finishedAt: true,
+  id: true,
+  status: true,
+  stage: true,
+  progress: true,
+  live: true,
+  errorStage: true,
+  errorMessage: true,
+  createdAt: true,
+  startedAt: true,
+  finishedAt: true,
 } as const;
 
 export async function getRunProgress(db: Db, id: string) {
@@ -18,7 +26,11 @@ export async function getRun(db: Db, id: string) {
     where: { id },
     select: {
       ...progressSelect,
-      environmentKind: true, nodes: true, environment: true, profile: true, resultPath: true,
+      environmentKind: true,
+      nodes: true,
+      environment: true,
+      profile: true,
+      resultPath: true,
       system: { select: { slug: true, name: true } },
       targetVersion: { select: { version: true, manifestDigest: true, manifest: true } },
       document: { select: { document: true, digest: true } },

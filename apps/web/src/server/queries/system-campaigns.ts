@@ -44,7 +44,9 @@ export async function getSystemCampaigns(db: Db, systemId: string): Promise<Syst
     ORDER BY r."campaignId", r."environmentKind", r.nodes, r.profile, r."machineClass", r.trial, r.attempt DESC NULLS LAST`;
   if (!trials.length) return null;
   const newest = trials.reduce((a, b) => (b.finishedAt > a.finishedAt ? b : a));
-  const same = trials.filter((t) => t.environmentKind === newest.environmentKind && t.nodes === newest.nodes && t.profile === newest.profile && t.machineClass === newest.machineClass);
+  const same = trials.filter(
+    (t) => t.environmentKind === newest.environmentKind && t.nodes === newest.nodes && t.profile === newest.profile && t.machineClass === newest.machineClass,
+  );
   const byCampaign = new Map<string, TrialRow[]>();
   for (const t of same) (byCampaign.get(t.campaignId) ?? byCampaign.set(t.campaignId, []).get(t.campaignId)!).push(t);
   const ordered = [...byCampaign.values()]
@@ -69,5 +71,12 @@ export async function getSystemCampaigns(db: Db, systemId: string): Promise<Syst
     return out;
   };
   const [latest, previous] = ordered.map((c) => ({ campaignId: c.ts[0]!.campaignId, finishedAt: c.finishedAt, trials: c.ts.length, figures: figuresOf(c.ts) }));
-  return { environmentKind: newest.environmentKind, nodes: newest.nodes, profile: newest.profile, machineClass: newest.machineClass, latest: latest!, previous: previous ?? null };
+  return {
+    environmentKind: newest.environmentKind,
+    nodes: newest.nodes,
+    profile: newest.profile,
+    machineClass: newest.machineClass,
+    latest: latest!,
+    previous: previous ?? null,
+  };
 }

@@ -19,7 +19,13 @@ export async function getSystem(db: Db, slug: string, viewerId?: string | null) 
   const system = await db.system.findUnique({
     where: { slug },
     select: {
-      id: true, slug: true, name: true, description: true, repository: true, ownerId: true, createdAt: true,
+      id: true,
+      slug: true,
+      name: true,
+      description: true,
+      repository: true,
+      ownerId: true,
+      createdAt: true,
       versions: {
         orderBy: { createdAt: "desc" },
         select: { id: true, version: true, manifestDigest: true, manifest: true, image: true, loc: true, declaredLoc: true, createdAt: true },
@@ -28,8 +34,17 @@ export async function getSystem(db: Db, slug: string, viewerId?: string | null) 
         orderBy: { createdAt: "desc" },
         take: HISTORY_LIMIT,
         select: {
-          id: true, status: true, stage: true, progress: true, environmentKind: true, nodes: true, profile: true,
-          createdAt: true, finishedAt: true, errorStage: true, errorMessage: true,
+          id: true,
+          status: true,
+          stage: true,
+          progress: true,
+          environmentKind: true,
+          nodes: true,
+          profile: true,
+          createdAt: true,
+          finishedAt: true,
+          errorStage: true,
+          errorMessage: true,
           targetVersion: { select: { version: true } },
         },
       },
@@ -54,7 +69,12 @@ export async function getSystem(db: Db, slug: string, viewerId?: string | null) 
     // a bundled target's name (packages/targets/*), whether the operator submitted it or the worker imported it
     bundled: bundledTargetNames().has(rest.slug),
     runCount: _count.runs,
-    versions: versions.map((v) => ({ ...v, manifest: inSchemaOrder(v.manifest), loc: v.loc as LocCounts | null, declaredLoc: v.declaredLoc as LocCounts | null })),
+    versions: versions.map((v) => ({
+      ...v,
+      manifest: inSchemaOrder(v.manifest),
+      loc: v.loc as LocCounts | null,
+      declaredLoc: v.declaredLoc as LocCounts | null,
+    })),
     ratings,
     /** ratings from accounts too new to count yet */
     ratingsPending,

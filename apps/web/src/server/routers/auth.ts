@@ -21,7 +21,10 @@ import { attemptSucceeded, beginAttempt } from "../auth/throttle.ts";
 import type { Context } from "../trpc/context.ts";
 import { protectedProcedure, publicProcedure, router } from "../trpc/init.ts";
 
-const Email = z.email({ message: "must be an email address like you@example.com" }).max(254).transform((e) => e.toLowerCase());
+const Email = z
+  .email({ message: "must be an email address like you@example.com" })
+  .max(254)
+  .transform((e) => e.toLowerCase());
 const Password = z.string().min(10, { message: "must be at least 10 characters" }).max(200, { message: "must be at most 200 characters" });
 const Credentials = z.object({ email: Email, password: Password });
 
@@ -38,7 +41,11 @@ export const authRouter = router({
     await beginAttempt(ctx.db, { action: "sign-up", email: input.email, address: ctx.address }, ctx.limits);
     const passwordHash = await hashPassword(input.password);
     // an existing email is left as it is (its password unchanged), with the same answer
-    const created = await ctx.db.user.createManyAndReturn({ data: [{ email: input.email, passwordHash }], skipDuplicates: true, select: { id: true, email: true } });
+    const created = await ctx.db.user.createManyAndReturn({
+      data: [{ email: input.email, passwordHash }],
+      skipDuplicates: true,
+      select: { id: true, email: true },
+    });
     for (const user of created) {
       // not awaited: a new account must not answer later than an existing one; the user can resend and then sees any error
       void sendVerification(ctx.db, user, linkOrigin(ctx), ctx.portal.verification).catch((e: Error) => {
@@ -76,10 +83,8 @@ export const authRouter = router({
   }),
 
   /** Follows a verification link (the token from its query): the address is verified, the token used up. */
-  verifyEmail: publicProcedure
-    .input(z.object({ token: z.string().min(1, { message: "is required" }).max(200) }))
-    .mutation(async ({ ctx, input }) => {
-      const { email } = await verifyEmail(ctx.db, input.token);
-      return { email, verified: true as const };
-    }),
+  verifyEmail: publicProcedure.input(z.object({ token: z.string().min(1, { message: "is required" }).max(200) })).mutation(async ({ ctx, input }) => {
+    const { email } = await verifyEmail(ctx.db, input.token);
+    return { email, verified: true as const };
+  }),
 });

@@ -9,7 +9,11 @@ import { fieldError, tooManyRequests } from "../trpc/errors.ts";
 /** `adding`: the runs this submission queues (a campaign queues one per trial). */
 export async function enforceSubmissionLimit(tx: Prisma.TransactionClient, userId: string, perHour: number, now = new Date(), adding = 1): Promise<void> {
   // waiting would never let it through: say which field to change
-  if (adding > perHour) throw fieldError("trials", `the campaign queues ${adding} runs (systems x trials), more than the ${perHour} an account may submit per hour: name fewer systems or trials`);
+  if (adding > perHour)
+    throw fieldError(
+      "trials",
+      `the campaign queues ${adding} runs (systems x trials), more than the ${perHour} an account may submit per hour: name fewer systems or trials`,
+    );
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`submit:${userId}`}, 0))`;
   const since = new Date(now.getTime() - 3600_000);
   const recent = await tx.run.findMany({

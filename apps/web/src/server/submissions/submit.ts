@@ -44,38 +44,47 @@ export async function register(db: Db, userId: string, input: z.output<typeof Su
   return { systemSlug: done.systemSlug, version: done.version };
 }
 
-async function store(db: Db, userId: string, input: z.output<typeof SubmitInput>, perHour: number, dataDir: string, queue: boolean): Promise<Registered & { runId?: string }> {
+async function store(
+  db: Db,
+  userId: string,
+  input: z.output<typeof SubmitInput>,
+  perHour: number,
+  dataDir: string,
+  queue: boolean,
+): Promise<Registered & { runId?: string }> {
   const built = buildManifest(input);
   if (!built.ok) throw fieldErrors(built.fields);
   const loc = parseLoc(input.loc);
   let claimed: Claimed | undefined;
-  const submitted = await db.$transaction(async (tx) => {
-    await enforceSubmissionLimit(tx, userId, perHour, new Date(), queue ? 1 : 0);
-    const systemId = await ownSystem(tx, userId, built.manifest);
-    const versionId = await upsertVersion(tx, systemId, built.manifest, loc);
-    claimed = await claimUploads(tx, userId, versionId, built.manifest, input, dataDir);
-    if (!queue) return { systemSlug: built.manifest.name, version: built.manifest.version };
-    const run = await tx.run.create({
-      data: {
-        systemId,
-        targetVersionId: versionId,
-        status: "queued",
-        environmentKind: input.environmentKind,
-        nodes: input.nodes,
-        profile: input.profile,
-        parameters: {
-          ...(input.workloads ? { workloads: [...new Set(input.workloads)] } : {}),
-          ...(input.distributions ? { distributions: [...new Set(input.distributions)] } : {}),
+  const submitted = await db
+    .$transaction(async (tx) => {
+      await enforceSubmissionLimit(tx, userId, perHour, new Date(), queue ? 1 : 0);
+      const systemId = await ownSystem(tx, userId, built.manifest);
+      const versionId = await upsertVersion(tx, systemId, built.manifest, loc);
+      claimed = await claimUploads(tx, userId, versionId, built.manifest, input, dataDir);
+      if (!queue) return { systemSlug: built.manifest.name, version: built.manifest.version };
+      const run = await tx.run.create({
+        data: {
+          systemId,
+          targetVersionId: versionId,
+          status: "queued",
+          environmentKind: input.environmentKind,
+          nodes: input.nodes,
+          profile: input.profile,
+          parameters: {
+            ...(input.workloads ? { workloads: [...new Set(input.workloads)] } : {}),
+            ...(input.distributions ? { distributions: [...new Set(input.distributions)] } : {}),
+          },
+          submittedById: userId,
         },
-        submittedById: userId,
-      },
-      select: { id: true },
+        select: { id: true },
+      });
+      return { runId: run.id, systemSlug: built.manifest.name, version: built.manifest.version };
+    })
+    .catch(async (e: unknown) => {
+      await claimed?.undo();
+      throw e;
     });
-    return { runId: run.id, systemSlug: built.manifest.name, version: built.manifest.version };
-  }).catch(async (e: unknown) => {
-    await claimed?.undo();
-    throw e;
-  });
   await claimed?.finish();
   return submitted;
 }

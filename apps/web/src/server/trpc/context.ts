@@ -33,7 +33,14 @@ export interface CreateContextOptions {
   uploads?: UploadSettings;
 }
 
-export async function createContext({ db, req, resHeaders = new Headers(), limits, portal, uploads = defaultUploadSettings() }: CreateContextOptions): Promise<Context> {
+export async function createContext({
+  db,
+  req,
+  resHeaders = new Headers(),
+  limits,
+  portal,
+  uploads = defaultUploadSettings(),
+}: CreateContextOptions): Promise<Context> {
   return {
     db,
     headers: req.headers,

@@ -28,27 +28,46 @@ export interface Claimed {
 
 const FIELDS = { imageArchive: { kind: "image_archive", name: "image-archive" }, sourceArchive: { kind: "source_archive", name: "source-archive" } } as const;
 
-export async function claimUploads(tx: Prisma.TransactionClient, userId: string, versionId: string, manifest: TargetManifest, ids: UploadIds, dataDir: string): Promise<Claimed> {
+export async function claimUploads(
+  tx: Prisma.TransactionClient,
+  userId: string,
+  versionId: string,
+  manifest: TargetManifest,
+  ids: UploadIds,
+  dataDir: string,
+): Promise<Claimed> {
   const obsolete: string[] = [];
   const made: string[] = [];
-  const claimed: Claimed = { finish: async () => void (await Promise.all(obsolete.map((f) => rm(f, { force: true })))), undo: async () => void (await Promise.all(made.map((f) => rm(f, { force: true })))) };
+  const claimed: Claimed = {
+    finish: async () => void (await Promise.all(obsolete.map((f) => rm(f, { force: true })))),
+    undo: async () => void (await Promise.all(made.map((f) => rm(f, { force: true })))),
+  };
   try {
     for (const field of ["imageArchive", "sourceArchive"] as const) {
       const id = ids[field];
       if (!id) continue;
       const { kind, name } = FIELDS[field];
       const upload = await tx.upload.findUnique({ where: { id } });
-      if (!upload || upload.userId !== userId || upload.kind !== kind) throw fieldError(field, `no ${name} upload ${id} of yours; upload the file first (POST /api/uploads/${name})`);
+      if (!upload || upload.userId !== userId || upload.kind !== kind)
+        throw fieldError(field, `no ${name} upload ${id} of yours; upload the file first (POST /api/uploads/${name})`);
       if (upload.targetVersionId === versionId) continue;
       if (upload.targetVersionId) throw fieldError(field, `upload ${id} was submitted with another version; upload the file again`);
       if (field === "imageArchive") {
         if (!manifest.image) throw fieldError(field, `target.json names no image; set its "image" to the archive's image (${upload.references.join(", ")})`);
-        if (!namesImage(upload.references, manifest.image)) throw fieldError(field, `the archive holds ${upload.references.join(", ")}, not the manifest's image ${manifest.image}; save that image (podman save -o image.tar ${manifest.image}) or set target.json "image"`);
+        if (!namesImage(upload.references, manifest.image))
+          throw fieldError(
+            field,
+            `the archive holds ${upload.references.join(", ")}, not the manifest's image ${manifest.image}; save that image (podman save -o image.tar ${manifest.image}) or set target.json "image"`,
+          );
       }
       const kept = await tx.upload.findFirst({ where: { targetVersionId: versionId, kind } });
       if (kept) {
         if (kept.sha256 !== upload.sha256) {
-          throw fieldError(field, `version ${manifest.version} of "${manifest.name}" already has its ${name} (${kept.sha256.slice(0, 19)}…, ${kept.createdAt.toISOString().slice(0, 10)}); a changed ${name} needs a new version`, "CONFLICT");
+          throw fieldError(
+            field,
+            `version ${manifest.version} of "${manifest.name}" already has its ${name} (${kept.sha256.slice(0, 19)}…, ${kept.createdAt.toISOString().slice(0, 10)}); a changed ${name} needs a new version`,
+            "CONFLICT",
+          );
         }
         await tx.upload.delete({ where: { id } });
         obsolete.push(upload.path);

@@ -20,7 +20,8 @@ const json = (status: number, body: unknown) => Response.json(body, { status });
 const refuse = (e: UploadRefused) => json(e.status, { error: { message: e.message, field: e.field } });
 
 export async function handleUpload(req: Request, kind: string, opts: UploadHandlerOptions = {}): Promise<Response> {
-  if (!UPLOAD_KINDS.includes(kind as UploadKindName)) return refuse(new UploadRefused(404, "kind", `no upload kind "${kind}"; allowed: ${UPLOAD_KINDS.join(", ")}`));
+  if (!UPLOAD_KINDS.includes(kind as UploadKindName))
+    return refuse(new UploadRefused(404, "kind", `no upload kind "${kind}"; allowed: ${UPLOAD_KINDS.join(", ")}`));
   const origin = checkOrigin(req.headers, requestOrigin(req.headers, req.url));
   if (!origin.ok) return refuse(new UploadRefused(403, "origin", origin.reason));
   const db = opts.db ?? (await getDb());
@@ -28,7 +29,14 @@ export async function handleUpload(req: Request, kind: string, opts: UploadHandl
   if (!user) return refuse(new UploadRefused(401, "authorization", "sign in (or send Authorization: Bearer <API token>) to upload"));
   const length = req.headers.get("content-length");
   try {
-    const received = await receiveUpload(db, user.id, kind as UploadKindName, req.body, length ? Number(length) : undefined, opts.settings ?? defaultUploadSettings());
+    const received = await receiveUpload(
+      db,
+      user.id,
+      kind as UploadKindName,
+      req.body,
+      length ? Number(length) : undefined,
+      opts.settings ?? defaultUploadSettings(),
+    );
     return json(201, received);
   } catch (e) {
     if (e instanceof UploadRefused) return refuse(e);

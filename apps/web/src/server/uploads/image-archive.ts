@@ -43,7 +43,11 @@ export function checkImageArchive(entries: TarEntry[], kept: Map<string, Buffer>
     const references = parsed.data.manifests.flatMap((m) => REF_ANNOTATIONS.map((a) => m.annotations?.[a]).filter((r): r is string => Boolean(r)));
     return { ok: true, format: "oci-archive", references: [...new Set(references)] };
   }
-  return { ok: false, problem: "it is a tar but not an image archive: neither manifest.json (docker-archive) nor index.json with oci-layout (oci-archive) at its root; write one with `podman save -o image.tar <image>`" };
+  return {
+    ok: false,
+    problem:
+      "it is a tar but not an image archive: neither manifest.json (docker-archive) nor index.json with oci-layout (oci-archive) at its root; write one with `podman save -o image.tar <image>`",
+  };
 }
 
 export const namesImage = (references: string[], image: string) => findImageReference(references, image) !== undefined;

@@ -39,18 +39,29 @@ export interface Received {
 const ENV_NAME: Record<UploadKindName, string> = { "image-archive": "SFBENCH_IMAGE_ARCHIVE_MAX_MIB", "source-archive": "SFBENCH_SOURCE_ARCHIVE_MAX_MIB" };
 
 export const tooLarge = (kind: UploadKindName, limit: number, size?: number) =>
-  new UploadRefused(413, kind, `${kind}: ${size === undefined ? "more" : `${formatBytes(size)}, more`} than the portal's limit of ${formatBytes(limit)} (${ENV_NAME[kind]})`);
+  new UploadRefused(
+    413,
+    kind,
+    `${kind}: ${size === undefined ? "more" : `${formatBytes(size)}, more`} than the portal's limit of ${formatBytes(limit)} (${ENV_NAME[kind]})`,
+  );
 
 /** Deletes the user's unclaimed uploads past their age, then refuses one more than the user may hold. */
 async function limitUnclaimed(db: Db, userId: string, kind: UploadKindName, unclaimed: { max: number; hours: number }): Promise<void> {
-  const stale = await db.upload.findMany({ where: { userId, targetVersionId: null, createdAt: { lt: new Date(Date.now() - unclaimed.hours * 3600_000) } }, select: { id: true, path: true } });
+  const stale = await db.upload.findMany({
+    where: { userId, targetVersionId: null, createdAt: { lt: new Date(Date.now() - unclaimed.hours * 3600_000) } },
+    select: { id: true, path: true },
+  });
   for (const u of stale) {
     await db.upload.delete({ where: { id: u.id } });
     await rm(u.path, { force: true });
   }
   const held = await db.upload.count({ where: { userId, targetVersionId: null } });
   if (held >= unclaimed.max) {
-    throw new UploadRefused(429, kind, `${kind}: you hold ${held} uploads no submission has named (at most ${unclaimed.max}, SFBENCH_UNCLAIMED_UPLOADS); submit with them, or wait until they are deleted ${unclaimed.hours} hours after upload`);
+    throw new UploadRefused(
+      429,
+      kind,
+      `${kind}: you hold ${held} uploads no submission has named (at most ${unclaimed.max}, SFBENCH_UNCLAIMED_UPLOADS); submit with them, or wait until they are deleted ${unclaimed.hours} hours after upload`,
+    );
   }
 }
 
@@ -100,7 +111,11 @@ export async function receiveUpload(
       scanned = await scanTar(stream, { keep: (e) => kind === "image-archive" && IMAGE_METADATA.has(e.name) });
     } catch (e) {
       if (e instanceof NotATar || (e as NodeJS.ErrnoException).code === "Z_DATA_ERROR") {
-        throw new UploadRefused(400, kind, `${kind}: ${(e as Error).message}; expected ${kind === "image-archive" ? "a tar from `podman save` or `docker save` (docker-archive or oci-archive)" : "a tar or tar.gz of the source files"}`);
+        throw new UploadRefused(
+          400,
+          kind,
+          `${kind}: ${(e as Error).message}; expected ${kind === "image-archive" ? "a tar from `podman save` or `docker save` (docker-archive or oci-archive)" : "a tar or tar.gz of the source files"}`,
+        );
       }
       throw e;
     }
@@ -108,7 +123,12 @@ export async function receiveUpload(
     if (kind === "image-archive") {
       const check = checkImageArchive(scanned.entries, scanned.kept);
       if (!check.ok) throw new UploadRefused(400, kind, `${kind}: ${check.problem}`);
-      if (!check.references.length) throw new UploadRefused(400, kind, `${kind}: the archive names no image (no RepoTags / ref.name); save it by name: podman save -o image.tar <name>:<tag>`);
+      if (!check.references.length)
+        throw new UploadRefused(
+          400,
+          kind,
+          `${kind}: the archive names no image (no RepoTags / ref.name); save it by name: podman save -o image.tar <name>:<tag>`,
+        );
       references = check.references;
     } else {
       const check = checkSourceArchive(scanned.entries);

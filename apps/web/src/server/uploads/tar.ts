@@ -126,7 +126,8 @@ export async function scanTar(input: AsyncIterable<Uint8Array>, opts: ScanOption
       break; // some writers omit the two zero blocks at the end
     }
     if (header.every((b) => b === 0)) break;
-    if (!checksumOk(header)) throw new NotATar(entries.length ? `a damaged tar header after ${entries.at(-1)!.name}` : "not a tar archive (its first 512 bytes are not a tar header)");
+    if (!checksumOk(header))
+      throw new NotATar(entries.length ? `a damaged tar header after ${entries.at(-1)!.name}` : "not a tar archive (its first 512 bytes are not a tar header)");
     const flag = String.fromCharCode(header[156]!);
     const size = pending.size ?? octal(header.subarray(124, 136));
     const padded = Math.ceil(size / BLOCK) * BLOCK;

@@ -115,7 +115,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const gates = (process.env.SFBENCH_WORKERD_AUTOGATES ?? "").split(",").filter(Boolean);
   try {
     const out = gates.length ? addAutogates(readFileSync(0), gates) : readFileSync(0);
-    for (let off = 0; off < out.length; ) off += writeSync(1, out, off);
+    for (let off = 0; off < out.length;) off += writeSync(1, out, off);
   } catch (e) {
     process.stderr.write(`durable-objects: ${e instanceof Error ? e.message : String(e)}\n`);
     process.exit(1);

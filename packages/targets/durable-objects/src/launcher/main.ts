@@ -26,7 +26,9 @@ async function main(): Promise<void> {
   process.removeAllListeners("SIGINT");
   process.on("SIGTERM", () => void stop("SIGTERM", 0));
   process.on("SIGINT", () => void stop("SIGINT", 0));
-  process.stderr.write(`durable-objects: listening on ${target.url.href} (workerd pid ${target.runtimePid}, open-files limit ${target.openFilesLimit ?? "unknown"}, storage in ${env.SFBENCH_DATA_DIR})\n`);
+  process.stderr.write(
+    `durable-objects: listening on ${target.url.href} (workerd pid ${target.runtimePid}, open-files limit ${target.openFilesLimit ?? "unknown"}, storage in ${env.SFBENCH_DATA_DIR})\n`,
+  );
   void target.lost.then((why) => stop(why, 1));
 }
 

@@ -7,9 +7,7 @@ import { traced, type Trace } from "./trace.ts";
 
 export async function createCart(db: Db, trace?: Trace): Promise<string> {
   const id = randomUUID();
-  await traced(trace, "cart", "create", id, () =>
-    db.query({ name: "cart-create", text: "INSERT INTO carts (id) VALUES ($1)", values: [id] }),
-  );
+  await traced(trace, "cart", "create", id, () => db.query({ name: "cart-create", text: "INSERT INTO carts (id) VALUES ($1)", values: [id] }));
   return id;
 }
 

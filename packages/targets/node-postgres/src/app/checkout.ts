@@ -91,12 +91,7 @@ export interface CheckoutDeps {
   coPurchase: CoPurchaseWriter;
 }
 
-export async function checkout(
-  { db, coPurchase }: CheckoutDeps,
-  cartId: string,
-  userId: string,
-  trace?: Trace,
-): Promise<CheckoutResult> {
+export async function checkout({ db, coPurchase }: CheckoutDeps, cartId: string, userId: string, trace?: Trace): Promise<CheckoutResult> {
   const orderId = randomUUID();
   let productIds: string[] = [];
   let orderStart = 0;

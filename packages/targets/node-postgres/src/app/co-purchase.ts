@@ -31,8 +31,7 @@ export class CoPurchaseWriter {
   /** Counts one completed order that contained these (distinct) products. */
   record(productIds: readonly string[]): void {
     if (productIds.length < 2) return;
-    for (const p of productIds)
-      for (const q of productIds) if (p !== q) this.add(p + SEP + q, 1);
+    for (const p of productIds) for (const q of productIds) if (p !== q) this.add(p + SEP + q, 1);
     this.startLoop();
   }
 

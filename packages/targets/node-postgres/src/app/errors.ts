@@ -17,5 +17,4 @@ export class AppError extends Error {
   }
 }
 
-export const notFound = (entity: EntityName, id: string): AppError =>
-  new AppError("not-found", `${entity} ${JSON.stringify(id)} not found`);
+export const notFound = (entity: EntityName, id: string): AppError => new AppError("not-found", `${entity} ${JSON.stringify(id)} not found`);

@@ -118,10 +118,7 @@ export function createMicro(db: Db): Micro {
 
     async io(key, bytes) {
       const start = now();
-      await db.query(
-        "INSERT INTO micro_io (key, payload) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET payload = excluded.payload",
-        [key, payload(bytes)],
-      );
+      await db.query("INSERT INTO micro_io (key, payload) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET payload = excluded.payload", [key, payload(bytes)]);
       const { rows } = await db.query<{ payload: Buffer }>("SELECT payload FROM micro_io WHERE key = $1", [key]);
       const sha256 = createHash("sha256").update(rows[0]!.payload).digest("hex");
       return { key, bytes, sha256, handlerNs: since(start) };
@@ -216,7 +213,9 @@ export function createMicro(db: Db): Micro {
             }
           }),
         );
-        const { rows } = await db.query<{ delivered: number }>("SELECT coalesce(sum(received), 0)::bigint AS delivered FROM micro_entities WHERE run = $1", [run]);
+        const { rows } = await db.query<{ delivered: number }>("SELECT coalesce(sum(received), 0)::bigint AS delivered FROM micro_entities WHERE run = $1", [
+          run,
+        ]);
         return { entities, messages, delivered: rows[0]!.delivered, totalNs: since(first), handlerNs: since(start) };
       } finally {
         await forget(run);

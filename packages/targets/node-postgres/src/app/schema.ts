@@ -17,11 +17,7 @@ export async function createSchema(db: Db): Promise<void> {
  * Retries createSchema until it succeeds (PostgreSQL may still be starting)
  * or `stopped()` says the server is closing.
  */
-export async function createSchemaWithRetry(
-  db: Db,
-  stopped: () => boolean,
-  onRetry: (err: Error, attempt: number) => void,
-): Promise<void> {
+export async function createSchemaWithRetry(db: Db, stopped: () => boolean, onRetry: (err: Error, attempt: number) => void): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       await createSchema(db);

@@ -80,14 +80,7 @@ export function randomHexId(bytes = 8): string {
 }
 
 /** Records one function span per key, all covering [start, end] (work done by one statement). */
-export function recordFunctionSpans(
-  trace: Trace,
-  entity: Entity,
-  op: string,
-  keys: readonly string[],
-  start: number,
-  end: number,
-): void {
+export function recordFunctionSpans(trace: Trace, entity: Entity, op: string, keys: readonly string[], start: number, end: number): void {
   for (const key of keys) {
     trace.writer.write({
       sfbench: "span",
@@ -105,13 +98,7 @@ export function recordFunctionSpans(
 }
 
 /** Runs `work` as a function span of `entity` when traced; otherwise just runs it. */
-export async function traced<T>(
-  trace: Trace | undefined,
-  entity: Entity,
-  op: string,
-  keys: string | readonly string[],
-  work: () => Promise<T>,
-): Promise<T> {
+export async function traced<T>(trace: Trace | undefined, entity: Entity, op: string, keys: string | readonly string[], work: () => Promise<T>): Promise<T> {
   if (!trace) return work();
   const start = nowMicros();
   try {

@@ -3,15 +3,7 @@
  * `config` names the entity and operation of its gateway span.
  */
 import type { FastifyInstance, FastifyReply } from "fastify";
-import {
-  AddCreditsBody,
-  AddToCartBody,
-  CheckoutBody,
-  FreqItemsQuery,
-  ProductCreateBody,
-  ProductPatchBody,
-  UserCreateBody,
-} from "@sfbench/core";
+import { AddCreditsBody, AddToCartBody, CheckoutBody, FreqItemsQuery, ProductCreateBody, ProductPatchBody, UserCreateBody } from "@sfbench/core";
 import type { Shop } from "../app/shop.ts";
 import { sendError } from "./errors.ts";
 import { traceOf } from "./tracing.ts";

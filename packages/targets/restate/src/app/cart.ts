@@ -54,9 +54,7 @@ export const cart = restate.object({
       return DONE;
     }),
 
-    checkout: traced("cart", "checkout", async (ctx: ObjectContext, request: CheckoutRequest, span): Promise<CheckoutAnswer> =>
-      checkout(ctx, request, span),
-    ),
+    checkout: traced("cart", "checkout", async (ctx: ObjectContext, request: CheckoutRequest, span): Promise<CheckoutAnswer> => checkout(ctx, request, span)),
   },
 });
 

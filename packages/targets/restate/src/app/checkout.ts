@@ -50,9 +50,7 @@ export async function checkout(ctx: ObjectContext, { userId, orderId }: Checkout
     await RestatePromise.all(compensations.reverse().map((undo) => undo()));
   };
 
-  const answers = await RestatePromise.all(
-    items.map(([productId, amount]) => ctx.objectClient(ProductApi, productId).reserve(amount, callOpts(span))),
-  );
+  const answers = await RestatePromise.all(items.map(([productId, amount]) => ctx.objectClient(ProductApi, productId).reserve(amount, callOpts(span))));
   let total = 0;
   let refusal: Refusal | undefined;
   answers.forEach((answer, i) => {
@@ -80,7 +78,11 @@ export async function checkout(ctx: ObjectContext, { userId, orderId }: Checkout
   // Step 6: durable one-way messages, processed by the co-purchase objects after this handler returns.
   if (items.length > 1) {
     const ids = items.map(([productId]) => productId);
-    for (const p of ids) ctx.objectSendClient(CoPurchaseApi, p).add(ids.filter((q) => q !== p), sendOpts(span));
+    for (const p of ids)
+      ctx.objectSendClient(CoPurchaseApi, p).add(
+        ids.filter((q) => q !== p),
+        sendOpts(span),
+      );
   }
   return { orderId, total };
 }

@@ -228,7 +228,9 @@ export const microDriver = restate.service({
       const run = ctx.rand.uuidv4();
       const first = now();
       const counts = await RestatePromise.all(
-        Array.from({ length: pairs }, (_, i) => call<PingRequest, number[]>(ctx, "MicroPing", `${run}:ping-${i}`, "run", { pong: `${run}:pong-${i}`, messages, bytes })),
+        Array.from({ length: pairs }, (_, i) =>
+          call<PingRequest, number[]>(ctx, "MicroPing", `${run}:ping-${i}`, "run", { pong: `${run}:pong-${i}`, messages, bytes }),
+        ),
       );
       const totalNs = since(first);
       const histogram = [...BOUNDS_NS, null].map((le, b) => [le, counts.reduce((s, c) => s + c[b]!, 0)]);
@@ -244,7 +246,11 @@ export const microDriver = restate.service({
         input[k] = Number(x % 1_000_000n);
       }
       const first = now();
-      const { sorted, entities } = await call<DivideRequest, { sorted: number[]; entities: number }>(ctx, "MicroDivide", `${ctx.rand.uuidv4()}:root`, "sort", { slice: input, fanout, leaf });
+      const { sorted, entities } = await call<DivideRequest, { sorted: number[]; entities: number }>(ctx, "MicroDivide", `${ctx.rand.uuidv4()}:root`, "sort", {
+        slice: input,
+        fanout,
+        leaf,
+      });
       const totalNs = since(first);
       let checksum = 0n;
       for (let i = 0; i < sorted.length; i++) checksum = (checksum + BigInt(sorted[i]!) * BigInt(i + 1)) % 2147483647n;
@@ -267,7 +273,9 @@ export const microDriver = restate.service({
         ),
       );
       const totalNs = since(first);
-      const counts = await RestatePromise.all(Array.from({ length: entities }, (_, index) => call<null, number>(ctx, "MicroBig", `${run}:big-${index}`, "take", null)));
+      const counts = await RestatePromise.all(
+        Array.from({ length: entities }, (_, index) => call<null, number>(ctx, "MicroBig", `${run}:big-${index}`, "take", null)),
+      );
       return { entities, messages, delivered: counts.reduce((s, n) => s + n, 0), totalNs, handlerNs: since(start) };
     },
   },

@@ -5,15 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import {
-  AddCreditsBody,
-  AddToCartBody,
-  CheckoutBody,
-  FreqItemsQuery,
-  ProductCreateBody,
-  ProductPatchBody,
-  UserCreateBody,
-} from "@sfbench/core";
+import { AddCreditsBody, AddToCartBody, CheckoutBody, FreqItemsQuery, ProductCreateBody, ProductPatchBody, UserCreateBody } from "@sfbench/core";
 import type { CartView } from "../app/cart.ts";
 import type { CheckoutAnswer } from "../app/checkout.ts";
 import type { Visit } from "../app/co-purchase.ts";
@@ -93,14 +85,13 @@ export function registerRoutes(app: FastifyInstance, ingress: Ingress): void {
     const id = pathId(request.params);
     const { top, depth } = parseInput(FreqItemsQuery, request.query, {});
     if (visitBound(top, depth) > MAX_FREQ_VISITS) {
-      throw new BadRequest(`top=${top}&depth=${depth}: the visit tree could hold more than ${MAX_FREQ_VISITS} products (1 + top + ... + top^(depth-1)); lower top or depth`);
+      throw new BadRequest(
+        `top=${top}&depth=${depth}: the visit tree could hold more than ${MAX_FREQ_VISITS} products (1 + top + ... + top^(depth-1)); lower top or depth`,
+      );
     }
     const visit: Visit = { top, depth, exclude: [id] };
     // Both at once: the product's existence (404) and the traversal from its co-purchase object.
-    const [, items] = await Promise.all([
-      call<ProductState>(request, "Product", id, "get"),
-      call<string[]>(request, "CoPurchase", id, "visit", visit),
-    ]);
+    const [, items] = await Promise.all([call<ProductState>(request, "Product", id, "get"), call<string[]>(request, "CoPurchase", id, "visit", visit)]);
     return json(reply, items);
   });
 

@@ -69,16 +69,21 @@ try {
   const aborted = () => children.firstExit();
   await waitFor("the service endpoint", deadline, () => listening(ports.service), aborted);
   await waitFor("the Restate admin API", deadline, () => adminHealthy(adminUrl), aborted);
-  await waitFor("the deployment to register", deadline, async () => {
-    try {
-      log(await registerDeployment(adminUrl, serviceUri));
-      return true;
-    } catch (err) {
-      // the admin API may answer before the cluster can take a deployment
-      if (Date.now() > deadline - 1000) throw err;
-      return false;
-    }
-  }, aborted);
+  await waitFor(
+    "the deployment to register",
+    deadline,
+    async () => {
+      try {
+        log(await registerDeployment(adminUrl, serviceUri));
+        return true;
+      } catch (err) {
+        // the admin API may answer before the cluster can take a deployment
+        if (Date.now() > deadline - 1000) throw err;
+        return false;
+      }
+    },
+    aborted,
+  );
   await waitFor("the ingress to serve every object", deadline, () => ingressServesAll(ingressUrl), aborted);
   log("the ingress serves every object; starting the gateway");
 

@@ -23,7 +23,10 @@ const reporter = setInterval(() => {
   const stats = gateway.stats();
   if (stats.noAnswer === reported) return;
   reported = stats.noAnswer;
-  app.log.warn({ stats }, `${stats.noAnswer} of ${stats.requests} requests got no answer from StateFun within ${env.GATEWAY_TIMEOUT_MS} ms (answered 504 no-answer)`);
+  app.log.warn(
+    { stats },
+    `${stats.noAnswer} of ${stats.requests} requests got no answer from StateFun within ${env.GATEWAY_TIMEOUT_MS} ms (answered 504 no-answer)`,
+  );
 }, 5000);
 reporter.unref();
 

@@ -19,7 +19,12 @@ export const MicroMathQuery = MicroKeyQuery.extend({ n: int(1, 10_000_000).defau
 export const MicroSleepQuery = MicroKeyQuery.extend({ ms: int(0, 10_000).default(100) });
 export const MicroIoBody = z.object({ key: Id, bytes: bodyInt(1, 1_048_576) });
 export const PingpongBody = z.object({ pairs: bodyInt(1, 64), messages: bodyInt(1, 100_000), bytes: bodyInt(0, 65_536) });
-export const DivideBody = z.object({ items: bodyInt(1, 1_000_000), fanout: bodyInt(2, 16), leaf: bodyInt(16, 100_000).default(1000), seed: bodyInt(0, MAX_INT) });
+export const DivideBody = z.object({
+  items: bodyInt(1, 1_000_000),
+  fanout: bodyInt(2, 16),
+  leaf: bodyInt(16, 100_000).default(1000),
+  seed: bodyInt(0, MAX_INT),
+});
 export const BigBody = z.object({ entities: bodyInt(2, 10_000), messages: bodyInt(1, 1_000_000), seed: bodyInt(0, MAX_INT) });
 
 /**

@@ -44,7 +44,14 @@ export const audit: Phase = {
     });
     return {
       ...(ctx.auditReadsPerSecond ? { parameters: { auditReadsPerSecond: ctx.auditReadsPerSecond } } : {}),
-      result: { anomalies: { kinds: result.anomalies, total: result.total, ...(result.examples.length ? { examples: result.examples } : {}), ambiguous: result.ambiguous } },
+      result: {
+        anomalies: {
+          kinds: result.anomalies,
+          total: result.total,
+          ...(result.examples.length ? { examples: result.examples } : {}),
+          ambiguous: result.ambiguous,
+        },
+      },
     };
   },
 };

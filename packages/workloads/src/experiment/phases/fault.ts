@@ -32,7 +32,11 @@ export const fault: Phase = {
   adds: ["stable"],
   async run(ctx, cell, state) {
     const t = ctx.target;
-    if (!t) throw new StageError("fault", "the fault experiment kills and restarts the target's processes: run it on a target sfbench starts (--target), not one given by --url");
+    if (!t)
+      throw new StageError(
+        "fault",
+        "the fault experiment kills and restarts the target's processes: run it on a target sfbench starts (--target), not one given by --url",
+      );
     const f = ctx.settings.fault;
     const ramp = state.ramp!;
     const basis = ramp.sustainableRate ?? ramp.peak;
@@ -59,7 +63,15 @@ export const fault: Phase = {
     injected.catch(() => {});
     let outcome;
     try {
-      outcome = await runLoadStep(ctx, cell, { rate, durationS: f.durationS, name: cell.file("fault"), stage: `fault (${detail})`, phase: "fault", detail, sampleTarget: false });
+      outcome = await runLoadStep(ctx, cell, {
+        rate,
+        durationS: f.durationS,
+        name: cell.file("fault"),
+        stage: `fault (${detail})`,
+        phase: "fault",
+        detail,
+        sampleTarget: false,
+      });
     } finally {
       abort.abort();
     }

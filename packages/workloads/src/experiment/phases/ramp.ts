@@ -42,7 +42,15 @@ export const ramp: Phase = {
       // the step after an overload inherits its drain unless the target settles first
       const waited = steps.length ? await waitQuiet(proc.quiet, ctx.targetPids, ctx.signal) : 0;
       const detail = `${kind} step ${steps.length + 1} at ${rate}/s`;
-      const p = await runLoadStep(ctx, cell, { rate, durationS, name: cell.file(`ramp-${steps.length}`), stage: `ramp (${detail})`, phase: "ramp", detail, sampleTarget: false });
+      const p = await runLoadStep(ctx, cell, {
+        rate,
+        durationS,
+        name: cell.file(`ramp-${steps.length}`),
+        stage: `ramp (${detail})`,
+        phase: "ramp",
+        detail,
+        sampleTarget: false,
+      });
       steps.push(p);
       phases.push(kind);
       quietS.push(waited);

@@ -17,7 +17,11 @@ export const scaleUp: Phase = {
   adds: ["stable"],
   async run(ctx, cell, state) {
     const t = ctx.target;
-    if (!t) throw new StageError("scale-up", "the scale-up experiment adds a node to the target: run it on a target sfbench starts (--target), not one given by --url");
+    if (!t)
+      throw new StageError(
+        "scale-up",
+        "the scale-up experiment adds a node to the target: run it on a target sfbench starts (--target), not one given by --url",
+      );
     const s = ctx.settings.scaleUp;
     const ramp = state.ramp!;
     const basis = ramp.sustainableRate ?? ramp.peak;
@@ -46,13 +50,33 @@ export const scaleUp: Phase = {
         resolve();
       });
     });
-    const outcome = await runLoadStep(ctx, cell, { rate, durationS: s.durationS, name: cell.file("scale-up"), stage: `scale-up (${detail})`, phase: "scale-up", detail, sampleTarget: false });
+    const outcome = await runLoadStep(ctx, cell, {
+      rate,
+      durationS: s.durationS,
+      name: cell.file("scale-up"),
+      stage: `scale-up (${detail})`,
+      phase: "scale-up",
+      detail,
+      sampleTarget: false,
+    });
     await timer;
     if (addError) throw new StageError("scale-up", `adding a node failed: ${addError}`);
     if (calledAt === undefined) throw new StageError("scale-up", "the planned node was not added (the phase ended first)");
     const addedAtS = onSeriesClock(calledAt, seriesOriginMs(outcome.agg.startMs));
-    const result = analyzeScaleUp({ series: outcome.agg.perSecond, addedAtS, nodeHealthyAfterS: healthyAfterS, offeredRate: rate, nodesBefore, nodesAfter: t.nodes() });
-    progress(ctx, cell, "scale-up", `gain ${(result.gain * 100).toFixed(0)}%, shown after ${result.capacityShownAfterS === null ? "never" : `${result.capacityShownAfterS.toFixed(1)} s`}`);
+    const result = analyzeScaleUp({
+      series: outcome.agg.perSecond,
+      addedAtS,
+      nodeHealthyAfterS: healthyAfterS,
+      offeredRate: rate,
+      nodesBefore,
+      nodesAfter: t.nodes(),
+    });
+    progress(
+      ctx,
+      cell,
+      "scale-up",
+      `gain ${(result.gain * 100).toFixed(0)}%, shown after ${result.capacityShownAfterS === null ? "never" : `${result.capacityShownAfterS.toFixed(1)} s`}`,
+    );
     return {
       state: { stable: { outcome, stats: stableResult(outcome.agg) } },
       result: { scaleUp: { ...result, addedAtS: offset + addedAtS } },

@@ -51,7 +51,15 @@ export const stable: Phase = {
     let outcome: LoadOutcome;
     let stats: StableLoad;
     try {
-      outcome = await runLoadStep(ctx, cell, { rate, durationS: s.stableS, name: cell.file("stable"), stage: `stable load at ${rate}/s`, phase: "stable", detail: `stable load at ${rate}/s`, sampleTarget: true });
+      outcome = await runLoadStep(ctx, cell, {
+        rate,
+        durationS: s.stableS,
+        name: cell.file("stable"),
+        stage: `stable load at ${rate}/s`,
+        phase: "stable",
+        detail: `stable load at ${rate}/s`,
+        sampleTarget: true,
+      });
       stats = stableResult(outcome.agg);
     } catch (e) {
       await traceWindow?.abort();
@@ -75,7 +83,11 @@ export const stable: Phase = {
     return {
       state: { stable: { outcome, stats } },
       result: { stable: stats, setupOps: setupOpsResult(outcome.agg), ...(cost ? { cost } : {}), ...(breakdown ? { breakdown } : {}) },
-      parameters: { stableS: s.stableS, stableRate: rate, stableBasis: s.fixedStableRate !== undefined ? "fixed" : ramp.sustainableRate === null ? "max-moving-average" : "sustainable-rate" },
+      parameters: {
+        stableS: s.stableS,
+        stableRate: rate,
+        stableBasis: s.fixedStableRate !== undefined ? "fixed" : ramp.sustainableRate === null ? "max-moving-average" : "sustainable-rate",
+      },
       series: [outcome.agg],
       invalid,
     };

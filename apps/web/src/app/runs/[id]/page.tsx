@@ -37,7 +37,9 @@ export default async function RunPage({ params }: Props) {
       {active ? (
         <RunProgress id={run.id} initial={{ status: run.status, stage: run.stage, progress: run.progress, live: run.live }} />
       ) : (
-        <p data-testid="run-status" data-status={run.status}><RunStatus status={run.status} errorStage={run.errorStage} /></p>
+        <p data-testid="run-status" data-status={run.status}>
+          <RunStatus status={run.status} errorStage={run.errorStage} />
+        </p>
       )}
       {run.status === "failed" ? (
         <div className="error-box" data-testid="run-error">
@@ -47,24 +49,47 @@ export default async function RunPage({ params }: Props) {
       {run.status === "interrupted" ? <RunInterrupted errorStage={run.errorStage} errorMessage={run.errorMessage} /> : null}
       {run.status === "needs_cluster" ? <RunNeedsCluster image={manifestImage(run.targetVersion.manifest)} errorMessage={run.errorMessage} /> : null}
       <dl className="meta">
-        <dt>Target</dt><dd>{run.system.slug} {run.targetVersion.version} <code className="muted">{run.targetVersion.manifestDigest.slice(0, 19)}…</code></dd>
-        <dt>Environment</dt><dd>{fmtEnvironment(run.environmentKind, run.nodes)}{run.environment ? ` · ${run.environment.cpuModel}, ${run.environment.cores} cores, ${(run.environment.memoryBytes / 2 ** 30).toFixed(0)} GiB, ${run.environment.os}, k6 ${run.environment.k6Version}` : ""}</dd>
+        <dt>Target</dt>
+        <dd>
+          {run.system.slug} {run.targetVersion.version} <code className="muted">{run.targetVersion.manifestDigest.slice(0, 19)}…</code>
+        </dd>
+        <dt>Environment</dt>
+        <dd>
+          {fmtEnvironment(run.environmentKind, run.nodes)}
+          {run.environment
+            ? ` · ${run.environment.cpuModel}, ${run.environment.cores} cores, ${(run.environment.memoryBytes / 2 ** 30).toFixed(0)} GiB, ${run.environment.os}, k6 ${run.environment.k6Version}`
+            : ""}
+        </dd>
         {run.environment && fmtSetup(run.environment).length ? (
           <>
-            <dt>Setup</dt><dd data-testid="run-setup">{fmtSetup(run.environment).join(" · ")}</dd>
+            <dt>Setup</dt>
+            <dd data-testid="run-setup">{fmtSetup(run.environment).join(" · ")}</dd>
           </>
         ) : null}
-        <dt>Profile</dt><dd>{run.profile}</dd>
-        <dt>Created</dt><dd>{fmtDate(run.createdAt)}</dd>
-        <dt>Started</dt><dd>{fmtDate(run.startedAt)}</dd>
-        <dt>Finished</dt><dd>{fmtDate(run.finishedAt)}</dd>
+        <dt>Profile</dt>
+        <dd>{run.profile}</dd>
+        <dt>Created</dt>
+        <dd>{fmtDate(run.createdAt)}</dd>
+        <dt>Started</dt>
+        <dd>{fmtDate(run.startedAt)}</dd>
+        <dt>Finished</dt>
+        <dd>{fmtDate(run.finishedAt)}</dd>
       </dl>
       {run.document ? (
         <>
           <h2>Downloads</h2>
           <p>
-            <a href={`/runs/${run.id}/result.json`} download>result document (JSON)</a> · <a href={`/runs/${run.id}/result.csv`} download>cells (CSV)</a> ·{" "}
-            <a href={`/runs/${run.id}/series.csv`} download>per-second series (CSV)</a>
+            <a href={`/runs/${run.id}/result.json`} download>
+              result document (JSON)
+            </a>{" "}
+            ·{" "}
+            <a href={`/runs/${run.id}/result.csv`} download>
+              cells (CSV)
+            </a>{" "}
+            ·{" "}
+            <a href={`/runs/${run.id}/series.csv`} download>
+              per-second series (CSV)
+            </a>
           </p>
         </>
       ) : null}

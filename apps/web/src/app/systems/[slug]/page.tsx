@@ -35,21 +35,38 @@ export default async function SystemPage({ params }: Props) {
   const db = await getDb();
   const system = await getSystem(db, slug, viewer?.id);
   if (!system) notFound();
-  const [experiments, campaigns] = await Promise.all([getSystemExperiments(db, system.id, system.versions[0]?.manifest ?? null), getSystemCampaigns(db, system.id)]);
+  const [experiments, campaigns] = await Promise.all([
+    getSystemExperiments(db, system.id, system.versions[0]?.manifest ?? null),
+    getSystemCampaigns(db, system.id),
+  ]);
   const clusterOnly = clusterOnlyReason(system.runs);
   return (
     <>
       <h1 data-testid="system-name">{system.name}</h1>
       <p className="muted">
         <code>{system.slug}</code>
-        {system.repository ? <> · {safeHref(system.repository) ? <a href={safeHref(system.repository)} rel="noopener noreferrer nofollow">{system.repository}</a> : system.repository}</> : null}
+        {system.repository ? (
+          <>
+            {" "}
+            ·{" "}
+            {safeHref(system.repository) ? (
+              <a href={safeHref(system.repository)} rel="noopener noreferrer nofollow">
+                {system.repository}
+              </a>
+            ) : (
+              system.repository
+            )}
+          </>
+        ) : null}
         {system.bundled ? " · bundled with sfbench" : null}
-        {" · "}<img src={`/badge/${encodeURIComponent(system.slug)}.svg`} alt={`${system.name} badge`} height={20} style={{ verticalAlign: "middle" }} />
+        {" · "}
+        <img src={`/badge/${encodeURIComponent(system.slug)}.svg`} alt={`${system.name} badge`} height={20} style={{ verticalAlign: "middle" }} />
       </p>
       {system.description ? <p data-testid="system-description">{system.description}</p> : <p className="muted">No description.</p>}
       {system.versions[0] ? (
         <p data-testid="system-class">
-          Implementation (version {system.versions[0].version}):<ImplementationBadge cls={implementationClass(system.versions[0].manifest)} />
+          Implementation (version {system.versions[0].version}):
+          <ImplementationBadge cls={implementationClass(system.versions[0].manifest)} />
         </p>
       ) : null}
       {clusterOnly ? <ClusterOnly reason={clusterOnly} /> : null}
@@ -68,7 +85,9 @@ export default async function SystemPage({ params }: Props) {
       </p>
       {viewer && !viewer.emailVerifiedAt ? <VerifyEmailNotice email={viewer.email} /> : null}
       {!viewer ? (
-        <p className="muted"><Link href={`/signin?next=/systems/${encodeURIComponent(system.slug)}`}>Sign in</Link> to rate this system.</p>
+        <p className="muted">
+          <Link href={`/signin?next=/systems/${encodeURIComponent(system.slug)}`}>Sign in</Link> to rate this system.
+        </p>
       ) : system.owned ? (
         <p className="muted">You own this system, so you cannot rate it.</p>
       ) : (
@@ -79,23 +98,49 @@ export default async function SystemPage({ params }: Props) {
 
       <h2>Runs</h2>
       <table className="table" data-testid="run-history">
-        <thead><tr><th>Run</th><th>Version</th><th>Status</th><th>Environment</th><th>Profile</th><th>Created</th><th>Finished</th></tr></thead>
+        <thead>
+          <tr>
+            <th>Run</th>
+            <th>Version</th>
+            <th>Status</th>
+            <th>Environment</th>
+            <th>Profile</th>
+            <th>Created</th>
+            <th>Finished</th>
+          </tr>
+        </thead>
         <tbody>
           {system.runs.map((r) => (
             <tr key={r.id}>
-              <td><a href={`/runs/${r.id}`}><code>{r.id.slice(0, 8)}</code></a></td>
+              <td>
+                <a href={`/runs/${r.id}`}>
+                  <code>{r.id.slice(0, 8)}</code>
+                </a>
+              </td>
               <td>{r.targetVersion.version}</td>
-              <td><RunStatus status={r.status} stage={r.stage} progress={r.progress} errorStage={r.errorStage} /></td>
+              <td>
+                <RunStatus status={r.status} stage={r.stage} progress={r.progress} errorStage={r.errorStage} />
+              </td>
               <td>{fmtEnvironment(r.environmentKind, r.nodes)}</td>
               <td>{r.profile}</td>
               <td>{fmtDate(r.createdAt)}</td>
               <td>{fmtDate(r.finishedAt)}</td>
             </tr>
           ))}
-          {system.runs.length === 0 ? <tr><td colSpan={7} className="muted">No runs yet.</td></tr> : null}
+          {system.runs.length === 0 ? (
+            <tr>
+              <td colSpan={7} className="muted">
+                No runs yet.
+              </td>
+            </tr>
+          ) : null}
         </tbody>
       </table>
-      {system.runCount > HISTORY_LIMIT ? <p className="muted">The newest {HISTORY_LIMIT} of {system.runCount} runs.</p> : null}
+      {system.runCount > HISTORY_LIMIT ? (
+        <p className="muted">
+          The newest {HISTORY_LIMIT} of {system.runCount} runs.
+        </p>
+      ) : null}
 
       <SystemExperimentsSections data={experiments} />
 
@@ -104,10 +149,19 @@ export default async function SystemPage({ params }: Props) {
         <details key={v.id} open={v === system.versions[0]}>
           <summary>
             <strong>{v.version}</strong> <code className="muted">{v.manifestDigest.slice(0, 19)}…</code> · {fmtDate(v.createdAt)}
-            {v.image ? <> · <code>{v.image}</code></> : null}
+            {v.image ? (
+              <>
+                {" "}
+                · <code>{v.image}</code>
+              </>
+            ) : null}
           </summary>
           <VersionLoc loc={v.loc} declaredLoc={v.declaredLoc} />
-          {v.manifest ? <pre data-testid="manifest">{JSON.stringify(v.manifest, null, 2)}</pre> : <p className="muted">target.json not known (only its digest).</p>}
+          {v.manifest ? (
+            <pre data-testid="manifest">{JSON.stringify(v.manifest, null, 2)}</pre>
+          ) : (
+            <p className="muted">target.json not known (only its digest).</p>
+          )}
         </details>
       ))}
 

@@ -74,5 +74,12 @@ export async function charge(env: Env, pending: Pending, total: number, trace?: 
  */
 export async function settle(env: Env, completed: Pick<Completed, "orderId" | "productIds">): Promise<void> {
   const { orderId, productIds } = completed;
-  await Promise.all(productIds.map((p) => env.PRODUCTS.getByName(p).settle(orderId, productIds.filter((q) => q !== p))));
+  await Promise.all(
+    productIds.map((p) =>
+      env.PRODUCTS.getByName(p).settle(
+        orderId,
+        productIds.filter((q) => q !== p),
+      ),
+    ),
+  );
 }

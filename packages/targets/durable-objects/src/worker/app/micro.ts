@@ -198,7 +198,9 @@ export class MicroDriverObject extends DurableObject<Env> {
     const start = performance.now();
     const stub = (index: number) => this.env.MICRO_BIG.getByName(`${run}:big-${index}`);
     await Promise.all(
-      Array.from({ length: entities }, (_, index) => stub(index).send(run, index, entities, Math.floor(messages / entities) + (index < messages % entities ? 1 : 0), seed)),
+      Array.from({ length: entities }, (_, index) =>
+        stub(index).send(run, index, entities, Math.floor(messages / entities) + (index < messages % entities ? 1 : 0), seed),
+      ),
     );
     const totalNs = nsSince(start);
     const counts = await Promise.all(Array.from({ length: entities }, (_, index) => stub(index).take()));

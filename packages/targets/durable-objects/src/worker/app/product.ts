@@ -133,9 +133,7 @@ export class ProductObject extends DurableObject<Env> {
       if (chosen.length > budget) return fail("too-large", "the query would visit more products than the limit");
       const share = Math.floor((budget - chosen.length) / chosen.length);
       const next = [...visited, ...chosen];
-      const answers = await Promise.all(
-        chosen.map((q) => this.env.PRODUCTS.getByName(q).visit(q, top, depth - 1, next, share, child)),
-      );
+      const answers = await Promise.all(chosen.map((q) => this.env.PRODUCTS.getByName(q).visit(q, top, depth - 1, next, share, child)));
       const found = new Set(chosen);
       for (const answer of answers) {
         if (!answer.ok) return answer;

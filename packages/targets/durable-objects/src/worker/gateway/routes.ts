@@ -2,15 +2,7 @@
  * The routes of SPEC 2: validate, call the entity's Durable Object over RPC,
  * answer JSON. Each route names the entity and operation of its gateway span.
  */
-import {
-  AddCreditsBody,
-  AddToCartBody,
-  CheckoutBody,
-  FreqItemsQuery,
-  ProductCreateBody,
-  ProductPatchBody,
-  UserCreateBody,
-} from "@sfbench/core/api";
+import { AddCreditsBody, AddToCartBody, CheckoutBody, FreqItemsQuery, ProductCreateBody, ProductPatchBody, UserCreateBody } from "@sfbench/core/api";
 import { settle } from "../app/checkout.ts";
 import type { Env } from "../app/env.ts";
 import type { Entity, TraceContext } from "../app/trace.ts";
@@ -44,7 +36,10 @@ const id = (c: RouteContext, i = 0) => pathId(c.params[i]!);
 
 export const routes: Route[] = [
   {
-    method: "POST", path: ["products"], entity: "product", op: "createProduct",
+    method: "POST",
+    path: ["products"],
+    entity: "product",
+    op: "createProduct",
     handle: async (c) => {
       const { price = 0, stock = 0 } = parse(ProductCreateBody, await readJson(c.request), {});
       const key = crypto.randomUUID();
@@ -54,7 +49,10 @@ export const routes: Route[] = [
     },
   },
   {
-    method: "PATCH", path: ["products", ":id"], entity: "product", op: "upsertProduct",
+    method: "PATCH",
+    path: ["products", ":id"],
+    entity: "product",
+    op: "upsertProduct",
     handle: async (c) => {
       const key = id(c);
       const { price, stock = 0 } = parse(ProductPatchBody, await readJson(c.request), {});
@@ -63,7 +61,10 @@ export const routes: Route[] = [
     },
   },
   {
-    method: "GET", path: ["products", ":id"], entity: "product", op: "getProduct",
+    method: "GET",
+    path: ["products", ":id"],
+    entity: "product",
+    op: "getProduct",
     handle: async (c) => {
       const key = id(c);
       const product = (await c.env.PRODUCTS.getByName(key).read(key, c.trace)) ?? notFound(`product ${key}`);
@@ -71,7 +72,10 @@ export const routes: Route[] = [
     },
   },
   {
-    method: "GET", path: ["products", ":id", "freq-items"], entity: "product", op: "freqItems",
+    method: "GET",
+    path: ["products", ":id", "freq-items"],
+    entity: "product",
+    op: "freqItems",
     handle: async (c) => {
       const key = id(c);
       const query = Object.fromEntries(new URL(c.request.url).searchParams);
@@ -81,7 +85,10 @@ export const routes: Route[] = [
     },
   },
   {
-    method: "POST", path: ["users"], entity: "user", op: "createUser",
+    method: "POST",
+    path: ["users"],
+    entity: "user",
+    op: "createUser",
     handle: async (c) => {
       const { credits = 0 } = parse(UserCreateBody, await readJson(c.request), {});
       const key = crypto.randomUUID();
@@ -91,7 +98,10 @@ export const routes: Route[] = [
     },
   },
   {
-    method: "GET", path: ["users", ":id"], entity: "user", op: "getUser",
+    method: "GET",
+    path: ["users", ":id"],
+    entity: "user",
+    op: "getUser",
     handle: async (c) => {
       const key = id(c);
       const user = (await c.env.USERS.getByName(key).read(key, c.trace)) ?? notFound(`user ${key}`);
@@ -99,7 +109,10 @@ export const routes: Route[] = [
     },
   },
   {
-    method: "PATCH", path: ["users", ":id", "credits", "add"], entity: "user", op: "addCredits",
+    method: "PATCH",
+    path: ["users", ":id", "credits", "add"],
+    entity: "user",
+    op: "addCredits",
     handle: async (c) => {
       const key = id(c);
       const { credits } = parse(AddCreditsBody, await readJson(c.request));
@@ -108,7 +121,10 @@ export const routes: Route[] = [
     },
   },
   {
-    method: "POST", path: ["shopping-carts"], entity: "cart", op: "createCart",
+    method: "POST",
+    path: ["shopping-carts"],
+    entity: "cart",
+    op: "createCart",
     handle: async (c) => {
       const key = crypto.randomUUID();
       c.setKey(key);
@@ -117,7 +133,10 @@ export const routes: Route[] = [
     },
   },
   {
-    method: "GET", path: ["shopping-carts", ":id"], entity: "cart", op: "getCart",
+    method: "GET",
+    path: ["shopping-carts", ":id"],
+    entity: "cart",
+    op: "getCart",
     handle: async (c) => {
       const key = id(c);
       const cart = (await c.env.CARTS.getByName(key).read(key, c.trace)) ?? notFound(`cart ${key}`);
@@ -125,7 +144,10 @@ export const routes: Route[] = [
     },
   },
   {
-    method: "POST", path: ["shopping-carts", ":id", "products"], entity: "cart", op: "addToCart",
+    method: "POST",
+    path: ["shopping-carts", ":id", "products"],
+    entity: "cart",
+    op: "addToCart",
     handle: async (c) => {
       const key = id(c);
       const { productId, amount } = parse(AddToCartBody, await readJson(c.request));
@@ -134,7 +156,10 @@ export const routes: Route[] = [
     },
   },
   {
-    method: "POST", path: ["orders", "checkout"], entity: "order", op: "checkout",
+    method: "POST",
+    path: ["orders", "checkout"],
+    entity: "order",
+    op: "checkout",
     handle: async (c) => {
       const { cartId, userId } = parse(CheckoutBody, await readJson(c.request));
       c.setKey(cartId);
@@ -150,7 +175,10 @@ export const routes: Route[] = [
     },
   },
   {
-    method: "GET", path: ["orders", ":id"], entity: "order", op: "getOrder",
+    method: "GET",
+    path: ["orders", ":id"],
+    entity: "order",
+    op: "getOrder",
     handle: async (c) => {
       const key = id(c);
       const order = (await c.env.ORDERS.getByName(key).read(key, c.trace)) ?? notFound(`order ${key}`);
