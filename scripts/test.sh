@@ -31,6 +31,8 @@ trap 'exit 130' INT TERM
 
 npx turbo run typecheck lint --continue
 checks=$?
+# one formatting for every package (.prettierrc.json); `npm run format` applies it
+npm run --silent format:check || checks=1
 log=$(mktemp /tmp/sfbench-test.XXXXXX.log)
 npx turbo run test --concurrency=1 --continue 2>&1 | tee "$log"
 tests=${PIPESTATUS[0]}
