@@ -139,9 +139,10 @@ async function follow(campaignId: string, rounds: number): Promise<TrialClock[]>
       const own = clocks.filter((x) => x.system === c.system);
       if (!ranked.has(c.system) && own.every((x) => x.endedMs !== undefined)) {
         ranked.add(c.system);
-        say(
-          `  ${clock()} ${c.system}: all ${own.length} trials in (${own.filter((x) => x.status === "completed").length} completed): its median and interval are ranked`,
-        );
+        const completed = own.filter((x) => x.status === "completed").length;
+        // one completed trial is a provisional row; a median with an interval needs two or more
+        const verdict = completed >= 2 ? "its median and interval are ranked" : "one completed trial or none: provisional, never ranked";
+        say(`  ${clock()} ${c.system}: all ${own.length} trials in (${completed} completed): ${verdict}`);
       }
     }
     if (!open) return clocks;
