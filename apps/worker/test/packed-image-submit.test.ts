@@ -8,11 +8,9 @@
  * is what the demo's --with-image entry prepares (scripts/lib/demo-image.ts:
  * `sfbench image build`, `podman save`, target.json under a name of its own).
  */
-import { execFile } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseResult } from "@sfbench/core";
 import type { Db } from "@sfbench/db";
@@ -21,6 +19,7 @@ import { linkIn, startMailSink, type MailSink } from "../../web/scripts/mail-sin
 import { ensureBuild, startServer, type RunningServer } from "../../web/scripts/server.ts";
 import { demoAccount, demoCredentials } from "../../../scripts/lib/demo-account.ts";
 import { IMAGE_DEMO, prepareImageSubmission, type ImageSubmission } from "../../../scripts/lib/demo-image.ts";
+import { installPackedCli, type TeamNpx } from "../../../packages/cli/test/team.ts";
 import { freshDb, startWorkerProcess, tempDir, uniqueQueue } from "./helpers.ts";
 
 const REPO = fileURLToPath(new URL("../../..", import.meta.url));
@@ -28,7 +27,6 @@ const CLI_PACKAGE = join(REPO, "packages", "cli");
 // this test's own ports: the portal, and the container's (it runs on the host's network)
 const PORTAL_PORT = 21310;
 const TARGET_PORT = 21311;
-const run = promisify(execFile);
 
 let db: Db;
 let server: RunningServer;
@@ -38,23 +36,7 @@ let token: string;
 let home: string;
 let team: string;
 let prepared: ImageSubmission;
-
-/** `npx sfbench ...` in the team's folder, with none of the workspace's environment that would point back into it. */
-async function npx(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = {
-    PATH: process.env.PATH!,
-    HOME: home,
-    SFBENCH_CONFIG_DIR: join(home, "config"),
-    npm_config_cache: process.env.npm_config_cache ?? join(process.env.HOME ?? home, ".npm"),
-  };
-  try {
-    const { stdout, stderr } = await run("npx", ["--no-install", "sfbench", ...args], { cwd: team, env, maxBuffer: 16 << 20 });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+let npx: TeamNpx;
 
 beforeAll(async () => {
   home = tempDir("sfbench-team-image-");
@@ -67,12 +49,7 @@ beforeAll(async () => {
     say: (line) => console.log(line),
     port: TARGET_PORT,
   });
-  const { stdout } = await run("npm", ["pack", "--silent", "--pack-destination", home], { cwd: CLI_PACKAGE, maxBuffer: 16 << 20 });
-  writeFileSync(join(team, "package.json"), JSON.stringify({ name: "my-system", private: true }));
-  await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", join(home, stdout.trim().split("\n").at(-1)!)], {
-    cwd: team,
-    maxBuffer: 16 << 20,
-  });
+  npx = await installPackedCli(home, team);
 
   const fresh = await freshDb();
   db = fresh.db;

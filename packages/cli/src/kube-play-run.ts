@@ -18,7 +18,7 @@ import { paths, up } from "@sfbench/services";
 import { aliveCheck, failedRunDocument, runBenchmark, writeResult } from "@sfbench/workloads";
 import { LiveLine } from "./live.ts";
 import { note } from "./progress.ts";
-import type { RunOnceOptions, RunOnceOutcome } from "./run-once.ts";
+import { reportRun, type RunOnceOptions, type RunOnceOutcome } from "./run-once.ts";
 
 /** the machine type the played pods are sized for: the one whose pods fit a small machine (docs/cluster.md) */
 const MACHINE_TYPE: MachineTypeName = "kind";
@@ -101,15 +101,7 @@ export async function runKubePlay(o: RunOnceOptions & { target: string }): Promi
       onProgress: (e: ProgressEvent) => live.update(e),
     });
     live.done();
-    const { summaryTable } = await import("./summary.ts");
-    process.stdout.write(
-      o.json ? JSON.stringify(outcome.doc, null, 2) + "\n" : summaryTable(outcome.doc) + `\nresult: ${outcome.file}\nraw data: ${outcome.doc.rawData.dir}\n`,
-    );
-    if (outcome.doc.status === "failed") {
-      note(`run failed during ${outcome.doc.error!.stage}: ${outcome.doc.error!.message}`);
-      return { code: 1, doc: outcome.doc, file: outcome.file };
-    }
-    return { code: 0, doc: outcome.doc, file: outcome.file };
+    return reportRun(outcome, o.json);
   } finally {
     await downRun(runId);
   }

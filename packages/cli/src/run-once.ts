@@ -234,18 +234,23 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceOutcome> {
       onProgress: (e: ProgressEvent) => live.update(e),
     });
     live.done();
-    process.stdout.write(
-      o.json ? JSON.stringify(outcome.doc, null, 2) + "\n" : summaryTable(outcome.doc) + `\nresult: ${outcome.file}\nraw data: ${outcome.doc.rawData.dir}\n`,
-    );
-    if (outcome.doc.status === "failed") {
-      note(`run failed during ${outcome.doc.error!.stage}: ${outcome.doc.error!.message}`);
-      return { code: 1, doc: outcome.doc, file: outcome.file };
-    }
-    return { code: 0, doc: outcome.doc, file: outcome.file };
+    return reportRun(outcome, o.json);
   } finally {
     if (started) await stopTarget(o.target!);
     if (containerRun) await teardownRun(containerRun, { logsTo: join(paths.home, "runs", containerRun) });
   }
+}
+
+/** A measured run as `sfbench run` prints it: its document (--json) or its summary table and files; exit 1 when it failed. */
+export function reportRun(outcome: { doc: ResultDocument; file: string }, json: boolean | undefined): RunOnceOutcome {
+  process.stdout.write(
+    json ? JSON.stringify(outcome.doc, null, 2) + "\n" : summaryTable(outcome.doc) + `\nresult: ${outcome.file}\nraw data: ${outcome.doc.rawData.dir}\n`,
+  );
+  if (outcome.doc.status === "failed") {
+    note(`run failed during ${outcome.doc.error!.stage}: ${outcome.doc.error!.message}`);
+    return { code: 1, doc: outcome.doc, file: outcome.file };
+  }
+  return { code: 0, doc: outcome.doc, file: outcome.file };
 }
 
 /** Whether a GET answers 200 within 5 s (a target given by URL that implements the micro routes). */

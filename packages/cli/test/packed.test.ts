@@ -10,44 +10,24 @@ import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMemoryTarget, type MemoryTarget } from "@sfbench/conformance/testing";
+import { installPackedCli, type TeamNpx } from "./team.ts";
 
-const CLI = fileURLToPath(new URL("..", import.meta.url));
 const run = promisify(execFile);
 
 let home: string;
 let team: string;
 let target: MemoryTarget;
-
-/** `npx sfbench ...` in the team's folder, with none of the workspace's environment that would point back into it. */
-async function npx(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = {
-    PATH: process.env.PATH!,
-    HOME: home,
-    SFBENCH_CONFIG_DIR: join(home, "config"),
-    npm_config_cache: process.env.npm_config_cache ?? join(process.env.HOME ?? home, ".npm"),
-  };
-  try {
-    const { stdout, stderr } = await run("npx", ["--no-install", "sfbench", ...args], { cwd: team, env, maxBuffer: 16 << 20 });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+let npx: TeamNpx;
 
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), "sfbench-team-"));
   team = join(home, "my-system");
   mkdirSync(join(team, "src"), { recursive: true });
   mkdirSync(join(team, "gateway"), { recursive: true });
-  const { stdout } = await run("npm", ["pack", "--silent", "--pack-destination", home], { cwd: CLI, maxBuffer: 16 << 20 });
-  const tarball = join(home, stdout.trim().split("\n").at(-1)!);
-  writeFileSync(join(team, "package.json"), JSON.stringify({ name: "my-system", private: true }));
-  await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball], { cwd: team, maxBuffer: 16 << 20 });
+  npx = await installPackedCli(home, team);
 
   const manifest = JSON.parse(readFileSync(new URL("../../targets/node-postgres/target.json", import.meta.url), "utf8")) as Record<string, unknown>;
   Object.assign(manifest, {
