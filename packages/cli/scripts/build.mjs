@@ -4,7 +4,9 @@
 // it. The repository's own packages (services, targets, database) stay
 // outside: each command that needs them is its own chunk and, outside a clone,
 // says so (commands-table.ts). cloc stays a dependency: it is a perl program
-// the LOC counting runs from its package folder.
+// the LOC counting runs from its package folder. undici (the conformance
+// client's HTTP) stays one too: its CommonJS requires node builtins at run
+// time, which an ESM bundle cannot.
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,7 +26,7 @@ await build({
   platform: "node",
   target: "node20",
   logLevel: "warning",
-  external: ["cloc"],
+  external: ["cloc", "undici"],
   plugins: [
     {
       name: "repository-only",

@@ -2,6 +2,17 @@
  * A small HTTP client for black-box checks. It remembers every exchange so
  * that a failing check can show the request and response that failed.
  */
+import { Agent, fetch } from "undici";
+
+/**
+ * One connection per request. A target may close a connection after it
+ * answered a malformed request (workerd does), and a pooled connection that
+ * the server closed fails the next request sent on it with a reset; fetch
+ * retries that only for idempotent methods, so a POST check failed for the
+ * checker's reuse, not for the target's answer.
+ */
+const NO_REUSE = new Agent({ pipelining: 0 });
+
 export interface Exchange {
   method: string;
   path: string;
@@ -49,13 +60,14 @@ export class Client {
     const bodyText = hasBody ? (opts.raw ? String(opts.body) : JSON.stringify(opts.body)) : undefined;
     const started = performance.now();
     const timeoutMs = opts.timeoutMs ?? this.defaultTimeoutMs;
-    let res: globalThis.Response;
+    let res: Awaited<ReturnType<typeof fetch>>;
     try {
       res = await fetch(this.baseUrl + path, {
         method,
         headers: hasBody ? { "content-type": "application/json" } : {},
         body: bodyText,
         signal: AbortSignal.timeout(timeoutMs),
+        dispatcher: NO_REUSE,
       });
     } catch (e) {
       const err = e as Error;
