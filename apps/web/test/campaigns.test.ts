@@ -4,7 +4,7 @@
  * campaign, its trial and round, and the order the worker takes them in
  * (oldest first) being the rounds' order.
  */
-import { interleavedRounds } from "@sfbench/workloads";
+import { interleavedRounds } from "@sfbench/engine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browser, caller, failure, fields } from "./helpers/callers.ts";
 import { testDatabase, type TestDatabase } from "./helpers/database.ts";

@@ -1,5 +1,5 @@
 import { parseResult } from "@sfbench/core";
-import { LatencyHistogram } from "@sfbench/workloads";
+import { LatencyHistogram } from "@sfbench/engine";
 import { describe, expect, it } from "vitest";
 import { fixtureManifest } from "../fixtures/manifest.ts";
 import { fixtureFailedResult, fixtureResult } from "../fixtures/result-doc.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PROFILE_SETTINGS } from "@sfbench/workloads";
+import { PROFILE_SETTINGS } from "@sfbench/engine";
 import { DEFAULT_PROFILE, SubmitInput } from "../src/shared/submit.ts";
 
 describe("submission defaults", () => {

@@ -26,7 +26,7 @@ import { runConformance } from "@sfbench/conformance";
 import { importResult, type Db, type Prisma, type Run } from "@sfbench/db";
 import { findTarget, TargetBusyError, TargetError } from "@sfbench/provider-local";
 import { kafkaBrokers, status as serviceStatus, up } from "@sfbench/services";
-import { aliveCheck, failedRunDocument, runBenchmark, writeResult } from "@sfbench/workloads";
+import { aliveCheck, failedRunDocument, runBenchmark, writeResult } from "@sfbench/engine";
 import { countVersionLoc, locSource } from "./count-loc.ts";
 import { runNeedingCluster, type ClusterProvider } from "./kubernetes/index.ts";
 import type { RunJob } from "./queue.ts";

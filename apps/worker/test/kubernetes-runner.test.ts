@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { k6Path } from "@sfbench/services";
 import { K6_ARGUMENTS } from "@sfbench/infra-pulumi/config";
-import { aggregateK6, parseK6Csv } from "@sfbench/workloads";
+import { aggregateK6, parseK6Csv } from "@sfbench/engine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k6Archive } from "../src/kubernetes/archive.ts";
 import { RunnerLogError, splitRunnerLog, writeRunnerOutput } from "../src/kubernetes/runner-log.ts";

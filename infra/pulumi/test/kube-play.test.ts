@@ -21,7 +21,7 @@ import { buildTargetImage, podman } from "@sfbench/provider-container";
 import { findTarget, isAlive, portFree } from "@sfbench/provider-local";
 import { manifestDigest } from "@sfbench/core";
 import { k6Path, paths, up } from "@sfbench/services";
-import { aliveCheck, runBenchmark } from "@sfbench/workloads";
+import { aliveCheck, runBenchmark } from "@sfbench/engine";
 import { kubePlayTargetControl, playedStorage } from "../src/kube-play/control.ts";
 import { downRun, playRun, type PlayedRun } from "../src/kube-play/play.ts";
 import { targetPodResources } from "../src/machine.ts";

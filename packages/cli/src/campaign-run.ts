@@ -26,7 +26,7 @@ import {
 } from "@sfbench/core";
 import { findTarget } from "@sfbench/provider-local";
 import { paths } from "@sfbench/services";
-import { failedRunDocument, interleavedRounds, writeResult } from "@sfbench/workloads";
+import { failedRunDocument, interleavedRounds, writeResult } from "@sfbench/engine";
 import { campaignTable } from "./campaign-table.ts";
 import { note } from "./progress.ts";
 import { runOnce, type RunOnceOptions } from "./run-once.ts";

@@ -15,6 +15,8 @@ export const REPOSITORY_PACKAGES = [
   "@sfbench/services",
   "@sfbench/provider-local",
   "@sfbench/provider-container",
+  "@sfbench/provider-kubernetes",
+  "@sfbench/engine",
   "@sfbench/workloads",
   "@sfbench/db",
   "@sfbench/infra-pulumi",

@@ -15,7 +15,7 @@ import { downRun, kubePlayTargetControl, playedStorage, playRun, targetPodResour
 import { buildTargetImage } from "@sfbench/provider-container";
 import { findTarget, freePort } from "@sfbench/provider-local";
 import { paths, up } from "@sfbench/services";
-import { aliveCheck, failedRunDocument, runBenchmark, writeResult } from "@sfbench/workloads";
+import { aliveCheck, failedRunDocument, runBenchmark, writeResult } from "@sfbench/engine";
 import { LiveLine } from "./live.ts";
 import { note } from "./progress.ts";
 import { reportRun, type RunOnceOptions, type RunOnceOutcome } from "./run-once.ts";

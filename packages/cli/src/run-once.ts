@@ -38,7 +38,7 @@ import {
   type StartedTarget,
 } from "@sfbench/provider-local";
 import { kafkaBrokers, paths, status, up } from "@sfbench/services";
-import { aliveCheck, failedRunDocument, runBenchmark, writeResult, type MeasuredNodeCount, type ProfileSettings } from "@sfbench/workloads";
+import { aliveCheck, failedRunDocument, runBenchmark, writeResult, type MeasuredNodeCount, type ProfileSettings } from "@sfbench/engine";
 import { readManifest } from "./manifest-file.ts";
 import { note } from "./progress.ts";
 import { LiveLine } from "./live.ts";

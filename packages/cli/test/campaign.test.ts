@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { median, parseCampaign, parseResult, type CampaignDocument, type ResultDocument } from "@sfbench/core";
 import { findTarget } from "@sfbench/provider-local";
 import { k6Path, paths } from "@sfbench/services";
-import { PROFILE_SETTINGS } from "@sfbench/workloads";
+import { PROFILE_SETTINGS } from "@sfbench/engine";
 import { campaign, type CampaignOutcome } from "../src/campaign-run.ts";
 import { campaignMarkdown, campaignTable } from "../src/campaign-table.ts";
 

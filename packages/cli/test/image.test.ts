@@ -2,7 +2,7 @@
  * The command line of the container provider: `sfbench image build` and
  * `sfbench run --image` refuse what they cannot do with exit 2 and a message
  * naming the flag, before anything is built or started. (Building and
- * running on real podman: packages/provider-container's tests.)
+ * running on real podman: packages/providers/container's tests.)
  */
 import { describe, expect, it } from "vitest";
 import { sfbench } from "./helpers.ts";

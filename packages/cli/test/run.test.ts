@@ -10,7 +10,7 @@ import { z } from "zod";
 import { parseResult, type ResultDocument } from "@sfbench/core";
 import { startMemoryTarget, type MemoryTarget } from "@sfbench/conformance/testing";
 import { kafkaBrokers } from "@sfbench/services";
-import { readAuditRecords, spanTopic, streamK6Csv, withAdmin } from "@sfbench/workloads";
+import { readAuditRecords, spanTopic, streamK6Csv, withAdmin } from "@sfbench/engine";
 import { sfbench } from "./helpers.ts";
 
 /** The shape the web charts read (a copy of apps/web/src/charts/data/breakdown.ts, strict here). */

@@ -1,10 +1,12 @@
-/** @sfbench/workloads: k6 workloads, their analysis, the audit, and the run orchestration. */
-export * from "./analysis/index.ts";
-export * from "./experiment/index.ts";
-export { audit, snapshotStock, ANOMALY_KINDS, type AnomalyKind, type AuditResult } from "./audit/audit.ts";
-export { readAuditRecords, type CheckoutRecord } from "./audit/records.ts";
-export { ProcessSampler } from "./cost/sampler.ts";
-export { planSplit, type CpuSplit } from "./cost/affinity.ts";
-export * from "./trace/index.ts";
-export * from "./resilience/index.ts";
-export * from "./campaign/index.ts";
+/** @sfbench/workloads: the k6 scripts (k6/), the env contract they read and the seeded distributions they share with Node. */
+import { fileURLToPath } from "node:url";
+import type { Workload } from "@sfbench/core";
+
+/** the folder of the k6 scripts: k6 runs them from here, as TypeScript, with their relative imports */
+export const K6_DIR = fileURLToPath(new URL("../k6/", import.meta.url));
+/** a script of K6_DIR by its file's stem */
+export type Script = "seed" | "populate" | "micro" | Workload;
+
+export * from "./distributions.ts";
+export * from "./random.ts";
+export * from "./workload-env.ts";

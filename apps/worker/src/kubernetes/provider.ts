@@ -41,8 +41,8 @@ import {
   StageError,
   writeResult,
   type Profile,
-  type Script,
-} from "@sfbench/workloads";
+} from "@sfbench/engine";
+import type { Script } from "@sfbench/workloads";
 import { k6Archive } from "./archive.ts";
 import { FINAL_STAGES, type ClusterApi } from "./cluster-api.ts";
 import type { ClusterEnv } from "./env.ts";

@@ -13,7 +13,7 @@ import { cellsOf, DISTRIBUTION_CHOICES, EXPERIMENTS, nodeSupport, parametersOfCh
 import { parseMachineClass } from "@sfbench/provider-container";
 import { findTarget } from "@sfbench/provider-local";
 import { k6Path, paths } from "@sfbench/services";
-import { measuredNodeCount, type MeasuredNodeCount } from "@sfbench/workloads";
+import { measuredNodeCount, type MeasuredNodeCount } from "@sfbench/engine";
 import { intFlag, oneOf, parseFlags, UsageError, urlFlag } from "../args.ts";
 import { BUSY_REPEATS, MAX_TRIALS, runCampaign } from "../campaign-run.ts";
 import { note } from "../progress.ts";

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { manifestDigest, parseResult } from "@sfbench/core";
 import { costPids, findTarget, isAlive, startTarget, stopTarget, storageFingerprint } from "@sfbench/provider-local";
 import { k6Path, paths } from "@sfbench/services";
-import { aliveCheck, runBenchmark } from "@sfbench/workloads";
+import { aliveCheck, runBenchmark } from "@sfbench/engine";
 import { TARGET } from "./helpers.ts";
 
 const PORT = 18952;

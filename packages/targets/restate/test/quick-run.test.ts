@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { manifestDigest, parseResult, type ResultDocument } from "@sfbench/core";
 import { findTarget, isAlive } from "@sfbench/provider-local";
 import { k6Path, kafkaBrokers, paths, up } from "@sfbench/services";
-import { aliveCheck, runBenchmark } from "@sfbench/workloads";
+import { aliveCheck, runBenchmark } from "@sfbench/engine";
 import { NAME, start, type RunningTarget } from "./helpers.ts";
 
 let t: RunningTarget;

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { manifestDigest, parseResult } from "@sfbench/core";
 import { findTarget, isAlive, startTarget, stopTarget } from "@sfbench/provider-local";
 import { k6Path, paths } from "@sfbench/services";
-import { aliveCheck, runBenchmark } from "@sfbench/workloads";
+import { aliveCheck, runBenchmark } from "@sfbench/engine";
 import { freePort, TARGET } from "./helpers.ts";
 
 afterAll(async () => {

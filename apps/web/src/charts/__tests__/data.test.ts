@@ -3,7 +3,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parseResult } from "@sfbench/core";
-import { maxMovingAverage } from "@sfbench/workloads";
+import { maxMovingAverage } from "@sfbench/engine";
 import { buildCompareData, buildRunData } from "../index.ts";
 import { NO_SPANS, breakdownData } from "../data/breakdown.ts";
 import { latencyDistribution } from "../data/latency.ts";

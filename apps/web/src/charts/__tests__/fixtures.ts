@@ -3,7 +3,7 @@
  * parseResult, so the charts are tested on what the portal really stores.
  */
 import { parseResult, type ResultDocument, type ResultDocumentInput } from "@sfbench/core";
-import { LatencyHistogram } from "@sfbench/workloads";
+import { LatencyHistogram } from "@sfbench/engine";
 
 type CellInput = ResultDocumentInput["cells"][number];
 

@@ -3,7 +3,7 @@
  * boxplot numbers and an eCDF sampled at about 100 percentiles. Everything
  * comes from the histogram; nothing is interpolated or made up.
  */
-import { LatencyHistogram } from "@sfbench/workloads";
+import { LatencyHistogram } from "@sfbench/engine";
 import type { EcdfPoint, LatencyData, LatencyDistribution } from "../types.ts";
 
 /** Percentiles (0..100) at which the eCDF is sampled: every percent, then the tail in finer steps. */

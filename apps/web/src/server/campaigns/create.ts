@@ -10,7 +10,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Db } from "@sfbench/db";
-import { interleavedRounds } from "@sfbench/workloads";
+import { interleavedRounds } from "@sfbench/engine";
 import type { z } from "zod";
 import type { CampaignInput } from "../../shared/campaign.ts";
 import { fieldError } from "../trpc/errors.ts";

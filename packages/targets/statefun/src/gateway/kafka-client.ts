@@ -3,7 +3,7 @@
  * on every open connection, even with nothing queued
  * (https://github.com/tulios/kafkajs/issues/1556, fix proposed in pull
  * request 1667): a few percent of a core that would be billed to this target.
- * The same repair as packages/workloads/src/trace/kafka.ts: a check is
+ * The same repair as packages/engine/src/trace/kafka.ts: a check is
  * scheduled only while requests wait. Left alone if kafkajs changes.
  */
 import { createRequire } from "node:module";

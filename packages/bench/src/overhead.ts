@@ -1,0 +1,236 @@
+/**
+ * The instrument's own overhead on a real target (issue 8.8): node-postgres,
+ * checkout/uniform at one fixed arrival rate, phases interleaved in one run so
+ * that the machine's background load hits every mode alike. Figures are
+ * ratios of p50 within a round (adjacent phases), then the median over rounds.
+ *
+ *   npm run bench:overhead [-- --quick] [-- --rate 60] [-- --port 18300] [-- --json FILE]
+ *
+ * Per round, two fresh starts of the target (fresh database each), in
+ * alternating order:
+ *   untraced (SFBENCH_TRACE=0): "off" (nothing of the instrument but k6) and
+ *     "sampled" (the cost sampler reading /proc every 250 ms, as in a stable
+ *     phase), then "after overload": a step at 4x the rate, then "off" again
+ *     (what a ramp leaves behind for the stable phase);
+ *   traced (SFBENCH_TRACE=1): "spans" (the target writes span lines, nothing
+ *     ships them), "full" (spans shipped through Kafka once the phase is over,
+ *     the sampler on: exactly a stable phase) and "full-live" (the same, with
+ *     the spans shipped while the phase runs, as runs did before).
+ * Modes within a start run in alternating order too. The goal: full / off
+ * below 1.05 (the instrument costs under 5% of p50).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { k6Path, kafkaBrokers, up } from "@sfbench/services";
+import { aggregateK6 } from "@sfbench/engine";
+import { pinTrees, planSplit } from "@sfbench/engine";
+import { ProcessSampler } from "@sfbench/engine";
+import { runK6 } from "@sfbench/engine";
+import { pinProcess } from "@sfbench/engine";
+import { TraceSession } from "@sfbench/engine";
+import { HarnessError, interrupted, onInterrupt } from "./lib/children.ts";
+import { intFlag, parseFlags } from "./lib/flags.ts";
+import { PrivateTarget } from "./lib/private-target.ts";
+import { median, roundRatios } from "./lib/ratios.ts";
+
+const TARGET = "node-postgres";
+const MODES = ["off", "sampled", "after-overload", "spans", "full", "full-live"] as const;
+type Mode = (typeof MODES)[number];
+
+const USAGE = `usage: npm run bench:overhead -- [--quick] [--rate N] [--port N] [--rounds N] [--phase-s N] [--products N] [--json FILE]
+  --quick     2 rounds of 8 s phases, 1000 products (about 5 minutes)
+  --rate      checkouts/s offered in every phase (default 60; keep it well below the knee)
+  --port      port for the target (default 18300)
+  --json      also write every phase's figures to FILE`;
+
+interface Options {
+  rate: number;
+  port: number;
+  rounds: number;
+  phaseS: number;
+  products: number;
+  json?: string;
+}
+
+function parse(argv: string[]): Options {
+  const values = parseFlags(
+    argv,
+    {
+      quick: { type: "boolean" },
+      rate: { type: "string" },
+      port: { type: "string" },
+      rounds: { type: "string" },
+      "phase-s": { type: "string" },
+      products: { type: "string" },
+      json: { type: "string" },
+    },
+    USAGE,
+  );
+  const quick = values.quick ?? false;
+  return {
+    rate: intFlag("rate", values.rate, 60, 1, 5000),
+    port: intFlag("port", values.port, 18300, 1024, 65535),
+    rounds: intFlag("rounds", values.rounds, quick ? 2 : 4, 1, 20),
+    phaseS: intFlag("phase-s", values["phase-s"], quick ? 8 : 20, 3, 600),
+    products: intFlag("products", values.products, quick ? 1000 : 5000, 10, 100000),
+    json: values.json,
+  };
+}
+
+const log = (m: string) => process.stderr.write(`[overhead ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
+
+interface Phase {
+  round: number;
+  mode: Mode;
+  p50: number;
+  p99: number;
+  mean: number;
+  count: number;
+  completedShare: number | null;
+  errorRate: number;
+}
+
+async function main(): Promise<number> {
+  let opts: Options;
+  try {
+    opts = parse(process.argv.slice(2));
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void interrupted().finally(() => process.exit(130)));
+  const k6 = process.env.K6 ?? (await k6Path({ onProgress: (m) => log(`k6: ${m}`) }));
+  await up(["kafka"], { onProgress: (s, m) => log(`${s}: ${m}`) });
+  const split = planSplit();
+  // as in a run (run.ts): this process's sampler and shipper stay on the generator's cores
+  if (split) pinProcess(process.pid, split.generator);
+  const raw = mkdtempSync(join(tmpdir(), "sfbench-overhead-"));
+  const phases: Phase[] = [];
+  const started = new Date();
+  log(
+    `node-postgres, checkout/uniform at ${opts.rate}/s, ${opts.rounds} rounds of ${opts.phaseS} s phases, ${opts.products} products; generator cores ${split?.generator ?? "shared"}, target cores ${split?.target ?? "shared"}`,
+  );
+  const target = new PrivateTarget(TARGET);
+  const stop = () => target.stop();
+  const unregister = onInterrupt(stop);
+  try {
+    for (let round = 0; round < opts.rounds; round++) {
+      const order: Array<"untraced" | "traced"> = round % 2 === 0 ? ["untraced", "traced"] : ["traced", "untraced"];
+      for (const instance of order) {
+        const t = await target.start(opts.port, instance === "traced");
+        try {
+          if (split) pinTrees(t.pids, split.target);
+          const prefix = `o${round}${instance[0]}${Date.now().toString(36)}`;
+          const env = { BASE_URL: t.url, SEED: String(round + 1), PRODUCTS: String(opts.products), PRODUCT_PREFIX: prefix };
+          const seeded = await runK6({ k6, script: "seed", env, outDir: raw, name: `${prefix}-seed`, cpus: split?.generator });
+          if (seeded.exitCode !== 0) throw new HarnessError(`seeding failed: ${seeded.stderrTail}`);
+          const phase = async (
+            mode: Mode | "warm-up" | "overload",
+            rate: number,
+            seconds: number,
+            instrument: { sampler?: boolean; trace?: TraceSession } = {},
+          ) => {
+            const name = `${prefix}-${mode}`;
+            const sampler = instrument.sampler ? new ProcessSampler({ target: () => t.pids }) : undefined;
+            const window = instrument.trace ? await instrument.trace.window({ live: mode === "full-live" }) : undefined;
+            sampler?.start();
+            const out = await runK6({
+              k6,
+              script: "checkout",
+              env: {
+                ...env,
+                DISTRIBUTION: "uniform",
+                STEPS: JSON.stringify([{ rate, duration: seconds }]),
+                PRE_VUS: String(Math.max(10, Math.ceil(rate * 0.25))),
+                MAX_VUS: String(Math.max(100, Math.ceil(rate * 2.5))),
+              },
+              outDir: raw,
+              name,
+              cpus: split?.generator,
+            });
+            sampler?.stop();
+            if (window) await window.finish(() => false);
+            if (out.exitCode !== 0) throw new HarnessError(`k6 failed in ${mode}: ${out.stderrTail}`);
+            if (mode === "warm-up" || mode === "overload") return;
+            const a = await aggregateK6(out.csv, { op: "checkout", stepRates: [rate], stepDurationsS: [seconds] });
+            const s = a.steps[0]!;
+            const p: Phase = {
+              round,
+              mode,
+              p50: s.latency.p50,
+              p99: s.latency.p99,
+              mean: s.latency.mean,
+              count: s.latency.count,
+              completedShare: s.window.completedShare,
+              errorRate: s.errorRate,
+            };
+            phases.push(p);
+            log(
+              `round ${round + 1} ${instance} ${mode}: p50 ${p.p50.toFixed(2)} ms, p99 ${p.p99.toFixed(1)} ms, ${p.count} checkouts, completed ${((p.completedShare ?? 0) * 100).toFixed(1)}%`,
+            );
+          };
+          await phase("warm-up", opts.rate, 3);
+          if (instance === "untraced") {
+            const modes: Mode[] = round % 2 === 0 ? ["off", "sampled"] : ["sampled", "off"];
+            for (const m of modes) await phase(m, opts.rate, opts.phaseS, { sampler: m === "sampled" });
+            await phase("overload", opts.rate * 4, 6);
+            await phase("after-overload", opts.rate, opts.phaseS);
+          } else {
+            const trace = await TraceSession.open(`overhead-${prefix}`, { logFile: t.log, brokers: kafkaBrokers() });
+            try {
+              const modes: Mode[] = round % 2 === 0 ? ["spans", "full", "full-live"] : ["full-live", "full", "spans"];
+              for (const m of modes) await phase(m, opts.rate, opts.phaseS, m === "spans" ? {} : { sampler: true, trace });
+            } finally {
+              await trace.close().catch(() => undefined);
+            }
+          }
+        } finally {
+          await stop();
+        }
+      }
+    }
+  } finally {
+    unregister();
+    rmSync(raw, { recursive: true, force: true });
+    await target.dispose();
+  }
+  process.stdout.write(report(phases, opts, started));
+  if (opts.json) writeFileSync(opts.json, JSON.stringify({ options: opts, startedAt: started.toISOString(), phases }, null, 2) + "\n");
+  return 0;
+}
+
+function report(phases: readonly Phase[], opts: Options, started: Date): string {
+  const r = roundRatios(phases, MODES) as Record<Mode, number>;
+  const r99 = roundRatios(phases, MODES, "off", "p99") as Record<Mode, number>;
+  const lines = [
+    `# bench:overhead, ${started.toISOString()}: node-postgres checkout/uniform at ${opts.rate}/s, ${opts.rounds} rounds x ${opts.phaseS} s, ${opts.products} products`,
+    "",
+    "| mode | what the instrument does | median p50 ms | median p99 ms | p50 / off (median of rounds) | p99 / off |",
+    "|---|---|---|---|---|---|",
+  ];
+  const what: Record<Mode, string> = {
+    off: "k6 only (target untraced)",
+    sampled: "+ cost sampler (/proc every 250 ms)",
+    "after-overload": "off, right after a 6 s step at 4x the rate",
+    spans: "target writes span lines (SFBENCH_TRACE=1), not shipped",
+    full: "spans written, shipped through Kafka after the phase + sampler (a stable phase)",
+    "full-live": "spans written and shipped through Kafka during the phase + sampler",
+  };
+  for (const mode of MODES) {
+    const ps = phases.filter((p) => p.mode === mode);
+    lines.push(
+      `| ${mode} | ${what[mode]} | ${median(ps.map((p) => p.p50)).toFixed(2)} | ${median(ps.map((p) => p.p99)).toFixed(1)} | ${r[mode].toFixed(3)} | ${r99[mode].toFixed(2)} |`,
+    );
+  }
+  const overhead = r.full - 1;
+  lines.push("", `instrument overhead (full vs off): ${(overhead * 100).toFixed(1)}% of p50 (goal < 5%): ${overhead < 0.05 ? "met" : "NOT met"}`, "");
+  return lines.join("\n");
+}
+
+try {
+  process.exitCode = await main();
+} catch (e) {
+  process.stderr.write(`bench:overhead: ${(e as Error).message}\n`);
+  process.exitCode = 1;
+}

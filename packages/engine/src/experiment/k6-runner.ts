@@ -1,0 +1,128 @@
+/**
+ * Runs one k6 script with raw output kept (gzipped CSV, JSON console log)
+ * and reports live figures from k6's REST API while it runs.
+ */
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import type { LiveFigures } from "@sfbench/core";
+import { K6_DIR, type Script } from "@sfbench/workloads";
+import { tasksetPrefix } from "../cost/affinity.ts";
+
+export type { LiveFigures } from "@sfbench/core";
+
+export interface K6Invocation {
+  k6: string;
+  /** a workload script of k6/, or any script file by absolute path (e.g. the harness's calibration script) */
+  script: Script | { file: string };
+  /** environment for the script (-e NAME=value) */
+  env: Record<string, string>;
+  outDir: string;
+  /** file stem of the raw output: <outDir>/<name>.csv.gz and <name>.console.log */
+  name: string;
+  /** CPU list for taskset, when generator and target get separate cores */
+  cpus?: string;
+  onStart?: (pid: number) => void;
+  onTick?: (live: LiveFigures) => void;
+  /** kills k6 at once when aborted (the run was interrupted); the outcome then has exit code null */
+  signal?: AbortSignal;
+}
+
+export interface K6Outcome {
+  exitCode: number | null;
+  csv: string;
+  console: string;
+  /** the last lines k6 wrote to stderr, for error messages */
+  stderrTail: string;
+  wallS: number;
+}
+
+export class K6Error extends Error {}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+interface MetricsBody {
+  data?: Array<{ id: string; attributes: { sample: Record<string, number> } }>;
+}
+
+async function poll(port: number, started: number, last?: LiveFigures): Promise<LiveFigures | undefined> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/v1/metrics`, { signal: AbortSignal.timeout(500) });
+    const body = (await res.json()) as MetricsBody;
+    const m = new Map((body.data ?? []).map((d) => [d.id, d.attributes.sample]));
+    const elapsedS = (performance.now() - started) / 1000;
+    const iterations = m.get("iterations")?.count ?? 0;
+    return {
+      elapsedS,
+      requests: m.get("http_reqs")?.count ?? 0,
+      iterations,
+      achievedRate: last && elapsedS > last.elapsedS ? Math.max(0, (iterations - last.iterations) / (elapsedS - last.elapsedS)) : null,
+      dropped: m.get("dropped_iterations")?.count ?? 0,
+      failedShare: m.get("http_req_failed")?.rate ?? 0,
+      p99Ms: m.get("http_req_duration")?.["p(99)"] ?? null,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+export async function runK6(inv: K6Invocation): Promise<K6Outcome> {
+  const csv = join(inv.outDir, `${inv.name}.csv.gz`);
+  const consoleLog = join(inv.outDir, `${inv.name}.console.log`);
+  const port = await freePort();
+  const args = [
+    "run",
+    "--quiet",
+    "--no-summary",
+    "--no-usage-report",
+    "--include-system-env-vars=false",
+    `--address=127.0.0.1:${port}`,
+    `--out=csv=${csv}`,
+    "--log-format=json",
+    `--console-output=${consoleLog}`,
+    ...Object.entries(inv.env).flatMap(([k, v]) => ["-e", `${k}=${v}`]),
+    typeof inv.script === "string" ? join(K6_DIR, `${inv.script}.ts`) : inv.script.file,
+  ];
+  const [cmd, ...prefix] = [...tasksetPrefix(inv.cpus), inv.k6];
+  const started = performance.now();
+  const child = spawn(cmd!, [...prefix, ...args], {
+    cwd: K6_DIR,
+    // typed as ProcessEnv: Next.js (apps/web type-checks this file) declares NODE_ENV as a required key
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", K6_CSV_TIME_FORMAT: "unix_milli" } as unknown as NodeJS.ProcessEnv,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  if (child.pid) inv.onStart?.(child.pid);
+  const abort = () => child.kill("SIGKILL");
+  if (inv.signal?.aborted) abort();
+  else inv.signal?.addEventListener("abort", abort, { once: true });
+  let stderr = "";
+  child.stderr.on("data", (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4000);
+  });
+  let last: LiveFigures | undefined;
+  const timer = setInterval(async () => {
+    const live = await poll(port, started, last);
+    if (live) {
+      last = live;
+      inv.onTick?.(live);
+    }
+  }, 1000);
+  const exitCode = await new Promise<number | null>((resolve, reject) => {
+    child.on("error", (e) => reject(new K6Error(`could not start k6 (${inv.k6}): ${e.message}`)));
+    child.on("close", (code) => resolve(code));
+  }).finally(() => {
+    clearInterval(timer);
+    inv.signal?.removeEventListener("abort", abort);
+  });
+  const stderrTail = stderr.trim().split("\n").slice(-5).join("\n");
+  return { exitCode, csv, console: consoleLog, stderrTail, wallS: (performance.now() - started) / 1000 };
+}

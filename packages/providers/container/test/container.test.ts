@@ -1,0 +1,126 @@
+/**
+ * The container provider on real podman: node-postgres's image built offline
+ * on the local bases (cached under .sfbench/podman/), started as a container
+ * with a CPU quota and a memory limit on a loopback port, verified by the
+ * conformance suite, measured by the experiment engine's quick profile (0
+ * anomalies, cost > 0 taken from the container's cgroup, which was charged),
+ * killed with kill -9 and started again with nothing lost and nothing taken
+ * off its cost, and torn down with nothing left.
+ */
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runConformance } from "@sfbench/conformance";
+import { findTarget, isAlive } from "@sfbench/provider-local";
+import { k6Path, paths, up } from "@sfbench/services";
+import { runBenchmark } from "@sfbench/engine";
+import { manifestDigest } from "@sfbench/core";
+import { buildTargetImage } from "../src/image.ts";
+import { podman } from "../src/podman.ts";
+import { readContainerState, runContainers, startContainerTarget, teardownRun } from "../src/container.ts";
+import { containerTargetControl } from "../src/control.ts";
+
+const PORT = 19101;
+const runId = `test-${randomUUID().slice(0, 8)}`;
+const { manifest } = findTarget("node-postgres");
+const machine = { name: "test-1cpu-1gib", cpus: 1, memoryBytes: 2 ** 30 };
+let image = "";
+const resultsDir = mkdtempSync(join(tmpdir(), "sfbench-container-"));
+
+beforeAll(async () => {
+  image = (await buildTargetImage("node-postgres", { onProgress: (m) => console.log(m) })).ref;
+});
+
+afterAll(async () => {
+  await teardownRun(runId);
+  rmSync(resultsDir, { recursive: true, force: true });
+});
+
+const post = async <T>(url: string, body: unknown): Promise<T> => {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  expect(res.status, `POST ${url}`).toBe(200);
+  return (await res.json()) as T;
+};
+
+describe("node-postgres from its image, in a podman container", () => {
+  it("starts with the machine class's limits, verifies, runs the quick profile, survives kill -9 and is torn down", async () => {
+    const started = await startContainerTarget({ runId, image, manifest, machine, port: PORT, trace: false, onProgress: (m) => console.log(m) });
+    expect(started.url).toBe(`http://127.0.0.1:${PORT}`);
+    const control = await containerTargetControl(started, manifest);
+    const node = readContainerState(runId)!.nodes[0]!;
+
+    // the limits podman set are the class's
+    const limits = (
+      await podman(["inspect", "--format", "{{.HostConfig.NanoCpus}} {{.HostConfig.Memory}} {{.HostConfig.NetworkMode}}", node.container])
+    ).stdout.trim();
+    expect(limits).toBe(`${machine.cpus * 1e9} ${machine.memoryBytes} host`);
+    // the cost roots: the container's first process and the run's own PostgreSQL
+    expect(control.pids()).toHaveLength(2);
+    expect(control.pids()).toContain(started.postgres!.pid);
+
+    const report = await runConformance(started.url, { micro: false });
+    expect(
+      report.failed,
+      report.checks
+        .filter((c) => !c.passed)
+        .map((c) => c.id)
+        .join(", "),
+    ).toBe(0);
+
+    await up(["k6"]);
+    const cgroupBefore = control.cgroupCpuSeconds();
+    const costBefore = control.cost.cpuSeconds();
+    const { doc } = await runBenchmark({
+      target: { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: manifestDigest(manifest) },
+      baseUrl: started.url,
+      k6: await k6Path(),
+      profile: "quick",
+      cells: [{ workload: "checkout", distribution: "uniform" }],
+      control,
+      seed: 1,
+      repoRoot: paths.root,
+      resultsDir,
+      rawRoot: join(resultsDir, "raw"),
+      targetPids: () => control.pids(),
+      checkAlive: (stage) => {
+        const how = control.exited();
+        if (how) throw new Error(`target exited with ${how} during ${stage}`);
+      },
+    });
+    expect(doc.error).toBeUndefined();
+    expect(doc.status).toBe("completed");
+    const cell = doc.cells[0]!;
+    expect(cell.anomalies?.total).toBe(0);
+    expect(cell.cost?.targetCpuSeconds ?? 0).toBeGreaterThan(0);
+    // the container's own cgroup was charged for the load, and the cost came from it (the stable phase is part of the run)
+    expect(control.cgroupCpuSeconds()).toBeGreaterThan(cgroupBefore);
+    expect(doc.environment.cost).toEqual({ source: "cgroup" });
+    const costAfterRun = control.cost.cpuSeconds();
+    expect(costAfterRun - costBefore).toBeGreaterThanOrEqual(cell.cost!.targetCpuSeconds);
+
+    // kill -9 the container (and its PostgreSQL: the whole single-node target), start it again: nothing written is lost
+    const user = await post<string>(`${started.url}/users`, { credits: 77 });
+    const product = await post<string>(`${started.url}/products`, { price: 5, stock: 9 });
+    const oldPid = control.pids()[0]!;
+    await control.kill(0, "SIGKILL");
+    expect(isAlive(oldPid)).toBe(false);
+    await expect(fetch(`${started.url}/health`)).rejects.toThrow();
+    await control.restart(0);
+    expect(control.exited()).toBeUndefined();
+    // the killed container's cgroup went with it; what it had used stays in the cost
+    expect(control.cost.cpuSeconds()).toBeGreaterThanOrEqual(costAfterRun);
+    expect(await (await fetch(`${started.url}/users/${user}`)).json()).toEqual({ id: user, credits: 77 });
+    expect(await (await fetch(`${started.url}/products/${product}`)).json()).toEqual({ id: product, price: 5, stock: 9 });
+
+    // teardown: no container, no PostgreSQL, no state; a second teardown is fine
+    const pg = readContainerState(runId)!.postgres!.pid;
+    await teardownRun(runId);
+    expect(await runContainers(runId)).toEqual([]);
+    expect(isAlive(pg)).toBe(false);
+    expect(readContainerState(runId)).toBeUndefined();
+    expect(existsSync(join(paths.home, "containers", runId))).toBe(false);
+    await teardownRun(runId);
+  });
+});
