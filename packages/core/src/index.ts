@@ -10,3 +10,4 @@ export * from "./stats.ts";
 export * from "./trial.ts";
 export * from "./campaign.ts";
 export * from "./campaign-stats.ts";
+export * from "./provider.ts";

@@ -2,7 +2,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
-import type { CostSource, Environment } from "@sfbench/core";
+import type { CostSource, Environment, PlaceEnvironment } from "@sfbench/core";
 import { runCpus } from "../cost/affinity.ts";
 
 const run = (cmd: string, args: string[], cwd?: string) => {
@@ -40,6 +40,8 @@ export function localEnvironment(opts: {
   nodes?: number;
   /** where the cost's CPU came from (absent: the run counted no target processes) */
   costSource?: CostSource;
+  /** the provider's word on the place (a cluster's kind and machine type), over what this machine says of itself */
+  place?: PlaceEnvironment;
 }): Environment {
   const sha = run("git", ["rev-parse", "HEAD"], opts.repoRoot);
   return {
@@ -57,5 +59,6 @@ export function localEnvironment(opts: {
     ...(opts.cpuSplit ? { cpuSplit: opts.cpuSplit } : {}),
     ...(opts.storage ? { storage: opts.storage } : {}),
     ...(opts.costSource ? { cost: { source: opts.costSource } } : {}),
+    ...opts.place,
   };
 }

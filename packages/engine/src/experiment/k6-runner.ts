@@ -5,37 +5,13 @@
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import type { LiveFigures } from "@sfbench/core";
-import { K6_DIR, type Script } from "@sfbench/workloads";
+import type { K6Invocation, K6Outcome, LiveFigures } from "@sfbench/core";
+import { K6_DIR } from "@sfbench/workloads";
 import { tasksetPrefix } from "../cost/affinity.ts";
 
 export type { LiveFigures } from "@sfbench/core";
 
-export interface K6Invocation {
-  k6: string;
-  /** a workload script of k6/, or any script file by absolute path (e.g. the harness's calibration script) */
-  script: Script | { file: string };
-  /** environment for the script (-e NAME=value) */
-  env: Record<string, string>;
-  outDir: string;
-  /** file stem of the raw output: <outDir>/<name>.csv.gz and <name>.console.log */
-  name: string;
-  /** CPU list for taskset, when generator and target get separate cores */
-  cpus?: string;
-  onStart?: (pid: number) => void;
-  onTick?: (live: LiveFigures) => void;
-  /** kills k6 at once when aborted (the run was interrupted); the outcome then has exit code null */
-  signal?: AbortSignal;
-}
-
-export interface K6Outcome {
-  exitCode: number | null;
-  csv: string;
-  console: string;
-  /** the last lines k6 wrote to stderr, for error messages */
-  stderrTail: string;
-  wallS: number;
-}
+export type { K6Invocation, K6Outcome, LoadGenerator } from "@sfbench/core";
 
 export class K6Error extends Error {}
 
@@ -54,9 +30,9 @@ interface MetricsBody {
   data?: Array<{ id: string; attributes: { sample: Record<string, number> } }>;
 }
 
-async function poll(port: number, started: number, last?: LiveFigures): Promise<LiveFigures | undefined> {
+async function poll(api: string, started: number, last?: LiveFigures): Promise<LiveFigures | undefined> {
   try {
-    const res = await fetch(`http://127.0.0.1:${port}/v1/metrics`, { signal: AbortSignal.timeout(500) });
+    const res = await fetch(`${api}/v1/metrics`, { signal: AbortSignal.timeout(500) });
     const body = (await res.json()) as MetricsBody;
     const m = new Map((body.data ?? []).map((d) => [d.id, d.attributes.sample]));
     const elapsedS = (performance.now() - started) / 1000;
@@ -73,6 +49,22 @@ async function poll(port: number, started: number, last?: LiveFigures): Promise<
   } catch {
     return undefined;
   }
+}
+
+/** k6 on this machine's host: the default load generator. */
+/** Polls a k6 REST API (`--address`) once a second for the live figures, until the returned function is called. */
+export function watchLive(api: string, onTick: ((live: LiveFigures) => void) | undefined): () => void {
+  if (!onTick) return () => {};
+  const started = performance.now();
+  let last: LiveFigures | undefined;
+  const timer = setInterval(async () => {
+    const live = await poll(api, started, last);
+    if (live) {
+      last = live;
+      onTick(live);
+    }
+  }, 1000);
+  return () => clearInterval(timer);
 }
 
 export async function runK6(inv: K6Invocation): Promise<K6Outcome> {
@@ -108,19 +100,12 @@ export async function runK6(inv: K6Invocation): Promise<K6Outcome> {
   child.stderr.on("data", (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000);
   });
-  let last: LiveFigures | undefined;
-  const timer = setInterval(async () => {
-    const live = await poll(port, started, last);
-    if (live) {
-      last = live;
-      inv.onTick?.(live);
-    }
-  }, 1000);
+  const stopLive = watchLive(`http://127.0.0.1:${port}`, inv.onTick);
   const exitCode = await new Promise<number | null>((resolve, reject) => {
     child.on("error", (e) => reject(new K6Error(`could not start k6 (${inv.k6}): ${e.message}`)));
     child.on("close", (code) => resolve(code));
   }).finally(() => {
-    clearInterval(timer);
+    stopLive();
     inv.signal?.removeEventListener("abort", abort);
   });
   const stderrTail = stderr.trim().split("\n").slice(-5).join("\n");

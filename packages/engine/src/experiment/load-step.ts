@@ -3,7 +3,6 @@ import { REJECTIONS, type Workload } from "@sfbench/core";
 import { aggregateK6 } from "../analysis/aggregate.ts";
 import { readAuditRecords } from "../audit/records.ts";
 import { ProcessSampler } from "../cost/sampler.ts";
-import { runK6 } from "./k6-runner.ts";
 import { progress, StageError, type CellPlan, type LoadOutcome, type RunContext } from "./phase.ts";
 
 /** The request whose latency and rate a workload measures. */
@@ -71,7 +70,7 @@ export async function runLoadStep(ctx: RunContext, cell: CellPlan, s: LoadStep):
     s.sampleTarget && cost ? { target: () => cost.cpuSeconds() } : {},
   );
   sampler.start();
-  const out = await runK6({
+  const out = await ctx.generator({
     k6: ctx.k6,
     script: cell.workload,
     env: scriptEnv(ctx, cell, s.rate, s.durationS),

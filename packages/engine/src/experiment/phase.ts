@@ -10,7 +10,7 @@
  * add its result part to @sfbench/core's Cell schema and its chart to the
  * run page, and list it in experiments.ts. Nothing else changes.
  */
-import type { Cell, CellChoice, ProgressEvent, TargetControl } from "@sfbench/core";
+import type { Cell, CellChoice, LoadGenerator, ProgressEvent, TargetControl } from "@sfbench/core";
 import type { K6Aggregate, StepAggregate } from "../analysis/aggregate.ts";
 import type { CheckoutRecord } from "../audit/records.ts";
 import type { CpuSplit } from "../cost/affinity.ts";
@@ -45,6 +45,8 @@ export type { TargetControl } from "@sfbench/core";
 export interface RunContext {
   baseUrl: string;
   k6: string;
+  /** runs k6: on this machine's host, or beside the target where its provider runs it */
+  generator: LoadGenerator;
   seed: number;
   settings: ProfileSettings;
   rawDir: string;

@@ -14,6 +14,7 @@ import {
   type Cell,
   type CellChoice,
   type Environment,
+  type PlaceEnvironment,
   experimentSupport,
   type Experiment,
   type MicroResult,
@@ -45,7 +46,7 @@ function scalabilityPart(opts: BenchmarkOptions, cells: readonly Cell[], resilie
   const own = opts.scalability ? measuredNodeCount(opts.nodes ?? 1, cells) : undefined;
   if (!opts.scalability || !own) return resilience ? { resilience } : {};
   const scalability: ScalabilityResult = {
-    environment: "local",
+    environment: opts.place?.kind ?? "local",
     routing: opts.scalability.routing,
     points: scalabilityPoints([...opts.scalability.measured, own]),
   };
@@ -54,7 +55,7 @@ function scalabilityPart(opts: BenchmarkOptions, cells: readonly Cell[], resilie
 
 const notSupported = (s: { supported: true } | { supported: false; reason: string }) => (s.supported ? undefined : s.reason);
 import { localEnvironment } from "./environment.ts";
-import { runK6 } from "./k6-runner.ts";
+import { runK6, type LoadGenerator } from "./k6-runner.ts";
 import { PROFILE_SETTINGS, type ProfileSettings } from "./profiles.ts";
 
 export interface BenchmarkOptions {
@@ -75,6 +76,10 @@ export interface BenchmarkOptions {
   micro?: { declared: boolean };
   /** kill, restart and add nodes: the fault, scale-up and recovery experiments need it (a target sfbench started) */
   control?: TargetControl;
+  /** how k6 runs (default: on this machine's host, runK6); a provider whose target runs elsewhere runs it beside the target */
+  generator?: LoadGenerator;
+  /** what the provider knows of the place better than this machine's own look (a cluster's kind and machine type) */
+  place?: PlaceEnvironment;
   /** the target manifest's audit.readsPerSecond: the audit reads no faster (recorded in each cell's parameters) */
   auditReadsPerSecond?: number;
   /** processes the target runs as (recorded as environment.nodes; the scalability experiment runs once per count) */
@@ -153,6 +158,7 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
   const ctx: RunContext = {
     baseUrl: opts.baseUrl,
     k6: opts.k6,
+    generator: opts.generator ?? runK6,
     seed: opts.seed,
     settings,
     rawDir,
@@ -258,6 +264,7 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
       storage: opts.storage,
       nodes: opts.nodes,
       costSource,
+      ...(opts.place ? { place: opts.place } : {}),
     }),
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
@@ -334,7 +341,7 @@ async function openTrace(runId: string, trace: TraceOptions, progress: (event: P
 /** Seeding and populating: closed-loop setup runs, not measured; they must succeed. */
 async function setupScript(ctx: RunContext, script: "seed" | "populate", env: Record<string, string>, stage: string): Promise<void> {
   ctx.checkAlive(stage);
-  const out = await runK6({
+  const out = await ctx.generator({
     k6: ctx.k6,
     script,
     env,

@@ -12,7 +12,6 @@ import { divideExpected, histogramProblems, histogramQuantile } from "@sfbench/c
 import { aggregateK6, type MeasuredOp } from "../analysis/aggregate.ts";
 import { streamK6Csv } from "../analysis/k6-csv.ts";
 import { judgeStep } from "../analysis/metrics.ts";
-import { runK6 } from "../experiment/k6-runner.ts";
 import { findKnee, type KneePlan } from "../experiment/knee.ts";
 import { progress, StageError, type RunContext } from "../experiment/phase.ts";
 import { MICRO_PARAMETER } from "@sfbench/workloads";
@@ -54,7 +53,7 @@ function microEnv(ctx: RunContext, route: MicroRoute, rate: number, durationS: n
 async function microStep(ctx: RunContext, route: MicroRoute, rate: number, durationS: number, name: string) {
   const stage = `micro (${route} at ${rate}/s)`;
   ctx.checkAlive(stage);
-  const out = await runK6({
+  const out = await ctx.generator({
     k6: ctx.k6,
     script: "micro",
     env: microEnv(ctx, route, rate, durationS, `${ctx.productPrefix}-${route}`),
