@@ -9,7 +9,7 @@ import { k6Path, paths, redisUrl, up } from "@sfbench/services";
 import { readEnv } from "./env.ts";
 import { startDispatcher } from "./dispatcher.ts";
 import { createRunQueue, redisConnection } from "./queue.ts";
-import { createClusterProvider, readClusterEnv } from "./kubernetes/index.ts";
+import { createClusterProvider, createKubePlayPlace, readClusterSetting } from "@sfbench/provider-kubernetes";
 import { sweep } from "./sweep.ts";
 import { createWorker } from "./worker.ts";
 
@@ -20,21 +20,21 @@ if (!env.REDIS_URL) await up(["redis"]);
 const db = await getDb();
 const k6 = await k6Path();
 const resultsDir = env.SFBENCH_RESULTS_DIR ?? join(paths.root, "results");
-// a cluster when the operator configured one (docs/cluster.md); a bad SFBENCH_* cluster variable stops the worker with its name
-const clusterEnv = readClusterEnv();
-const cluster = clusterEnv
-  ? createClusterProvider(clusterEnv, { k6, repoRoot: paths.root, resultsDir, rawRoot: join(paths.home, "runs"), home: paths.home, log })
-  : undefined;
+// where runs that need a cluster go: the operator's cluster, the cluster program played here, or nowhere (docs/cluster.md); a bad SFBENCH_* cluster variable stops the worker with its name
+const setting = readClusterSetting();
+const cluster =
+  setting?.kind === "cluster"
+    ? createClusterProvider(setting.env, { k6, home: paths.home, log })
+    : setting?.kind === "kube-play"
+      ? createKubePlayPlace({ maxNodes: setting.maxNodes })
+      : undefined;
 log(
   cluster
-    ? "cluster provider: configured (runs that need a cluster run there)"
-    : "cluster provider: none configured (runs that need a cluster wait as needs_cluster; docs/cluster.md)",
+    ? `runs that need a cluster go to ${cluster.describe}`
+    : "no cluster configured: runs that need one wait as needs_cluster (SFBENCH_KUBECONFIG or SFBENCH_KUBE_PLAY=1; docs/cluster.md)",
 );
 const swept = await sweep(db, cluster);
-if (swept.cluster)
-  log(
-    `sweep: cluster stacks destroyed ${swept.cluster.destroyed.length}, failed ${Object.keys(swept.cluster.failed).length}, runs interrupted ${swept.cluster.interrupted.length}`,
-  );
+if (swept.cluster) log(`sweep: cluster stacks destroyed ${swept.cluster.destroyed.length}, runs interrupted ${swept.cluster.interrupted.length}`);
 if (swept.run)
   log(
     `sweep: run ${swept.run} was lost during ${swept.stage ?? "?"}: marked interrupted; target stopped: ${swept.targetStopped}; processes killed: ${swept.processesKilled}; containers removed: ${swept.containersRemoved?.length ?? 0}`,

@@ -19,19 +19,20 @@ import {
   RunParameters,
   type Profile,
   type ResultDocument,
+  type RunningTarget,
   type TargetManifest,
   type TrialTag,
 } from "@sfbench/core";
 import { runConformance } from "@sfbench/conformance";
 import { importResult, type Db, type Prisma, type Run } from "@sfbench/db";
-import { findTarget, TargetBusyError, TargetError } from "@sfbench/provider-local";
+import { findTarget, localTargetProvider, TargetBusyError, TargetError } from "@sfbench/provider-local";
+import { imageTargetProvider } from "@sfbench/provider-container";
+import { ClusterProvisionError, needsClusterMessage, type ClusterPlace } from "@sfbench/provider-kubernetes";
 import { kafkaBrokers, status as serviceStatus, up } from "@sfbench/services";
 import { aliveCheck, failedRunDocument, runBenchmark, writeResult } from "@sfbench/engine";
 import { countVersionLoc, locSource } from "./count-loc.ts";
-import { runNeedingCluster, type ClusterProvider } from "./kubernetes/index.ts";
 import type { RunJob } from "./queue.ts";
 import { RunProgress } from "./progress.ts";
-import { imageProvider, localProvider, type RunTarget } from "./run-target.ts";
 import { acquireRunLock, releaseRunLock } from "./run-lock.ts";
 
 export interface PipelineDeps {
@@ -42,8 +43,8 @@ export interface PipelineDeps {
   rawRoot: string;
   /** folder of bundled target folders (tests use fixtures) */
   targetsRoot?: string;
-  /** the Kubernetes provider; undefined: this server has no cluster (SFBENCH_KUBECONFIG / SFBENCH_GKE_* unset), runs that need one wait as needs_cluster */
-  cluster?: ClusterProvider;
+  /** where runs that need a cluster go (a real one, or the cluster program played by podman kube play); undefined: they wait as needs_cluster */
+  cluster?: ClusterPlace;
 }
 
 export type PipelineOutcome =
@@ -176,22 +177,21 @@ export function createRunPipeline(deps: PipelineDeps) {
         void (!o.counted && o.reason !== "already counted" && process.stderr.write(`${new Date().toISOString()} run ${runId}: LOC not counted: ${o.reason}\n`)),
       (e: Error) => void process.stderr.write(`${new Date().toISOString()} run ${runId}: LOC not counted: ${e.message}\n`),
     );
-    const archive =
-      !bundled && run.environmentKind === "local"
-        ? await db.upload.findFirst({ where: { targetVersionId: run.targetVersionId, kind: "image_archive" }, select: { path: true } })
-        : null;
-    if ((!bundled && !archive) || run.environmentKind !== "local") {
-      return await runNeedingCluster(db, deps.cluster, {
-        runId,
-        manifest,
-        manifestDigest: run.targetVersion.manifestDigest,
-        nodes: run.nodes,
-        profile: run.profile as Profile,
-        cells: cellsOf(params.data),
-        seed: params.data.seed ?? 1,
-        ...(signal ? { signal } : {}),
-      });
+    const archive = !bundled
+      ? await db.upload.findFirst({ where: { targetVersionId: run.targetVersionId, kind: "image_archive" }, select: { path: true } })
+      : null;
+    // one pipeline for every place: a bundled target as processes, a submitted image with its archive in podman, the rest on a cluster
+    const needsCluster = run.environmentKind !== "local" || (!bundled && !archive);
+    if (needsCluster && !deps.cluster) {
+      const reason = needsClusterMessage(manifest.image);
+      await db.run.update({ where: { id: runId }, data: { status: "needs_cluster", errorMessage: reason, stage: null } });
+      return { runId, status: "needs-cluster", reason };
     }
+    const provider = needsCluster
+      ? deps.cluster!.provider({ runId, manifest, nodes: run.nodes, bundled, ...(archive ? { imageArchive: archive.path } : {}) })
+      : archive
+        ? imageTargetProvider(runId, manifest, archive.path)
+        : localTargetProvider(manifest, { targetsRoot: deps.targetsRoot, nodes: run.nodes });
 
     const target = { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: run.targetVersion.manifestDigest };
     const profile = run.profile as Profile;
@@ -201,11 +201,10 @@ export function createRunPipeline(deps: PipelineDeps) {
       ? { campaignId: run.campaignId, trial: run.trial ?? 1, round: run.round ?? 1, attempt: run.attempt ?? 1 }
       : undefined;
 
-    const provider = archive ? imageProvider(runId, manifest, archive.path) : localProvider(manifest, deps.targetsRoot);
     await acquireRunLock(runId, manifest.name, { signal });
     const progress = new RunProgress(db, runId);
     const startedAt = new Date();
-    let started: RunTarget | undefined;
+    let started: RunningTarget | undefined;
     // stopping the target makes whatever is in flight (health wait, conformance, audit) end at once
     const onAbort = () => void provider.stop().catch(() => {});
     signal?.addEventListener("abort", onAbort, { once: true });
@@ -230,8 +229,8 @@ export function createRunPipeline(deps: PipelineDeps) {
           started = await provider.start({ trace: tracing });
         } catch (e) {
           if (signal?.aborted) return await interruptRun(runId, target, profile, startedAt, "provision", signal, tag);
-          // a busy machine is retried with backoff; a target that does not start is the target's failure
-          if (e instanceof TargetError && !(e instanceof TargetBusyError))
+          // a busy machine is retried with backoff; a target that does not start (or a cluster that cannot take it) is the target's failure
+          if ((e instanceof TargetError && !(e instanceof TargetBusyError)) || e instanceof ClusterProvisionError)
             await failBeforeMeasuring(runId, target, profile, startedAt, "provision", e.message, tag);
           throw e;
         }
@@ -280,8 +279,11 @@ export function createRunPipeline(deps: PipelineDeps) {
           rawRoot: deps.rawRoot,
           targetPids: () => t.pids(),
           ...(t.control ? { control: t.control } : {}),
-          storage: t.storage,
-          ...(tracing ? { trace: { logFile: t.log, brokers: kafkaBrokers() } } : {}),
+          ...(t.generator ? { generator: t.generator } : {}),
+          ...(t.environment ? { place: t.environment } : {}),
+          nodes: run.nodes,
+          ...(t.storage ? { storage: t.storage } : {}),
+          ...(tracing && t.log ? { trace: { logFile: t.log, brokers: kafkaBrokers() } } : {}),
           ...(signal ? { signal } : {}),
           checkAlive: aliveCheck(() => t.exited()),
           systemVersion: [`${manifest.system} ${manifest.version}`, ...t.versions, ...services.map((s) => s.detail.split(" on ")[0])].join("; "),

@@ -3,4 +3,3 @@ export * from "./machine.ts";
 export * from "./program.ts";
 export { storageSettings } from "./services.ts";
 export { renderRun, KubeObject, typeToKind } from "./render.ts";
-export * from "./kube-play/index.ts";

@@ -33,7 +33,7 @@ export const runFlags = {
   memory: { type: "string", value: "BYTES", help: "with --image: the container's memory limit, e.g. 4g (default: a quarter of the machine's)" },
   "kube-play": {
     type: "boolean",
-    help: "with --target: run it as the cluster program's rendered objects under podman kube play (docs/cluster.md), k6 on the host",
+    help: "with --target: run it as the cluster program's rendered objects under podman kube play, k6 as the TestRun's runner pods (docs/cluster.md)",
   },
   workload: { type: "string", value: WORKLOAD_CHOICES.join("|"), help: "default all" },
   distribution: { type: "string", value: DISTRIBUTION_CHOICES.join("|"), help: "default both" },

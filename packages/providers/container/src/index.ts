@@ -21,3 +21,4 @@ export {
 } from "./container.ts";
 export { containerTargetControl, type ContainerTargetControl } from "./control.ts";
 export { cgroupCpuSeconds } from "./cgroup.ts";
+export { imageTargetProvider } from "./provider.ts";

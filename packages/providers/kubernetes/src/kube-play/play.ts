@@ -10,13 +10,13 @@ import { join } from "node:path";
 import { podman } from "@sfbench/provider-container";
 import { paths } from "@sfbench/services";
 import { z } from "zod";
-import { runNamespace, type RunStackConfigInput } from "../config.ts";
-import { renderRun } from "../render.ts";
+import { runNamespace, type RunStackConfigInput } from "@sfbench/infra-pulumi/config";
+import { renderRun } from "@sfbench/infra-pulumi/render";
 import { ensureStandins, STANDINS } from "./images.ts";
 import { toKubePlay, type KubePlayDocument } from "./translate.ts";
 
 /** kube play has no API server: the program's Kubernetes provider gets this in place of a kubeconfig (under mocks it is never read) */
-const NO_CLUSTER = { kind: "kubeconfig", kubeconfig: "# podman kube play: no API server, no kubeconfig\n" } as const;
+export const NO_CLUSTER = { kind: "kubeconfig", kubeconfig: "# podman kube play: no API server, no kubeconfig\n" } as const;
 /** static pod IPs start here in the run's subnet, above what podman's own IPAM hands out first */
 const FIRST_POD_HOST = 100;
 const HEALTH_POLL_MS = 500;

@@ -33,6 +33,10 @@ const Env = z
       .optional(),
     SFBENCH_PULUMI_PASSPHRASE: z.string().default("").describe("passphrase of the stacks' secrets on a self-managed backend"),
     SFBENCH_KUBECTL: z.string().min(1).default("kubectl"),
+    SFBENCH_KUBE_PLAY: z
+      .enum(["0", "1"])
+      .default("0")
+      .describe("1: runs that need a cluster play the cluster program on this machine with podman kube play (docs/cluster.md)"),
   })
   .superRefine((e, ctx) => {
     if ((e.SFBENCH_GKE_PROJECT === undefined) !== (e.SFBENCH_GKE_ZONE === undefined))
@@ -46,6 +50,12 @@ const Env = z
         code: "custom",
         path: ["SFBENCH_KUBECONFIG"],
         message: "required with SFBENCH_GKE_PROJECT: the kubeconfig `gcloud container clusters get-credentials` writes",
+      });
+    if (e.SFBENCH_KUBE_PLAY === "1" && e.SFBENCH_KUBECONFIG)
+      ctx.addIssue({
+        code: "custom",
+        path: ["SFBENCH_KUBE_PLAY"],
+        message: "1 plays the cluster on this machine, SFBENCH_KUBECONFIG names a real one: set one or the other",
       });
     if (e.SFBENCH_KUBECONFIG && e.SFBENCH_CLUSTER_MACHINE === "kind" && e.SFBENCH_GKE_PROJECT)
       ctx.addIssue({ code: "custom", path: ["SFBENCH_CLUSTER_MACHINE"], message: "kind is a local cluster's machine type, not a GKE one" });
@@ -76,7 +86,22 @@ export const CLUSTER_ENV_VARS = [
   "SFBENCH_PULUMI_BACKEND",
   "SFBENCH_PULUMI_PASSPHRASE",
   "SFBENCH_KUBECTL",
+  "SFBENCH_KUBE_PLAY",
 ] as const;
+
+/** Where the worker's runs that need a cluster go: a real cluster, the cluster program played on this machine, or nowhere (they wait as needs_cluster). */
+export type ClusterSetting = { kind: "cluster"; env: ClusterEnv } | { kind: "kube-play"; maxNodes: number } | undefined;
+
+/** The operator's choice, checked: one message naming every bad variable. */
+export function readClusterSetting(
+  source: NodeJS.ProcessEnv = process.env,
+  readFile: (path: string) => string = (p) => readFileSync(p, "utf8"),
+): ClusterSetting {
+  const env = readClusterEnv(source, readFile);
+  if (env) return { kind: "cluster", env };
+  const e = Env.parse(source);
+  return e.SFBENCH_KUBE_PLAY === "1" ? { kind: "kube-play", maxNodes: e.SFBENCH_CLUSTER_MAX_NODES } : undefined;
+}
 
 /**
  * The cluster configuration, or undefined when the operator configured none

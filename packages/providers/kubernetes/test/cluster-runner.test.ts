@@ -16,9 +16,9 @@ import { k6Path } from "@sfbench/services";
 import { K6_ARGUMENTS } from "@sfbench/infra-pulumi/config";
 import { aggregateK6, parseK6Csv } from "@sfbench/engine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { k6Archive } from "../src/kubernetes/archive.ts";
-import { RunnerLogError, splitRunnerLog, writeRunnerOutput } from "../src/kubernetes/runner-log.ts";
-import { tempDir } from "./helpers.ts";
+import { k6Archive } from "../src/cluster/archive.ts";
+import { RunnerLogError, splitRunnerLog, writeRunnerOutput } from "../src/cluster/runner-log.ts";
+import { tempDir } from "./cluster-fakes.ts";
 
 let k6: string;
 let server: Server;

@@ -1,0 +1,31 @@
+/**
+ * A bundled target as processes on this machine, as the experiment engine
+ * takes any target (core's TargetProvider): started fresh from its
+ * target.json with its own PostgreSQL, its node processes' trees as the cost,
+ * its log for span lines; stopped with everything it started.
+ */
+import type { TargetManifest, TargetProvider } from "@sfbench/core";
+import { localTargetControl } from "./control.ts";
+import { startTarget, stopTarget } from "./run.ts";
+import { costPids, storageFingerprint } from "./storage.ts";
+import { isAlive } from "./target-process.ts";
+
+export function localTargetProvider(manifest: TargetManifest, opts: { targetsRoot?: string | undefined; nodes?: number } = {}): TargetProvider {
+  return {
+    describe: `bundled ${manifest.name} as processes`,
+    async start({ trace }) {
+      const t = await startTarget(manifest.name, { targetsRoot: opts.targetsRoot, trace, ...(opts.nodes && opts.nodes > 1 ? { nodes: opts.nodes } : {}) });
+      const storage = storageFingerprint(t);
+      return {
+        url: t.url,
+        pids: () => costPids(t),
+        exited: () => t.exited() ?? (isAlive(t.pid) ? undefined : "an unknown code"),
+        ...(storage ? { storage } : {}),
+        log: t.log,
+        versions: t.postgres ? [`PostgreSQL ${t.postgres.settings.version}`] : [],
+        control: localTargetControl(t),
+      };
+    },
+    stop: async () => void (await stopTarget(manifest.name)),
+  };
+}
