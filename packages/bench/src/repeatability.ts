@@ -171,7 +171,14 @@ function campaignFolders(results: string): string[] {
   }
 }
 
-export async function repeatability(opts: { quick: boolean; targets?: string[]; results: string; log: (m: string) => void }): Promise<RepeatabilityResult> {
+export async function repeatability(opts: {
+  quick: boolean;
+  targets?: string[];
+  /** the campaigns' distribution (the CLI's default, both, when absent) */
+  distribution?: (typeof DISTRIBUTION_CHOICES)[number];
+  results: string;
+  log: (m: string) => void;
+}): Promise<RepeatabilityResult> {
   const targets =
     opts.targets ??
     (opts.quick
@@ -187,6 +194,7 @@ export async function repeatability(opts: { quick: boolean; targets?: string[]; 
     opts.quick ? "2" : "3",
     "--profile",
     opts.quick ? "quick" : "standard",
+    ...(opts.distribution ? ["--distribution", opts.distribution] : []),
     ...(targets.includes(REFERENCE) ? ["--reference", REFERENCE] : []),
   ];
   const a = await runCampaign(args, opts.results, 1, opts.log);
@@ -194,18 +202,21 @@ export async function repeatability(opts: { quick: boolean; targets?: string[]; 
   return compareCampaigns(a.doc, b.doc, [a.file, b.file], `sfbench ${args.join(" ")}`);
 }
 
-const USAGE = `usage: npm run bench:repeatability -- [--quick] [--targets a,b] [--results DIR] [--json FILE]
-  --quick    node-postgres and ${QUICK_OTHER}, 2 trials each, quick profile (default: every bundled target, 3 trials, standard)
-  --targets  these bundled targets instead
-  --results  the campaigns' folders go under DIR/campaigns/ (default the repository's results/)
-  --json     also write the comparison as JSON to FILE`;
+const DISTRIBUTION_CHOICES = ["uniform", "zipf", "both"] as const;
+
+const USAGE = `usage: npm run bench:repeatability -- [--quick] [--targets a,b] [--distribution uniform|zipf|both] [--results DIR] [--json FILE]
+  --quick         node-postgres and ${QUICK_OTHER}, 2 trials each, quick profile (default: every bundled target, 3 trials, standard)
+  --targets       these bundled targets instead
+  --distribution  the checkout cells' product choice (default both: twice the time)
+  --results       the campaigns' folders go under DIR/campaigns/ (default the repository's results/)
+  --json          also write the comparison as JSON to FILE`;
 
 async function main(): Promise<number> {
   let values;
   try {
     values = parseFlags(
       process.argv.slice(2),
-      { quick: { type: "boolean" }, targets: { type: "string" }, results: { type: "string" }, json: { type: "string" } },
+      { quick: { type: "boolean" }, targets: { type: "string" }, distribution: { type: "string" }, results: { type: "string" }, json: { type: "string" } },
       USAGE,
     );
   } catch (e) {
@@ -214,6 +225,11 @@ async function main(): Promise<number> {
   }
   const log = (m: string) => process.stderr.write(`[repeatability ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void interrupted().finally(() => process.exit(130)));
+  const distribution = values.distribution;
+  if (distribution !== undefined && !(DISTRIBUTION_CHOICES as readonly string[]).includes(distribution)) {
+    process.stderr.write(`--distribution: expected one of ${DISTRIBUTION_CHOICES.join(", ")}, got ${JSON.stringify(distribution)}\n${USAGE}\n`);
+    return 2;
+  }
   const targets = values.targets
     ?.split(",")
     .map((t) => t.trim())
@@ -221,6 +237,7 @@ async function main(): Promise<number> {
   const r = await repeatability({
     quick: values.quick ?? false,
     ...(targets?.length ? { targets } : {}),
+    ...(distribution ? { distribution: distribution as (typeof DISTRIBUTION_CHOICES)[number] } : {}),
     results: values.results ?? join(REPO, "results"),
     log,
   });

@@ -48,4 +48,10 @@ describe("npm run bench:repeatability", () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/Unknown option '--fast'/);
   });
+
+  it("exits 2 naming the distributions allowed for one it does not know", () => {
+    const r = bench(["--distribution", "pareto"]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--distribution: expected one of uniform, zipf, both, got "pareto"/);
+  });
 });
