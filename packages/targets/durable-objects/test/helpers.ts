@@ -5,7 +5,7 @@
  * files run one after another (vitest.config.ts).
  */
 import { readFileSync } from "node:fs";
-import { isAlive, startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
+import { killTarget, startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
 
 export const NAME = "durable-objects";
 
@@ -47,10 +47,14 @@ export async function start(port: number, opts: { trace?: boolean; keepData?: bo
   return { started, url, call, log: () => readFileSync(started.log, "utf8"), stop: async () => void (await stopTarget(NAME)) };
 }
 
-/** Kills every process of the target at once (SIGKILL to its process group): a crash, no dispose. */
+/**
+ * Kills every process of the target at once (SIGKILL to its process group): a
+ * crash, no dispose. Waits until the whole group is gone, workerd included:
+ * the launcher dies first, and a workerd still exiting holds the port.
+ */
 export async function crash(t: RunningTarget): Promise<void> {
-  process.kill(-t.started.pid, "SIGKILL");
-  while (isAlive(t.started.pid)) await new Promise((r) => setTimeout(r, 20));
+  const killed = await killTarget(NAME, "SIGKILL");
+  if (killed.nodes.some((n) => n.goneAt === undefined)) throw new Error(`a process of ${NAME} (pid ${t.started.pid}'s group) outlived SIGKILL by 10 s`);
   await stopTarget(NAME); // forgets the dead instance's state file
 }
 
