@@ -1,8 +1,8 @@
 /**
  * bench:repeatability end to end, short: two real campaigns through the CLI
  * (quick profile, 2 trials each) with real PostgreSQL and k6, compared. Only
- * node-postgres, to keep the test to a few runs; the comparison of several
- * systems is covered by harness-units.test.ts.
+ * node-postgres's checkout/uniform cell, to keep the test to a few short
+ * runs; the comparison of several systems is covered by harness-units.test.ts.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -24,9 +24,11 @@ describe("npm run bench:repeatability", () => {
 
   it("runs two campaigns and prints both medians, their difference and both intervals against the goals", { timeout: TIMEOUT_MS }, () => {
     const json = join(dir, "figures.json");
-    const r = bench(["--quick", "--targets", "node-postgres", "--results", dir, "--json", json]);
+    const r = bench(["--quick", "--targets", "node-postgres", "--distribution", "uniform", "--results", dir, "--json", json]);
     expect(r.status, r.stderr.slice(-3000)).toBe(0);
-    expect(r.stdout).toMatch(/^== repeatability: sfbench campaign --targets node-postgres --trials 2 --profile quick --reference node-postgres \(twice\)/);
+    expect(r.stdout).toMatch(
+      /^== repeatability: sfbench campaign --targets node-postgres --trials 2 --profile quick --distribution uniform --reference node-postgres \(twice\)/,
+    );
     expect(r.stdout).toMatch(/medians within 10\.0%\s+intervals within \+-10\.0%/);
     expect(r.stdout).toMatch(/\ncheckout\/uniform\s+node-postgres\s+/);
     const result = JSON.parse(readFileSync(json, "utf8")) as RepeatabilityResult;
