@@ -16,7 +16,7 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { overlaps, parseCampaign, type CampaignDocument, type CellStatistics } from "@sfbench/core";
+import { DISTRIBUTION_CHOICES, overlaps, parseCampaign, type CampaignDocument, type CellStatistics } from "@sfbench/core";
 import { listTargets } from "@sfbench/provider-local";
 import { HarnessError, interrupted, runCommand } from "./lib/children.ts";
 import { parseFlags, UsageError } from "./lib/flags.ts";
@@ -202,9 +202,7 @@ export async function repeatability(opts: {
   return compareCampaigns(a.doc, b.doc, [a.file, b.file], `sfbench ${args.join(" ")}`);
 }
 
-const DISTRIBUTION_CHOICES = ["uniform", "zipf", "both"] as const;
-
-const USAGE = `usage: npm run bench:repeatability -- [--quick] [--targets a,b] [--distribution uniform|zipf|both] [--results DIR] [--json FILE]
+const USAGE = `usage: npm run bench:repeatability -- [--quick] [--targets a,b] [--distribution ${DISTRIBUTION_CHOICES.join("|")}] [--results DIR] [--json FILE]
   --quick         node-postgres and ${QUICK_OTHER}, 2 trials each, quick profile (default: every bundled target, 3 trials, standard)
   --targets       these bundled targets instead
   --distribution  the checkout cells' product choice (default both: twice the time)
