@@ -18,12 +18,12 @@
  * started (Kafka, for tracing). SFBENCH_DEMO_EXIT=1 exits once the runs are
  * done.
  *
- *   npm run demo [-- --targets a,b] [-- --trials N] [-- --with-image]
+ *   npm run demo [-- --targets a,b] [-- --trials N] [-- --workloads a,b] [-- --with-image]
  *
- * --targets and --trials narrow the campaign (every bundled target and 3
- * trials by default). --with-image also submits node-postgres from its OCI
- * image, as a team would (image built, `podman save`d, `sfbench submit
- * --image-archive`), under the name node-postgres-image: the worker runs it
+ * --targets, --trials and --workloads narrow the campaign (every bundled
+ * target, 3 trials, checkout and analytics by default). --with-image also
+ * submits node-postgres from its OCI image, as a team would (image built,
+ * `podman save`d, `sfbench submit --image-archive`), under the name node-postgres-image: the worker runs it
  * as a podman container in the same campaign, and the board shows the same
  * target as processes and as a container side by side.
  */
@@ -31,7 +31,7 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import type { ProgressEvent } from "@sfbench/core";
+import { WORKLOADS, type ProgressEvent } from "@sfbench/core";
 import { listTargets } from "@sfbench/provider-local";
 import { up, type ServiceName } from "@sfbench/services";
 import { linkIn, startMailSink, type MailSink } from "../apps/web/scripts/mail-sink.ts";
@@ -50,24 +50,28 @@ const clock = () => new Date().toISOString().slice(11, 19);
 /** The campaign the demo queues: both workloads of the original benchmark, publishable numbers, n = 3. */
 const DEMO = { profile: "standard", workloads: "checkout,analytics", distribution: "uniform", trials: 3 } as const;
 
-function demoArgs(argv: string[]): { targets?: string[]; trials: number; withImage: boolean } {
+/** A comma-separated flag's members, trimmed, empty ones dropped. */
+const members = (value: string | undefined) =>
+  value
+    ?.split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
+
+function demoArgs(argv: string[]): { targets?: string[]; trials: number; workloads: string; withImage: boolean } {
   let values;
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: { targets: { type: "string" }, trials: { type: "string" }, "with-image": { type: "boolean" } },
+      options: { targets: { type: "string" }, trials: { type: "string" }, workloads: { type: "string" }, "with-image": { type: "boolean" } },
       strict: true,
       allowPositionals: false,
     }));
   } catch (e) {
-    process.stderr.write(`demo: ${(e as Error).message} (allowed: --targets a,b  --trials N  --with-image)\n`);
+    process.stderr.write(`demo: ${(e as Error).message} (allowed: --targets a,b  --trials N  --workloads a,b  --with-image)\n`);
     process.exit(2);
   }
   const bundled = listTargets().map((t) => t.name);
-  const targets = values.targets
-    ?.split(",")
-    .map((t) => t.trim())
-    .filter(Boolean);
+  const targets = members(values.targets);
   const unknown = targets?.filter((t) => !bundled.includes(t)) ?? [];
   if (targets && (!targets.length || unknown.length)) {
     process.stderr.write(
@@ -80,7 +84,18 @@ function demoArgs(argv: string[]): { targets?: string[]; trials: number; withIma
     process.stderr.write(`demo: --trials must be a whole number from 1 to 20, got "${values.trials}"\n`);
     process.exit(2);
   }
-  return { ...(targets ? { targets } : {}), trials, withImage: values["with-image"] === true };
+  const workloads = members(values.workloads);
+  const unknownWorkloads = workloads?.filter((w) => !(WORKLOADS as readonly string[]).includes(w)) ?? [];
+  if (workloads && (!workloads.length || unknownWorkloads.length)) {
+    process.stderr.write(`demo: --workloads: expected a comma-separated list of ${WORKLOADS.join(", ")}, got "${values.workloads}"\n`);
+    process.exit(2);
+  }
+  return {
+    ...(targets ? { targets } : {}),
+    trials,
+    workloads: workloads ? workloads.join(",") : DEMO.workloads,
+    withImage: values["with-image"] === true,
+  };
 }
 const ARGS = demoArgs(process.argv.slice(2));
 
@@ -251,7 +266,7 @@ async function main(): Promise<void> {
   if (systems.length === 0) throw new Error("no bundled target was registered (the reasons are above), so there is nothing to benchmark");
 
   say(
-    `== campaign (sfbench campaign --server): ${systems.length} systems x ${ARGS.trials} trials in interleaved rounds, ${DEMO.workloads} / ${DEMO.distribution}, ${DEMO.profile} profile`,
+    `== campaign (sfbench campaign --server): ${systems.length} systems x ${ARGS.trials} trials in interleaved rounds, ${ARGS.workloads} / ${DEMO.distribution}, ${DEMO.profile} profile`,
   );
   const queued = execFileSync(
     process.execPath,
@@ -267,7 +282,7 @@ async function main(): Promise<void> {
       "--profile",
       DEMO.profile,
       "--workload",
-      DEMO.workloads,
+      ARGS.workloads,
       "--distribution",
       DEMO.distribution,
       "--json",
@@ -285,7 +300,7 @@ async function main(): Promise<void> {
     );
   say("  (a trial taken while the machine was busy runs once more at the end of the queue)");
 
-  say(`== runs (the worker verifies each system, then measures both cells: the knee bisected to 10% and confirmed, 30 s of stable load, the audit)`);
+  say(`== runs (the worker verifies each system, then measures each cell: the knee bisected to 10% and confirmed, 30 s of stable load, the audit)`);
   const clocks = await follow(campaign.campaignId, ARGS.trials);
   const timing = campaignTiming(portalUp, clocks);
   say(`\n== where the time went\n${timingTable(timing)}`);
