@@ -27,7 +27,7 @@ beforeAll(async () => {
   ({ db } = await freshDb());
 });
 afterAll(async () => {
-  if (burner) process.kill(burner, "SIGKILL");
+  if (burner) process.kill(burner, "SIGTERM");
   await db?.$disconnect();
 });
 
@@ -55,7 +55,8 @@ describe("a campaign trial in the worker", () => {
 
     burner = burn(600);
     const outcome = await pipeline({ data: { runId } } as Job<RunJob>);
-    process.kill(burner, "SIGKILL");
+    // TERM, which timeout passes on to the loop; a KILL would end timeout alone and leave the loop spinning for good
+    process.kill(burner, "SIGTERM");
     burner = undefined;
 
     const row = await db.run.findUniqueOrThrow({ where: { id: runId } });
