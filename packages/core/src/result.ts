@@ -133,8 +133,15 @@ export const KNEE_STOP_TEXT: Record<KneeStop, string> = {
   "first-step-unsustainable": "even the first step was not sustainable",
 };
 
-/** A sustainable rate is ranked only when the knee is known this precisely (issue 8.5). */
+/** A sustainable rate is ranked only when the knee is known this precisely. */
 export const PUBLISHABLE_RESOLUTION = 0.1;
+
+/**
+ * Whether a knee's bracket is as narrow as ranking needs. The slack is for
+ * floating point alone: rates are offered in tenths, and a bracket of exactly
+ * 10% (1.0/s to 1.1/s) computes as 0.10000000000000009.
+ */
+export const publishableResolution = (resolution: number): boolean => resolution <= PUBLISHABLE_RESOLUTION + 1e-9;
 
 export const MaxThroughput = z.strictObject({
   /**
@@ -269,7 +276,7 @@ export function rankable(cell: Pick<Cell, "valid" | "maxThroughput" | "anomalies
   const knee = cell.maxThroughput?.knee;
   if (!knee) return { ok: false, because: "knee", reason: "written before the knee search bisected: the knee's resolution is unknown (smoke test)" };
   if (knee.resolution === null) return { ok: false, because: "knee", reason: `the knee is not bracketed: ${KNEE_STOP_TEXT[knee.stoppedBecause]}` };
-  if (knee.resolution > PUBLISHABLE_RESOLUTION)
+  if (!publishableResolution(knee.resolution))
     return {
       ok: false,
       because: "knee",

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { findKnee, kneeResolution, roundRate, type KneePlan } from "../src/experiment/knee.ts";
+import { findKnee, kneeResolution, roundRate, stepDownRate, type KneePlan } from "../src/experiment/knee.ts";
 import { PROFILE_SETTINGS } from "../src/experiment/profiles.ts";
+import { publishableResolution } from "@sfbench/core";
 
 const plan: KneePlan = { startRate: 10, maxRate: 10_000, factor: 2, maxCoarseSteps: 10, fineSteps: 5, resolution: 0.1 };
 /** A simulated target that sustains up to `capacity` per second. */
@@ -104,6 +105,24 @@ describe("knee search", () => {
       expect(Math.pow(k.factor, 1 / 2 ** k.fineSteps) - 1).toBeLessThanOrEqual(k.resolution!);
       const r = await findKnee(k, target(Math.round(k.startRate * 7.3)).run);
       expect(r.stoppedBecause).toBe("resolution-reached");
+    }
+  });
+});
+
+describe("a failed confirmation's step down", () => {
+  it("lands at most the resolution below the candidate, so the bracket it leaves is still ranked", () => {
+    // the demo's node-postgres: 90.9/s failed its confirmation; 82.6/s would be 10.05% below
+    expect(stepDownRate(90.9, 0.1)).toBe(82.7);
+    expect(stepDownRate(91.7, 0.1)).toBe(83.4);
+    expect(stepDownRate(330, 0.1)).toBe(300);
+    expect(stepDownRate(1000, 0.1)).toBe(910);
+    // below 1/s a tenth is more than 10%: no step down is possible, and the ramp stops confirming
+    expect(stepDownRate(0.5, 0.1)).toBe(0.5);
+    for (const candidate of [1.1, 3.3, 7.1, 25, 82.6, 99.9, 109, 110, 141, 999, 2345]) {
+      const lower = stepDownRate(candidate, 0.1);
+      expect(lower, `${candidate}/s`).toBeLessThan(candidate);
+      expect(publishableResolution(kneeResolution(lower, candidate)!), `${candidate}/s steps down to ${lower}/s`).toBe(true);
+      expect(roundRate(lower), "an offerable rate").toBe(lower);
     }
   });
 });

@@ -56,6 +56,20 @@ export function roundRate(rate: number): number {
   return rate < 100 ? Math.round(rate * 10) / 10 : Math.round(rate);
 }
 
+/**
+ * The rate a failed confirmation steps down to: the highest offerable rate at
+ * most `resolution` below the candidate. Rounded up, not to the nearest: a
+ * rate rounded down lies just over the resolution below (90.9/s steps to
+ * 82.7/s, not 82.6/s, which is 10.05% below), and a knee bracketed to 10.05%
+ * is not ranked.
+ */
+export function stepDownRate(candidate: number, resolution: number): number {
+  const exact = candidate / (1 + resolution);
+  // the small allowance keeps a quotient that is already offerable (99.9999...) from rounding a step up
+  const up = (x: number, unit: number) => Math.ceil(x / unit - 1e-9) * unit;
+  return exact < 100 ? Math.round(up(exact, 0.1) * 10) / 10 : up(exact, 1);
+}
+
 export async function findKnee<V extends KneeStep>(plan: KneePlan, runStep: (rate: number, phase: "coarse" | "fine") => Promise<V>): Promise<KneeResult<V>> {
   const target = plan.resolution ?? 0.1;
   const minRate = Math.max(1, plan.minRate ?? 1);

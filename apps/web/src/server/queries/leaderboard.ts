@@ -9,7 +9,7 @@
  * figure of one run is provisional and listed after every ranked median,
  * without a rank.
  */
-import { KNEE_STOP_TEXT, KNEE_STOPS, PUBLISHABLE_RESOLUTION } from "@sfbench/core";
+import { KNEE_STOP_TEXT, KNEE_STOPS, PUBLISHABLE_RESOLUTION, publishableResolution } from "@sfbench/core";
 import { tieGroups } from "@sfbench/core/stats";
 import type { Db, EnvironmentKind, LocCounts } from "@sfbench/db";
 import { byImplementation, type ImplementationClass } from "../../shared/implementation.ts";
@@ -179,7 +179,7 @@ function toRow(data: LeaderboardData, run: RunMeta, cells: CellNumbers[], rating
 
 /** Why a valid cell is not ranked: the knee in the words of core's KNEE_STOP_TEXT, or what else rankable() said (anomalies, no audit). */
 function smokeReason(cell: CellNumbers): string {
-  if (cell.kneeResolution !== null && cell.kneeResolution <= PUBLISHABLE_RESOLUTION) return `not ranked: ${cell.unrankedBecause ?? "see the run page"}`;
+  if (cell.kneeResolution !== null && publishableResolution(cell.kneeResolution)) return `not ranked: ${cell.unrankedBecause ?? "see the run page"}`;
   const stop = KNEE_STOPS.find((k) => k === cell.kneeStoppedBecause);
   const why = stop ? KNEE_STOP_TEXT[stop] : "the run did not record its knee search";
   const res = cell.kneeResolution === null ? "not bracketed" : `known to ${Math.round(cell.kneeResolution * 100)}%`;

@@ -8,7 +8,7 @@
 import { kneeBracket, type KneeStop, type MaxThroughput, type StepResult } from "@sfbench/core";
 import { generatorSaturated, judgeStep, SUSTAINABLE } from "../../analysis/metrics.ts";
 import { peakThroughput, stepResult } from "../../analysis/result-parts.ts";
-import { findKnee, roundRate, type KneeResult, type KneeStep } from "../knee.ts";
+import { findKnee, roundRate, stepDownRate, type KneeResult, type KneeStep } from "../knee.ts";
 import { runLoadStep, targetAnsweredInTime } from "../load-step.ts";
 import { progress, type LoadOutcome, type Phase } from "../phase.ts";
 import { waitQuiet } from "../quiet.ts";
@@ -76,7 +76,7 @@ export const ramp: Phase = {
           confirmed = candidate;
           break;
         }
-        const lower = roundRate(candidate / (1 + resolution));
+        const lower = stepDownRate(candidate, resolution);
         candidate = stepsDown < proc.confirm.stepsDown && lower >= (s.knee.minRate ?? 1) && lower < candidate ? lower : null;
         if (candidate !== null) stepsDown++;
       }
