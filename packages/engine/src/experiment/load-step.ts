@@ -13,12 +13,19 @@ export function maxVus(rate: number): number {
   return Math.max(100, Math.ceil(rate * 2.5));
 }
 
+/** The VUs k6 initialises before a step's clock starts: room for iterations of 0.25 s on average. */
+export function preVus(rate: number): number {
+  return Math.max(10, Math.ceil(rate * 0.25));
+}
+
 /**
  * Whether the target answered in time for k6's VUs to keep up: its measured
  * request's p99 within the bound, and its iterations (setup requests
  * included) short enough that, by Little's law, rate x mean iteration time
- * stayed below most of the VU pool. When not, dropped iterations are the
- * target's slowness holding the VUs, not a generator that fell behind.
+ * stayed below most of the VUs initialised before the step. When not, the
+ * pool had to grow during the step because the target slowed down, and the
+ * iterations dropped while k6 added VUs are the target's slowness, not a
+ * generator that fell behind.
  */
 export function targetAnsweredInTime(
   step: { offeredRate: number | null; meanIterationS: number | null; latency: { count: number; p99: number } },
@@ -26,7 +33,7 @@ export function targetAnsweredInTime(
 ): boolean {
   if (step.latency.count === 0 || !(step.latency.p99 < boundMs)) return false;
   if (step.offeredRate === null || step.meanIterationS === null) return true;
-  return step.offeredRate * step.meanIterationS < 0.8 * maxVus(step.offeredRate);
+  return step.offeredRate * step.meanIterationS < 0.8 * preVus(step.offeredRate);
 }
 
 function scriptEnv(ctx: RunContext, cell: CellPlan, rate: number, durationS: number): Record<string, string> {
@@ -38,7 +45,7 @@ function scriptEnv(ctx: RunContext, cell: CellPlan, rate: number, durationS: num
     DISTRIBUTION: cell.distribution,
     STEPS: JSON.stringify([{ rate, duration: durationS }]),
     // VUs are initialised before the clock starts; growing the pool mid-step drops iterations
-    PRE_VUS: String(Math.max(10, Math.ceil(rate * 0.25))),
+    PRE_VUS: String(preVus(rate)),
     MAX_VUS: String(maxVus(rate)),
   };
 }
