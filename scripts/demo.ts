@@ -31,7 +31,7 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { WORKLOADS, type ProgressEvent } from "@sfbench/core";
+import { WORKLOADS, type ProgressEvent, type ResultDocument } from "@sfbench/core";
 import { listTargets } from "@sfbench/provider-local";
 import { up, type ServiceName } from "@sfbench/services";
 import { linkIn, startMailSink, type MailSink } from "../apps/web/scripts/mail-sink.ts";
@@ -39,6 +39,7 @@ import { ensureBuild } from "../apps/web/scripts/server.ts";
 import { demoAccount, demoCredentials } from "./lib/demo-account.ts";
 import { campaignTiming, observe, timingTable, type TrialClock } from "./lib/demo-timing.ts";
 import { IMAGE_DEMO, prepareImageSubmission } from "./lib/demo-image.ts";
+import { systemVerdict } from "./lib/demo-verdict.ts";
 import { getJson, serversUp, startLogged, stopAll, waitHttp, type Started } from "./lib/processes.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -154,10 +155,19 @@ async function follow(campaignId: string, rounds: number): Promise<TrialClock[]>
       const own = clocks.filter((x) => x.system === c.system);
       if (!ranked.has(c.system) && own.every((x) => x.endedMs !== undefined)) {
         ranked.add(c.system);
-        const completed = own.filter((x) => x.status === "completed").length;
-        // one completed trial is a provisional row; a median with an interval needs two or more
-        const verdict = completed >= 2 ? "its median and interval are ranked" : "one completed trial or none: provisional, never ranked";
-        say(`  ${clock()} ${c.system}: all ${own.length} trials in (${completed} completed): ${verdict}`);
+        const completed = own.filter((x) => x.status === "completed");
+        const docs = await Promise.all(
+          completed.map(
+            async (x) =>
+              (
+                await getJson<{ result: { data: { document: Pick<ResultDocument, "cells"> | null } } }>(
+                  `${server}/api/trpc/runs.byId?input=${encodeURIComponent(JSON.stringify({ id: x.runId }))}`,
+                )
+              ).result.data.document,
+          ),
+        );
+        const verdict = systemVerdict(docs.filter((d) => d !== null));
+        say(`  ${clock()} ${c.system}: all ${own.length} trials in (${completed.length} completed): ${verdict}`);
       }
     }
     if (!open) return clocks;
