@@ -1,5 +1,5 @@
 /**
- * Benchmarks of the instrument itself (issue 3): headroom, fidelity,
+ * Benchmarks of the instrument itself: headroom, fidelity,
  * repeatability. Prints the machine, one section per benchmark and a table of
  * the figures against their goals. A missed goal is a measurement (exit 0);
  * only errors exit non-zero.

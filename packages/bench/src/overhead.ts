@@ -1,5 +1,5 @@
 /**
- * The instrument's own overhead on a real target (issue 8.8): node-postgres,
+ * The instrument's own overhead on a real target: node-postgres,
  * checkout/uniform at one fixed arrival rate, phases interleaved in one run so
  * that the machine's background load hits every mode alike. Figures are
  * ratios of p50 within a round (adjacent phases), then the median over rounds.

@@ -1,6 +1,6 @@
 /**
- * Why one target's latency differs between profiles at the same offered rate
- * (issue 8.8): node-postgres, checkout/uniform, its stable phase at one fixed
+ * Why one target's latency differs between profiles at the same offered
+ * rate: node-postgres, checkout/uniform, its stable phase at one fixed
  * rate after what a profile does before it, one factor changed at a time. Each
  * configuration is a real run (runBenchmark: seed, stock snapshot, ramp,
  * stable phase traced and sampled, audit) on a fresh target:

@@ -45,7 +45,7 @@ export function summaryTable(doc: ResultDocument): string {
   );
 }
 
-/** The resilience experiments (issue 13): per cell the fault or scale-up phase, per run recovery vs state size, and what is not supported. */
+/** The resilience experiments: per cell the fault or scale-up phase, per run recovery vs state size, and what is not supported. */
 export function resilienceLines(doc: ResultDocument): string[] {
   const lines: string[] = [];
   const sec = (v: number | null) => (v === null ? "never" : `${v.toFixed(1)} s`);

@@ -130,7 +130,7 @@ export const FaultKill = z.strictObject({
 });
 export type FaultKill = z.infer<typeof FaultKill>;
 
-/** The fault experiment (issue 13): a stable phase with one kill -9 in it. */
+/** The fault experiment: a stable phase with one kill -9 in it. */
 export const FaultResult = z.strictObject({
   kill: FaultKill,
   offeredRate: nonneg,
@@ -184,7 +184,7 @@ export const RecoveryResult = z.strictObject({
 });
 export type RecoveryResult = z.infer<typeof RecoveryResult>;
 
-/** Elastic scale-up (issue 13): one node added during a stable phase above one node's sustainable rate. */
+/** Elastic scale-up: one node added during a stable phase above one node's sustainable rate. */
 export const ScaleUpResult = z.strictObject({
   offeredRate: nonneg,
   nodesBefore: z.number().int().positive(),
@@ -209,7 +209,7 @@ export const ScaleUpResult = z.strictObject({
 });
 export type ScaleUpResult = z.infer<typeof ScaleUpResult>;
 
-/** Max throughput per node count (issue 12): the scalability chart. */
+/** Max throughput per node count: the scalability chart. */
 export const ScalabilityPoint = z.strictObject({
   nodes: z.number().int().positive(),
   /** peak 10 s average and sustainable rate of the max-throughput experiment with this many nodes */

@@ -1,5 +1,5 @@
 /**
- * The fault experiment's analysis (issue 13): a stable phase at a fixed
+ * The fault experiment's analysis: a stable phase at a fixed
  * arrival rate with one kill -9 in it. From the per-second series and the
  * failed requests: the error window (first to last failed request after the
  * kill), the time until throughput is back within `tolerance` below the mean

@@ -1,5 +1,5 @@
 /**
- * Injecting the fault into a running phase (issue 13): which node to kill,
+ * Injecting the fault into a running phase: which node to kill,
  * kill it at a planned instant, and start it again when the plan says so.
  * The node operations come from the provider (for the local provider:
  * killNode and restartNode / restartTarget of @sfbench/provider-local), so

@@ -1,5 +1,5 @@
 /**
- * The recovery experiment of a run (issue 13): for each state size of the
+ * The recovery experiment of a run: for each state size of the
  * profile, load that many products (and a tenth as many users), kill the
  * target, start it again with its data, and measure until /health and until
  * the first checkout; then read a sample of what was loaded back.

@@ -1,5 +1,5 @@
 /**
- * Recovery time vs state size (issue 13): load N products and users over
+ * Recovery time vs state size: load N products and users over
  * the API, kill the target, restart it with its data, and measure from the
  * kill until /health answers 200 and until a checkout succeeds; then read a
  * sample of what was loaded back, so a target that came back empty (or

@@ -1,5 +1,5 @@
 /**
- * The scalability experiment's points (issue 12): max throughput per node
+ * The scalability experiment's points: max throughput per node
  * count, with the speedup over the fewest nodes measured (scaled to one node)
  * and the efficiency (1 = linear).
  */

@@ -1,5 +1,5 @@
 /**
- * The elastic scale-up analysis (issue 13): a stable phase above one node's
+ * The elastic scale-up analysis: a stable phase above one node's
  * sustainable rate, one node added in it. The capacity "shows" when
  * throughput reaches baseline + `share` x (settled - baseline) and stays there
  * `sustainS` seconds, where the baseline is the mean of the seconds before the

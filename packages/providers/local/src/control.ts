@@ -1,6 +1,6 @@
 /**
- * The hands a run's experiments have on a target this process started
- * (issue 13): kill a node, start it again, add one, and, since those change
+ * The hands a run's experiments have on a target this process started:
+ * kill a node, start it again, add one, and, since those change
  * the processes, the liveness check and the cost pids follow the state file
  * instead of the first process. The fault, recovery and scale-up phases of
  * @sfbench/workloads take this as their RunContext `target`.

@@ -1,5 +1,5 @@
 /**
- * The resilience experiments' hands on a running target (issue 13): kill one
+ * The resilience experiments' hands on a running target: kill one
  * node (or the whole single-process target) with a signal, start it again on
  * the same port with the same data directory and the same storage, restart
  * every node, add a node to an elastic target, and the pids to sample per node.

@@ -1,5 +1,5 @@
 /**
- * The resilience charts' data (issue 13) from a result document: per cell with
+ * The resilience charts' data from a result document: per cell with
  * a fault phase, its per-second series with the kill marked and the fault's
  * figures; per cell with a scale-up phase, the series with the added node
  * marked; recovery time vs state size; max throughput per node count; the

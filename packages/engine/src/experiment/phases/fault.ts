@@ -1,5 +1,5 @@
 /**
- * Fault (issue 13): load at a share (50%) of the sustainable rate, and at a
+ * Fault: load at a share (50%) of the sustainable rate, and at a
  * planned second of it `kill -9` of one node (a single-process target: the
  * whole target, started again at once with its data). From the phase's
  * series and its failed requests: the error window, the time until

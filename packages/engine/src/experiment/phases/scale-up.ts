@@ -1,5 +1,5 @@
 /**
- * Scale-up (issue 13): on a target running one node, load at a share (120%)
+ * Scale-up: on a target running one node, load at a share (120%)
  * of the one-node sustainable rate, and at a planned second one node added.
  * From the phase's series: the time until the added capacity shows in
  * throughput, and the latency spike and errors around it.
