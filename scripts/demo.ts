@@ -28,11 +28,12 @@
  * target as processes and as a container side by side.
  */
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { WORKLOADS, type ProgressEvent, type ResultDocument } from "@sfbench/core";
-import { listTargets } from "@sfbench/provider-local";
+import { findTarget, listTargets } from "@sfbench/provider-local";
 import { up, type ServiceName } from "@sfbench/services";
 import { linkIn, startMailSink, type MailSink } from "../apps/web/scripts/mail-sink.ts";
 import { ensureBuild } from "../apps/web/scripts/server.ts";
@@ -175,6 +176,15 @@ async function follow(campaignId: string, rounds: number): Promise<TrialClock[]>
   }
 }
 
+/** Whether the portal has this version of a system (an image system's version has its archive: one cannot be registered without it). */
+async function portalHasVersion(slug: string, version: string): Promise<boolean> {
+  const res = await fetch(`${server}/api/trpc/systems.bySlug?input=${encodeURIComponent(JSON.stringify({ slug }))}`);
+  if (res.status === 404) return false;
+  if (!res.ok) throw new Error(`the portal answered ${res.status} for system ${slug}`);
+  const body = (await res.json()) as { result: { data: { versions: Array<{ version: string }> } } };
+  return body.result.data.versions.some((v) => v.version === version);
+}
+
 const started: Started[] = [];
 let mail: MailSink | undefined;
 let upBefore: Set<ServiceName> | undefined;
@@ -266,8 +276,15 @@ async function main(): Promise<void> {
   if (ARGS.withImage) {
     say(`== ${IMAGE_DEMO.target} from its image as ${IMAGE_DEMO.name} (sfbench image build, podman save, sfbench submit --image-archive)`);
     try {
-      const prepared = await prepareImageSubmission({ root, cli, dir: join(logs, IMAGE_DEMO.name), say });
-      register(IMAGE_DEMO.name, prepared.manifest, ["--image-archive", prepared.archive]);
+      const version = (JSON.parse(readFileSync(join(findTarget(IMAGE_DEMO.target).dir, "target.json"), "utf8")) as { version: string }).version;
+      if (await portalHasVersion(IMAGE_DEMO.name, version)) {
+        // a version's archive is kept as first submitted (a changed one needs a new version): an earlier demo's image is measured again
+        say(`  ${IMAGE_DEMO.name} ${version} is on the portal with the image archive an earlier demo submitted: the campaign measures that image`);
+        systems.push(IMAGE_DEMO.name);
+      } else {
+        const prepared = await prepareImageSubmission({ root, cli, dir: join(logs, IMAGE_DEMO.name), say });
+        register(IMAGE_DEMO.name, prepared.manifest, ["--image-archive", prepared.archive]);
+      }
     } catch (e) {
       // podman missing, the build failing: the processes' runs go on without it
       say(`  ${IMAGE_DEMO.name}: not registered: ${(e as Error).message}`);
