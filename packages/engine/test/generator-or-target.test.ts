@@ -24,10 +24,10 @@ describe("who dropped the iterations", () => {
     expect(preVus(18)).toBe(10);
     expect(targetAnsweredInTime(step(18, 0.5, 300), 1000)).toBe(false);
     expect(targetAnsweredInTime(step(18, 0.4, 300), 1000)).toBe(true);
-    // a target above its knee: 200/s with iterations of 1 s needs 200 VUs, 50 were initialised
-    expect(preVus(200)).toBe(50);
+    // a target above its knee: 200/s with iterations of 1 s needs 200 VUs, 100 were initialised
+    expect(preVus(200)).toBe(100);
     expect(targetAnsweredInTime(step(200, 1, 352), 1000)).toBe(false);
-    // at a knee, 83/s with iterations of 0.1 s needs 9 of the 21
+    // at a knee, 83/s with iterations of 0.1 s needs 9 of the 42
     expect(targetAnsweredInTime(step(83, 0.1, 61), 1000)).toBe(true);
     // the pool k6 may grow to stays larger: the step is not cut short by the generator's limit
     expect(maxVus(200)).toBeGreaterThan(preVus(200));
