@@ -157,8 +157,10 @@ async function follow(campaignId: string, rounds: number): Promise<TrialClock[]>
       if (!ranked.has(c.system) && own.every((x) => x.endedMs !== undefined)) {
         ranked.add(c.system);
         const completed = own.filter((x) => x.status === "completed");
+        // as the board counts them: each trial (round) once, by its last completed attempt (clocks are in the order the runs were queued)
+        const counted = [...new Map(completed.map((x) => [x.round, x])).values()];
         const docs = await Promise.all(
-          completed.map(
+          counted.map(
             async (x) =>
               (
                 await getJson<{ result: { data: { document: Pick<ResultDocument, "cells"> | null } } }>(
@@ -168,7 +170,10 @@ async function follow(campaignId: string, rounds: number): Promise<TrialClock[]>
           ),
         );
         const verdict = systemVerdict(docs.filter((d) => d !== null));
-        say(`  ${clock()} ${c.system}: all ${own.length} trials in (${completed.length} completed): ${verdict}`);
+        const repeats = completed.length - counted.length;
+        say(
+          `  ${clock()} ${c.system}: all ${own.length} runs in (${completed.length} completed${repeats ? `; ${repeats} busy, each counted by its trial's last attempt` : ""}): ${verdict}`,
+        );
       }
     }
     if (!open) return clocks;
