@@ -23,12 +23,13 @@
  * --targets, --trials and --workloads narrow the campaign (every bundled
  * target, 3 trials, checkout and analytics by default). --with-image also
  * submits node-postgres from its OCI image, as a team would (image built,
- * `podman save`d, `sfbench submit --image-archive`), under the name node-postgres-image: the worker runs it
- * as a podman container in the same campaign, and the board shows the same
- * target as processes and as a container side by side.
+ * `podman save`d, `sfbench submit --image-archive`), under the name
+ * node-postgres-image: the worker runs it as a podman container in the same
+ * campaign, and the board shows the same target as processes and as a
+ * container side by side. A later demo measures the image the portal already
+ * has for that version (a version's archive is kept as first submitted).
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -281,7 +282,7 @@ async function main(): Promise<void> {
   if (ARGS.withImage) {
     say(`== ${IMAGE_DEMO.target} from its image as ${IMAGE_DEMO.name} (sfbench image build, podman save, sfbench submit --image-archive)`);
     try {
-      const version = (JSON.parse(readFileSync(join(findTarget(IMAGE_DEMO.target).dir, "target.json"), "utf8")) as { version: string }).version;
+      const { version } = findTarget(IMAGE_DEMO.target).manifest;
       if (await portalHasVersion(IMAGE_DEMO.name, version)) {
         // a version's archive is kept as first submitted (a changed one needs a new version): an earlier demo's image is measured again
         say(`  ${IMAGE_DEMO.name} ${version} is on the portal with the image archive an earlier demo submitted: the campaign measures that image`);

@@ -67,7 +67,7 @@ export function stepDownRate(candidate: number, resolution: number): number {
   const exact = candidate / (1 + resolution);
   // the small allowance keeps a quotient that is already offerable (99.9999...) from rounding a step up
   const up = (x: number, unit: number) => Math.ceil(x / unit - 1e-9) * unit;
-  return exact < 100 ? Math.round(up(exact, 0.1) * 10) / 10 : up(exact, 1);
+  return roundRate(exact < 100 ? up(exact, 0.1) : up(exact, 1));
 }
 
 export async function findKnee<V extends KneeStep>(plan: KneePlan, runStep: (rate: number, phase: "coarse" | "fine") => Promise<V>): Promise<KneeResult<V>> {
