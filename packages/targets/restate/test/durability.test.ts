@@ -37,14 +37,16 @@ describe("durability", () => {
 
     // The endpoint's old port is taken now: the launcher picks another and moves the deployment there.
     const { service } = JSON.parse(readFileSync(join(targetDataDir(NAME), "ports.json"), "utf8")) as { service: number };
-    const squatter = await new Promise<Server>((resolve) => {
+    // The port can be held already by a client socket that got it as its ephemeral port: taken either way (an unhandled EADDRINUSE here left the test waiting out its timeout)
+    const squatter = await new Promise<Server | undefined>((resolve, reject) => {
       const srv = createServer();
+      srv.once("error", (e: NodeJS.ErrnoException) => (e.code === "EADDRINUSE" ? resolve(undefined) : reject(e)));
       srv.listen(service, "127.0.0.1", () => resolve(srv));
     });
     try {
       t = await start(PORT, { keepData: true });
     } finally {
-      squatter.close();
+      squatter?.close();
     }
     expect(t.log()).toMatch(/deployment \S+ moved from http:\/\/127\.0\.0\.1:\d+\/ to http:\/\/127\.0\.0\.1:\d+\//);
     expect((await t.call("GET", `/products/${p}`)).body).toEqual({ id: p, price: 3, stock: 13 });
