@@ -1,5 +1,5 @@
 /**
- * Issue 8.5/8.10: the leaderboard ranks only sustainable rates whose knee is
+ * The leaderboard ranks only sustainable rates whose knee is
  * known to 10% or better, labelled with the profile and that resolution; smoke
  * tests (quick profile) stay on their run pages; a run that completes shows on
  * the next page load although the leaderboard is cached.

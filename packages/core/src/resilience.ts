@@ -1,5 +1,5 @@
 /**
- * Resilience and scalability (issues 12 and 13): what a target's manifest says
+ * Resilience and scalability: what a target's manifest says
  * it supports, and the result parts of the fault, recovery, scale-up and
  * scalability experiments. The result document attaches these (result.ts);
  * they live here so that the experiments and the portal share one schema.

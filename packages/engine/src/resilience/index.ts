@@ -1,4 +1,4 @@
-/** Resilience and scalability measurements (issues 12 and 13): pure analyses of a phase's series, and recovery with real processes. */
+/** Resilience and scalability measurements: pure analyses of a phase's series, and recovery with real processes. */
 export { analyzeFault, type FailedRequest, type FaultAnalysis, type FaultAnalysisInput } from "./fault.ts";
 export { analyzeScaleUp, type ScaleUpInput } from "./scale-up.ts";
 export { scalabilityPoints, type MeasuredNodeCount } from "./scalability.ts";
