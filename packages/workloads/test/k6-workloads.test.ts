@@ -43,6 +43,8 @@ interface K6Run {
   samples: Sample[];
   /** The parsed `msg` of every console line that is an sfbench record. */
   records: Record<string, unknown>[];
+  /** the console output file (console.log/warn of the script) */
+  console: string;
 }
 
 function parseCsv(text: string): Sample[] {
@@ -114,11 +116,12 @@ async function runK6(script: string, env: Record<string, string | number>): Prom
     (gz) => parseCsv(gunzipSync(gz).toString("utf8")),
     () => [],
   );
-  const records = (await readFile(consoleFile, "utf8").catch(() => ""))
+  const consoleText = await readFile(consoleFile, "utf8").catch(() => "");
+  const records = consoleText
     .split("\n")
     .filter((line) => line.includes("sfbench"))
     .map((line) => JSON.parse((JSON.parse(line) as { msg: string }).msg) as Record<string, unknown>);
-  return { code, stderr, samples, records };
+  return { code, stderr, samples, records, console: consoleText };
 }
 
 const requests = (run: K6Run, op: string, scenario?: string) =>
@@ -173,6 +176,54 @@ async function startRecorder(target: string): Promise<Recorder> {
   };
 }
 
+// ---- a proxy that closes the connection instead of answering a product's first PATCH
+
+interface DroppingProxy {
+  url: string;
+  /** the products whose first PATCH got no answer */
+  dropped: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Closes the connection on the first PATCH of each product in `products`
+ * without an answer; for `applied` it first lets the target apply the write,
+ * as a target does that loses the connection while answering.
+ */
+async function startDroppingProxy(target: string, products: Set<string>, applied: string): Promise<DroppingProxy> {
+  const upstream = new URL(target);
+  const agent = new Agent({ keepAlive: true });
+  const dropped: string[] = [];
+  const server: Server = createServer((req, res) => {
+    const product = decodeURIComponent(/^\/products\/([^/?]+)$/.exec(req.url ?? "")?.[1] ?? "");
+    const drop = req.method === "PATCH" && products.has(product) && !dropped.includes(product);
+    if (drop) dropped.push(product);
+    if (drop && product !== applied) return void req.socket.destroy();
+    const forward = httpRequest({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers, agent }, (answer) => {
+      if (drop) {
+        answer.resume();
+        return void answer.on("end", () => req.socket.destroy());
+      }
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forward.on("error", () => res.destroy());
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    dropped,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+        agent.destroy();
+      }),
+  };
+}
+
 // ---- the tests
 
 let target: MemoryTarget;
@@ -214,6 +265,30 @@ describe("k6 workloads against the in-memory target", () => {
     const run = await runK6("seed.ts", { ...common(), BASE_URL: "http://127.0.0.1:9", PRODUCTS: 20 });
     expect(run.code).toBe(108); // aborted by the script
     expect(run.stderr).toContain("could not be written");
+  }, 30_000);
+
+  it("seed tries a product again when a write goes unanswered, and adds only the stock still missing", async () => {
+    // Two products lose their first PATCH: one before the target sees it, one after the target applied it.
+    const lostBefore = productId(`${PREFIX}r`, 3);
+    const lostAfter = productId(`${PREFIX}r`, 7);
+    const proxy = await startDroppingProxy(target.url, new Set([lostBefore, lostAfter]), lostAfter);
+    try {
+      const run = await runK6("seed.ts", { ...common(), BASE_URL: proxy.url, PRODUCTS: 12, PRODUCT_PREFIX: `${PREFIX}r` });
+      expect(run.code, run.stderr).toBe(0);
+      expect(proxy.dropped.sort()).toEqual([lostBefore, lostAfter].sort());
+      const records = run.records.filter((r) => r.kind === "product");
+      expect(records).toHaveLength(12);
+      for (const r of records) {
+        // what the record says the seed added is what the product holds: the audit's stock balance
+        expect((r.stockBefore as number) + (r.stockAdded as number)).toBe(1_000_000_000);
+        expect(r.tries).toBe(r.product === lostBefore || r.product === lostAfter ? 2 : 1);
+        const { body } = await getJson(target.url, `/products/${r.product as string}`);
+        expect(body).toMatchObject({ stock: 1_000_000_000 });
+      }
+      expect(run.console).toContain(`seed: product ${lostBefore} not written on try 1 of 3`);
+    } finally {
+      await proxy.close();
+    }
   }, 30_000);
 
   it("a bad environment stops k6 before any request, naming the variables", async () => {

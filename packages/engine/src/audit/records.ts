@@ -35,6 +35,8 @@ export const ProductRecord = z.object({
   price: z.number(),
   stockBefore: z.number(),
   stockAdded: z.number(),
+  /** how many tries the seed needed; absent in records of seeds that never tried twice */
+  tries: z.number().optional(),
 });
 export type ProductRecord = z.infer<typeof ProductRecord>;
 

