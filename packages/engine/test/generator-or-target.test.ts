@@ -20,15 +20,17 @@ describe("who dropped the iterations", () => {
   });
 
   it("blames the target when its iterations (setup requests included) held most of the VUs initialised before the step, however quick the measured request", () => {
-    // 18/s x 0.5 s = 9 VUs held of the 10 initialised
-    expect(preVus(18)).toBe(10);
-    expect(targetAnsweredInTime(step(18, 0.5, 300), 1000)).toBe(false);
-    expect(targetAnsweredInTime(step(18, 0.4, 300), 1000)).toBe(true);
-    // a target above its knee: 200/s with iterations of 1 s needs 200 VUs, 100 were initialised
-    expect(preVus(200)).toBe(100);
-    expect(targetAnsweredInTime(step(200, 1, 352), 1000)).toBe(false);
-    // at a knee, 83/s with iterations of 0.1 s needs 9 of the 42
-    expect(targetAnsweredInTime(step(83, 0.1, 61), 1000)).toBe(true);
+    // 18/s x 1.5 s = 27 VUs initialised; iterations of 1.3 s hold 23.4 of them
+    expect(preVus(18)).toBe(27);
+    expect(targetAnsweredInTime(step(18, 1.3, 300), 1000)).toBe(false);
+    expect(targetAnsweredInTime(step(18, 1.1, 300), 1000)).toBe(true);
+    // a target above its knee: 200/s with iterations of 1.5 s needs 300 VUs, as many as were initialised
+    expect(preVus(200)).toBe(300);
+    expect(targetAnsweredInTime(step(200, 1.5, 352), 1000)).toBe(false);
+    // near a knee, 84/s with checkout iterations of 0.35 s (nine requests) holds 30 of the 126
+    expect(targetAnsweredInTime(step(84, 0.35, 109), 1000)).toBe(true);
+    // the smallest pool is 10 VUs
+    expect(preVus(2)).toBe(10);
     // the pool k6 may grow to stays larger: the step is not cut short by the generator's limit
     expect(maxVus(200)).toBeGreaterThan(preVus(200));
   });
