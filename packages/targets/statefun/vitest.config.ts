@@ -2,6 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
+    globalSetup: ["../../../scripts/vitest-tmpdir.ts"],
     include: ["test/**/*.test.ts"],
     // every file starts the one bundled "statefun" target: one file at a time
     fileParallelism: false,
