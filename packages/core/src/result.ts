@@ -264,6 +264,9 @@ export type Cell = z.infer<typeof Cell>;
 /** why not: the cell is invalid, its knee is not known well enough (a smoke test), or its audit is missing or found anomalies */
 export type Rankable = { ok: true; resolution: number } | { ok: false; reason: string; because: "invalid" | "knee" | "audit" };
 
+/** A knee's resolution as a percentage: a tenth shown when whole percents would make 10.4% read as the 10% that is ranked. */
+const resolutionPercent = (resolution: number): string => `${Number((resolution * 100).toFixed(1))}%`;
+
 /**
  * Whether a cell's sustainable rate may be ranked on the leaderboard: the cell
  * is valid, its knee is bracketed to PUBLISHABLE_RESOLUTION or better, and
@@ -280,7 +283,7 @@ export function rankable(cell: Pick<Cell, "valid" | "maxThroughput" | "anomalies
     return {
       ok: false,
       because: "knee",
-      reason: `the knee is known only to ${Math.round(knee.resolution * 100)}% (ranked: ${Math.round(PUBLISHABLE_RESOLUTION * 100)}% or better); ${KNEE_STOP_TEXT[knee.stoppedBecause]}`,
+      reason: `the knee is known only to ${resolutionPercent(knee.resolution)} (ranked: ${resolutionPercent(PUBLISHABLE_RESOLUTION)} or better); ${KNEE_STOP_TEXT[knee.stoppedBecause]}`,
     };
   if (!cell.anomalies) return { ok: false, because: "audit", reason: "no audit: the consistency of what was measured is unknown" };
   if (cell.anomalies.total > 0) {

@@ -41,6 +41,11 @@ describe("which sustainable rates the leaderboard ranks", () => {
     });
   });
 
+  it("says a knee just outside the ranked resolution to a tenth of a percent, not rounded into it", () => {
+    const r = rankable(cell({ stoppedBecause: "confirmation-failed", firstUnsustainableRate: 100, resolution: 0.104, targetResolution: 0.1 }));
+    expect(r).toMatchObject({ ok: false, because: "knee", reason: expect.stringMatching(/^the knee is known only to 10\.4% \(ranked: 10% or better\)/) });
+  });
+
   it("does not rank a lower bound, an invalid cell, or a document written before the search bisected", () => {
     expect(rankable(cell({ stoppedBecause: "max-rate-reached", firstUnsustainableRate: null, resolution: null, targetResolution: 0.1 }))).toMatchObject({
       ok: false,
