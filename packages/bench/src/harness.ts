@@ -84,7 +84,7 @@ async function main(): Promise<number> {
       const err = e instanceof Error ? e : new Error(String(e));
       results[b] = err;
       sections.push(`== ${b}: ERROR ${err.message}`);
-      log(`${b} failed: ${err.stack ?? err.message}`);
+      log(`${b} failed: ${err.message}`);
     }
   }
   // the tools' versions once they are surely installed (wrk may have just been)
@@ -127,7 +127,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (e: unknown) => {
-    process.stderr.write(`bench:harness: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.stderr.write(`bench:harness: ${e instanceof Error ? e.message : String(e)}\n`);
     process.exit(1);
   },
 );

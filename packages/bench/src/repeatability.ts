@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import { DISTRIBUTION_CHOICES, overlaps, parseCampaign, type CampaignDocument, type CellStatistics } from "@sfbench/core";
 import { listTargets } from "@sfbench/provider-local";
 import { HarnessError, interrupted, runCommand } from "./lib/children.ts";
-import { parseFlags, UsageError } from "./lib/flags.ts";
+import { parseFlags } from "./lib/flags.ts";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const CLI = join(REPO, "packages/cli/bin/sfbench.mjs");
@@ -248,7 +248,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   main().then(
     (code) => process.exit(code),
     (e: unknown) => {
-      process.stderr.write(`bench:repeatability: ${e instanceof UsageError ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      process.stderr.write(`bench:repeatability: ${e instanceof Error ? e.message : String(e)}\n`);
       process.exit(1);
     },
   );

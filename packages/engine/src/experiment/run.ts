@@ -340,6 +340,7 @@ async function openTrace(runId: string, trace: TraceOptions, progress: (event: P
 
 /** Seeding and populating: closed-loop setup runs, not measured; they must succeed. */
 async function setupScript(ctx: RunContext, script: "seed" | "populate", env: Record<string, string>, stage: string): Promise<void> {
+  const cell = script === "populate" ? "analytics" : "-";
   ctx.checkAlive(stage);
   const out = await ctx.generator({
     k6: ctx.k6,
@@ -349,7 +350,7 @@ async function setupScript(ctx: RunContext, script: "seed" | "populate", env: Re
     name: script,
     cpus: ctx.split?.generator,
     signal: ctx.signal,
-    onTick: (live) => ctx.onProgress({ cell: script === "populate" ? "analytics" : "-", phase: script, detail: `${live.requests} requests`, live }),
+    onTick: (live) => ctx.onProgress({ cell, phase: script, detail: `${live.requests} requests`, live }),
   });
   ctx.rawFiles.push(out.csv, out.console);
   ctx.checkAlive(stage);
@@ -359,6 +360,6 @@ async function setupScript(ctx: RunContext, script: "seed" | "populate", env: Re
   const retried = products.filter((p) => (p.tries ?? 1) > 1).length;
   if (retried) {
     const detail = `${retried} of ${products.length} products were written on a later try: the first went unanswered (${script}.console.log says how)`;
-    ctx.onProgress({ cell: script === "populate" ? "analytics" : "-", phase: script, note: true, detail });
+    ctx.onProgress({ cell, phase: script, note: true, detail });
   }
 }
