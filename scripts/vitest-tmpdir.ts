@@ -9,7 +9,7 @@
  * The test workers, and every process they start, inherit TMPDIR from the
  * process that runs this setup.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -18,6 +18,8 @@ export const SCRATCH_PREFIX = "sfbench-tests-";
 export function setup(): () => void {
   const previous = process.env.TMPDIR;
   const scratch = mkdtempSync(join(tmpdir(), SCRATCH_PREFIX));
+  // open to every user as /tmp is: PostgreSQL runs as its own system user and must reach the folders the tests give it
+  chmodSync(scratch, 0o1777);
   process.env.TMPDIR = scratch;
   return () => {
     if (previous === undefined) delete process.env.TMPDIR;

@@ -3,7 +3,7 @@
  * scripts/vitest-tmpdir.ts as its global setup, which gives the run its own
  * TMPDIR and removes it, with whatever the tests left there, when the run ends.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -54,6 +54,8 @@ describe("the tests' scratch folder", () => {
     const scratch = process.env.TMPDIR!;
     expect(dirname(scratch)).toBe(outer);
     expect(tmpdir()).toBe(scratch);
+    // every user may enter and write it, as /tmp (PostgreSQL runs as its own user)
+    expect(statSync(scratch).mode & 0o7777).toBe(0o1777);
     mkdirSync(join(scratch, "left-behind", "deep"), { recursive: true });
     writeFileSync(join(scratch, "left-behind", "deep", "image.tar"), "x".repeat(1024));
     teardown();
