@@ -75,7 +75,7 @@ describe("ranking and the leaderboard cache", () => {
     const ramp = data.cells.find((c) => c.ref.key === "checkout/uniform")!.ramp!;
     expect(ramp.unit).toBe("checkouts/s");
     expect(ramp.knee).toMatchObject({ stoppedBecause: "fine-steps-exhausted", ranked: false, targetResolution: null });
-    expect(ramp.knee!.rankNote).toMatch(/^smoke test, not ranked: the knee is known only to \d+%/);
+    expect(ramp.knee!.rankNote).toMatch(/^smoke test, not ranked: the knee is known only to \d+(\.\d)?% \(ranked: 10% or better\)/);
   });
 
   it("says next to the anomalies when the target asked the audit for a slower pace, and says nothing otherwise", async () => {
