@@ -18,7 +18,7 @@ export function maxVus(rate: number): number {
  * 1.5 s on average. A checkout iteration is about nine requests in a row, and
  * near a knee it took 0.35 s on average and 0.8 s at most: a pool of 0.5 s
  * ran dry in its bursts, k6 added VUs mid-step and dropped 1-3% of the step's
- * iterations while it did, and four in ten trials of a campaign were invalid.
+ * iterations while it did, and half the trials of two campaigns were invalid.
  * A VU costs k6 about 0.4 MB and 2 ms of start-up (1,000 VUs: 430 MB, 1 s).
  */
 export function preVus(rate: number): number {
