@@ -6,11 +6,13 @@
  * kept their order. Goals: medians within 10% of each other, intervals no
  * wider than +-10% of the median.
  *
- *   npm run bench:repeatability [-- --quick] [-- --targets a,b] [-- --results DIR] [-- --json FILE]
+ *   npm run bench:repeatability [-- --quick] [-- --targets a,b] [-- --trials N] [-- --results DIR] [-- --json FILE]
  *
  * Full: every bundled target, 3 trials each, standard profile. --quick:
  * node-postgres and durable-objects (neither needs a build), 2 trials, quick
- * profile. The campaigns' documents go under DIR/campaigns/ (default the
+ * profile. --trials sets the trials per system: a system whose knee varies
+ * by a CV of c needs about n with t(n-1) * c / sqrt(n) <= 10% to meet the
+ * interval goal (c = 4% at 3 trials, 8% at 5). The campaigns' documents go under DIR/campaigns/ (default the
  * repository's results/, kept in git).
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -19,7 +21,7 @@ import { fileURLToPath } from "node:url";
 import { DISTRIBUTION_CHOICES, overlaps, parseCampaign, type CampaignDocument, type CellStatistics } from "@sfbench/core";
 import { listTargets } from "@sfbench/provider-local";
 import { HarnessError, interrupted, runCommand } from "./lib/children.ts";
-import { parseFlags } from "./lib/flags.ts";
+import { intFlag, parseFlags } from "./lib/flags.ts";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const CLI = join(REPO, "packages/cli/bin/sfbench.mjs");
@@ -31,6 +33,8 @@ export const INTERVAL_GOAL = 0.1;
 export const REFERENCE = "node-postgres";
 /** the quick campaigns' second target: it needs no build and no service, so the quick version starts fast */
 export const QUICK_OTHER = "durable-objects";
+/** trials per system and campaign: an interval needs two, and more than this belongs to several campaigns */
+export const TRIALS_BOUNDS = { min: 2, max: 20 } as const;
 
 export interface SystemRepeat {
   target: string;
@@ -174,6 +178,8 @@ function campaignFolders(results: string): string[] {
 export async function repeatability(opts: {
   quick: boolean;
   targets?: string[];
+  /** trials per system in each campaign (default 3, or 2 with quick) */
+  trials?: number;
   /** the campaigns' distribution (the CLI's default, both, when absent) */
   distribution?: (typeof DISTRIBUTION_CHOICES)[number];
   results: string;
@@ -191,7 +197,7 @@ export async function repeatability(opts: {
     "--targets",
     targets.join(","),
     "--trials",
-    opts.quick ? "2" : "3",
+    String(opts.trials ?? (opts.quick ? 2 : 3)),
     "--profile",
     opts.quick ? "quick" : "standard",
     ...(opts.distribution ? ["--distribution", opts.distribution] : []),
@@ -202,21 +208,31 @@ export async function repeatability(opts: {
   return compareCampaigns(a.doc, b.doc, [a.file, b.file], `sfbench ${args.join(" ")}`);
 }
 
-const USAGE = `usage: npm run bench:repeatability -- [--quick] [--targets a,b] [--distribution ${DISTRIBUTION_CHOICES.join("|")}] [--results DIR] [--json FILE]
+const USAGE = `usage: npm run bench:repeatability -- [--quick] [--targets a,b] [--trials N] [--distribution ${DISTRIBUTION_CHOICES.join("|")}] [--results DIR] [--json FILE]
   --quick         node-postgres and ${QUICK_OTHER}, 2 trials each, quick profile (default: every bundled target, 3 trials, standard)
   --targets       these bundled targets instead
+  --trials        trials per system in each campaign, ${TRIALS_BOUNDS.min}..${TRIALS_BOUNDS.max} (more narrow the intervals; each costs one run per system, twice)
   --distribution  the checkout cells' product choice (default both: twice the time)
   --results       the campaigns' folders go under DIR/campaigns/ (default the repository's results/)
   --json          also write the comparison as JSON to FILE`;
 
 async function main(): Promise<number> {
   let values;
+  let trials: number | undefined;
   try {
     values = parseFlags(
       process.argv.slice(2),
-      { quick: { type: "boolean" }, targets: { type: "string" }, distribution: { type: "string" }, results: { type: "string" }, json: { type: "string" } },
+      {
+        quick: { type: "boolean" },
+        targets: { type: "string" },
+        trials: { type: "string" },
+        distribution: { type: "string" },
+        results: { type: "string" },
+        json: { type: "string" },
+      },
       USAGE,
     );
+    if (values.trials !== undefined) trials = intFlag("trials", values.trials, 0, TRIALS_BOUNDS.min, TRIALS_BOUNDS.max);
   } catch (e) {
     process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
     return 2;
@@ -235,6 +251,7 @@ async function main(): Promise<number> {
   const r = await repeatability({
     quick: values.quick ?? false,
     ...(targets?.length ? { targets } : {}),
+    ...(trials !== undefined ? { trials } : {}),
     ...(distribution ? { distribution: distribution as (typeof DISTRIBUTION_CHOICES)[number] } : {}),
     results: values.results ?? join(REPO, "results"),
     log,

@@ -24,7 +24,7 @@ describe("npm run bench:repeatability", () => {
 
   it("runs two campaigns and prints both medians, their difference and both intervals against the goals", { timeout: TIMEOUT_MS }, () => {
     const json = join(dir, "figures.json");
-    const r = bench(["--quick", "--targets", "node-postgres", "--distribution", "uniform", "--results", dir, "--json", json]);
+    const r = bench(["--quick", "--targets", "node-postgres", "--trials", "2", "--distribution", "uniform", "--results", dir, "--json", json]);
     expect(r.status, r.stderr.slice(-3000)).toBe(0);
     expect(r.stdout).toMatch(
       /^== repeatability: sfbench campaign --targets node-postgres --trials 2 --profile quick --distribution uniform --reference node-postgres \(twice\)/,
@@ -49,6 +49,14 @@ describe("npm run bench:repeatability", () => {
     const r = bench(["--fast"]);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/Unknown option '--fast'/);
+  });
+
+  it("exits 2 naming the trials allowed for a count that gives no interval", () => {
+    for (const bad of ["1", "2.5", "21"]) {
+      const r = bench(["--trials", bad]);
+      expect(r.status, bad).toBe(2);
+      expect(r.stderr).toContain(`--trials: expected an integer in 2..20, got ${JSON.stringify(bad)}`);
+    }
   });
 
   it("exits 2 naming the distributions allowed for one it does not know", () => {
