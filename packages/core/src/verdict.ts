@@ -94,9 +94,10 @@ export interface GeneratorLoad {
   generatorCpuShare?: number;
   /**
    * whether the target answered within the step's latency bound (p99 below
-   * SUSTAINABLE.maxP99Ms). Dropped iterations are the generator's fault only
-   * then: an overloaded target holds k6's VUs until the pool runs dry, which
-   * is the target's knee, not the generator's. Absent: dropped iterations count.
+   * SUSTAINABLE.maxP99Ms) and served what k6 did offer it. Dropped iterations
+   * are the generator's fault only then: an overloaded target holds k6's VUs
+   * until the pool runs dry, which is the target's knee, not the generator's.
+   * Absent: dropped iterations count.
    */
   targetAnsweredInTime?: boolean;
 }

@@ -2,7 +2,8 @@
  * Dropped iterations are the generator's fault only when the target answered
  * in time: a slow target holds k6's VUs (its setup requests too) until the
  * pool initialised before the step runs dry, and the iterations dropped while
- * k6 grows it are the target's knee.
+ * k6 grows it are the target's knee. So is a step the target failed without
+ * them: short of the offered rate by more than the drops, or erring.
  */
 import { describe, expect, it } from "vitest";
 import { maxVus, preVus, targetAnsweredInTime } from "../src/experiment/load-step.ts";
@@ -33,6 +34,25 @@ describe("who dropped the iterations", () => {
     expect(preVus(2)).toBe(10);
     // the pool k6 may grow to stays larger: the step is not cut short by the generator's limit
     expect(maxVus(200)).toBeGreaterThan(preVus(200));
+  });
+
+  it("blames the target when it fell short of the offered rate by more than the drops explain", () => {
+    // node-postgres at 91.7/s, a confirmation step: its queue grew through the step (iterations
+    // from 30 ms to 2.2 s), 82.8% served and 2.3% dropped at the end, though the step's mean
+    // iteration held fewer VUs than the rule above allows
+    const overloaded = { ...step(91.7, 0.9, 381), droppedShare: 0.023, errorRate: 0, window: { completedShare: 0.828 } };
+    expect(targetAnsweredInTime(overloaded, 1000)).toBe(false);
+    // the same drops in a step that served all the rest: had k6 offered them, it would have passed
+    expect(targetAnsweredInTime({ ...overloaded, window: { completedShare: 0.94 } }, 1000)).toBe(true);
+    // a step that passed with drops is still the generator's: the drops made it easier
+    expect(targetAnsweredInTime({ ...overloaded, window: { completedShare: 1.02 } }, 1000)).toBe(true);
+    // without a measured window, the step's own share is judged
+    expect(targetAnsweredInTime({ ...step(91.7, 0.9, 381), droppedShare: 0.023, completedShare: 0.828 }, 1000)).toBe(false);
+  });
+
+  it("blames the target when its errors alone failed the step", () => {
+    expect(targetAnsweredInTime({ ...step(50, 0.3, 200), droppedShare: 0.02, errorRate: 0.05, window: { completedShare: 0.97 } }, 1000)).toBe(false);
+    expect(targetAnsweredInTime({ ...step(50, 0.3, 200), droppedShare: 0.02, errorRate: 0.005, window: { completedShare: 0.97 } }, 1000)).toBe(true);
   });
 
   it("goes by the measured request alone when iteration times are unknown", () => {
