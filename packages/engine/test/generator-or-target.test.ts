@@ -21,14 +21,14 @@ describe("who dropped the iterations", () => {
   });
 
   it("blames the target when its iterations (setup requests included) held most of the VUs initialised before the step, however quick the measured request", () => {
-    // 18/s x 1.5 s = 27 VUs initialised; iterations of 1.3 s hold 23.4 of them
-    expect(preVus(18)).toBe(27);
-    expect(targetAnsweredInTime(step(18, 1.3, 300), 1000)).toBe(false);
-    expect(targetAnsweredInTime(step(18, 1.1, 300), 1000)).toBe(true);
-    // a target above its knee: 200/s with iterations of 1.5 s needs 300 VUs, as many as were initialised
-    expect(preVus(200)).toBe(300);
-    expect(targetAnsweredInTime(step(200, 1.5, 352), 1000)).toBe(false);
-    // near a knee, 84/s with checkout iterations of 0.35 s (nine requests) holds 30 of the 126
+    // 18/s x 2.5 s = 45 VUs initialised; iterations of 2.1 s hold 37.8 of them
+    expect(preVus(18)).toBe(45);
+    expect(targetAnsweredInTime(step(18, 2.1, 300), 1000)).toBe(false);
+    expect(targetAnsweredInTime(step(18, 1.9, 300), 1000)).toBe(true);
+    // a target above its knee: 200/s with iterations of 2.5 s needs 500 VUs, as many as were initialised
+    expect(preVus(200)).toBe(500);
+    expect(targetAnsweredInTime(step(200, 2.5, 352), 1000)).toBe(false);
+    // near a knee, 84/s with checkout iterations of 0.35 s (nine requests) holds 30 of the 210
     expect(targetAnsweredInTime(step(84, 0.35, 109), 1000)).toBe(true);
     // the smallest pool is 10 VUs
     expect(preVus(2)).toBe(10);
