@@ -12,8 +12,8 @@
  * node-postgres and durable-objects (neither needs a build), 2 trials, quick
  * profile. --trials sets the trials per system: a system whose knee varies
  * by a CV of c needs about n with t(n-1) * c / sqrt(n) <= 10% to meet the
- * interval goal (c = 4% at 3 trials, 8% at 5). The campaigns' documents go under DIR/campaigns/ (default the
- * repository's results/, kept in git).
+ * interval goal (c = 4% at 3 trials, 8% at 5). The campaigns' documents go
+ * under DIR/campaigns/ (default the repository's results/, kept in git).
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
