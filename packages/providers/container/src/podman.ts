@@ -88,18 +88,25 @@ export interface PodmanRun {
   stderr: string;
 }
 
-/** Runs `podman args...` with the project's configuration; rejects with its stderr on a non-zero exit. */
+/**
+ * Runs `podman args...` with the project's configuration; rejects with its
+ * stderr on a non-zero exit. Past `timeoutMs` podman is killed with SIGKILL:
+ * a podman waiting on a lock defers SIGTERM, and only its death frees the
+ * locks it holds (podman's are robust mutexes), so the next podman call can
+ * go on.
+ */
 export function podman(args: string[], opts: { timeoutMs?: number; input?: string; cwd?: string } = {}): Promise<PodmanRun> {
   const options: ExecFileOptions = {
     env: podmanEnv(),
     maxBuffer: 64 * 1024 * 1024,
     ...(opts.cwd ? { cwd: opts.cwd } : {}),
-    ...(opts.timeoutMs ? { timeout: opts.timeoutMs } : {}),
+    ...(opts.timeoutMs ? { timeout: opts.timeoutMs, killSignal: "SIGKILL" as const } : {}),
   };
+  const command = `podman ${args.slice(0, 3).join(" ")}`;
   return new Promise((resolve, reject) => {
     const child = execFile("podman", args, options, (error, stdout, stderr) => {
-      if (error)
-        reject(new PodmanError(`podman ${args.slice(0, 3).join(" ")} failed: ${String(stderr).trim().split("\n").slice(-8).join("\n") || error.message}`));
+      if (error && error.killed && opts.timeoutMs) reject(new PodmanError(`${command} did not finish within ${opts.timeoutMs / 1000} s and was killed`));
+      else if (error) reject(new PodmanError(`${command} failed: ${String(stderr).trim().split("\n").slice(-8).join("\n") || error.message}`));
       else resolve({ stdout: String(stdout), stderr: String(stderr) });
     });
     if (opts.input !== undefined) child.stdin?.end(opts.input);

@@ -273,8 +273,10 @@ describe("a played run whose TestRuns have two runners", () => {
 });
 
 describe("a played run stopped while it starts", () => {
-  it("stops a start half way: the start fails, and nothing of the run is left", async () => {
+  // the stop comes while kube play creates the pods: removing them then would deadlock podman, so the stop waits for the start to fail
+  it("stops a start half way: the start fails, the stop ends after it, and nothing of the run is left", async () => {
     const midRunId = `kp3-${randomUUID().slice(0, 8)}`;
+    const ended: string[] = [];
     let stopping: Promise<void> | undefined;
     const mid = kubePlayProvider({
       runId: midRunId,
@@ -282,12 +284,14 @@ describe("a played run stopped while it starts", () => {
       image: localImageRef(bundled),
       machineType,
       onProgress: (m) => {
-        if (m.startsWith("podman kube play")) stopping ??= mid.stop();
+        if (m.startsWith("podman kube play")) stopping ??= mid.stop().then(() => void ended.push("stop"));
       },
     });
-    await expect(mid.start({ trace: false })).rejects.toThrow();
+    const starting = mid.start({ trace: false }).finally(() => ended.push("start"));
+    await expect(starting).rejects.toThrow(`run ${midRunId} was stopped while it was starting`);
     expect(stopping).toBeDefined();
     await stopping;
+    expect(ended).toEqual(["start", "stop"]);
     const midPrefix = `sfbench-${midRunId}`;
     expect(await list("pod", midPrefix)).toEqual([]);
     expect(await list("volume", midPrefix)).toEqual([]);

@@ -28,11 +28,12 @@ import { testRunName, runnersFor } from "../testrun.ts";
 import { hostInSubnet, kubePlayHome, NO_CLUSTER, type PlayedRun, type PlayOptions } from "./play.ts";
 import { toKubePlay, type RunnerPod, type TestRunSpec } from "./translate.ts";
 
-/** kube play has no API server: the program's Kubernetes provider gets this in place of a kubeconfig (under mocks it is never read), as in playRun */
 /** the port of k6's REST API in a runner (translate.ts makes every runner serve it) */
 const API_PORT = 6565;
 /** the last console lines a failed runner's message quotes */
 const STDERR_LINES = 5;
+/** playing or removing a step's runner pods takes seconds; past this podman is stuck on a lock, and killing it frees the lock */
+const RUNNER_PLAY_TIMEOUT_MS = 300_000;
 
 export interface KubePlayGeneratorOptions {
   /** the run's stack configuration as played (playRun's `config`): the runners are rendered by the same program */
@@ -144,9 +145,10 @@ export function kubePlayGenerator(played: PlayedRun, opts: KubePlayGeneratorOpti
     const work = mkdtempSync(join(dir, `k6-${name}-`));
     let runners: RunnerPod[] = [];
     let aborted = inv.signal?.aborted ?? false;
-    let playing = false;
+    // the runners are killed only once kube play has returned: a kill while it still starts them can deadlock podman (see provider.ts)
+    let runnersUp = false;
     const kill = async () => {
-      if (playing && runners.length) await podman(["kill", "--signal", "KILL", ...runners.map((r) => r.container)]).catch(() => undefined);
+      if (runnersUp && runners.length) await podman(["kill", "--signal", "KILL", ...runners.map((r) => r.container)]).catch(() => undefined);
     };
     const onAbort = () => {
       aborted = true;
@@ -182,8 +184,8 @@ export function kubePlayGenerator(played: PlayedRun, opts: KubePlayGeneratorOpti
       writeFileSync(file, runners.map((r) => r.yaml).join("---\n"));
       if (aborted) return { exitCode: null, csv, console: consoleFile, stderrTail: "interrupted before its runners started", wallS: 0 };
       started = performance.now();
-      playing = true;
-      await podman(["kube", "play", "--network", played.network, ...runners.flatMap((r) => ["--ip", r.ip]), file]);
+      await podman(["kube", "play", "--network", played.network, ...runners.flatMap((r) => ["--ip", r.ip]), file], { timeoutMs: RUNNER_PLAY_TIMEOUT_MS });
+      runnersUp = true;
       if (aborted) await kill();
       const pids = await Promise.all(runners.map(async (r) => Number((await podman(["inspect", "--format", "{{.State.Pid}}", r.container])).stdout.trim())));
       // the sampler takes one process: the first runner's (with one runner, the default, that is all of the generator)
@@ -215,7 +217,7 @@ export function kubePlayGenerator(played: PlayedRun, opts: KubePlayGeneratorOpti
     } finally {
       stopLive();
       inv.signal?.removeEventListener("abort", onAbort);
-      if (runners.length) await podman(["pod", "rm", "-f", "-i", ...runners.map((r) => r.pod)]).catch(() => undefined);
+      if (runners.length) await podman(["pod", "rm", "-f", "-i", ...runners.map((r) => r.pod)], { timeoutMs: RUNNER_PLAY_TIMEOUT_MS }).catch(() => undefined);
       rmSync(work, { recursive: true, force: true });
     }
   };

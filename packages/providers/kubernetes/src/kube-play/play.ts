@@ -21,6 +21,10 @@ export const NO_CLUSTER = { kind: "kubeconfig", kubeconfig: "# podman kube play:
 const FIRST_POD_HOST = 100;
 const HEALTH_POLL_MS = 500;
 const DEFAULT_READY_TIMEOUT_MS = 300_000;
+/** a play of a run's few pods takes seconds; past this podman is stuck on a lock, and killing it frees the lock */
+const PLAY_TIMEOUT_MS = 300_000;
+/** each short podman command around a play: inspecting, listing, removing */
+const STEP_TIMEOUT_MS = 120_000;
 
 export const kubePlayHome = () => join(paths.home, "kube-play");
 const runDir = (runId: string) => join(kubePlayHome(), runId);
@@ -33,6 +37,8 @@ export interface PlayOptions {
   hostPorts: number[];
   /** how long the target may take to answer its health route */
   readyTimeoutMs?: number;
+  /** a stop while the play is under way: it ends at its next step, and tears down what it made */
+  signal?: AbortSignal;
   onProgress?: (message: string) => void;
 }
 
@@ -61,7 +67,11 @@ export function hostInSubnet(subnet: string, host: number): string {
 }
 
 export async function playRun(opts: PlayOptions): Promise<PlayedRun> {
-  const { runId, onProgress } = opts;
+  const { runId, onProgress, signal } = opts;
+  const checkStopped = () => {
+    if (signal?.aborted) throw new Error(`run ${runId} was stopped while it was starting`);
+  };
+  checkStopped();
   const prefix = runNamespace(runId);
   const network = prefix;
   const dir = runDir(runId);
@@ -73,7 +83,7 @@ export async function playRun(opts: PlayOptions): Promise<PlayedRun> {
     await ensureStandins(onProgress);
     const objects = await renderRun({ ...opts.config, runId, cluster: NO_CLUSTER });
     onProgress?.(`rendered ${objects.length} objects: ${objects.map((o) => `${o.kind} ${o.metadata.name}`).join(", ")}`);
-    await podman(["network", "create", network]);
+    await podman(["network", "create", network], { timeoutMs: STEP_TIMEOUT_MS });
     const subnet = (await podman(["network", "inspect", "--format", "{{range .Subnets}}{{.Subnet}} {{end}}", network])).stdout.trim().split(" ")[0]!;
     const podCount = objects.filter((o) => o.kind === "Deployment").reduce((n, d) => n + ((d.spec as { replicas?: number }).replicas ?? 1), 0);
     const podIps = Array.from({ length: podCount }, (_, i) => hostInSubnet(subnet, FIRST_POD_HOST + i));
@@ -81,8 +91,10 @@ export async function playRun(opts: PlayOptions): Promise<PlayedRun> {
     for (const d of doc.dropped) onProgress?.(`not played: ${d.kind} ${d.name} (${d.why})`);
     await requireImages(doc);
     writeFileSync(file, doc.yaml);
+    checkStopped();
     onProgress?.(`podman kube play --network ${network} ${file}`);
-    await podman(["kube", "play", "--network", network, ...doc.pods.flatMap((p) => ["--ip", p.ip]), file]);
+    await podman(["kube", "play", "--network", network, ...doc.pods.flatMap((p) => ["--ip", p.ip]), file], { timeoutMs: PLAY_TIMEOUT_MS });
+    checkStopped();
     const targetPods = doc.pods.filter((p) => p.from === "target");
     const port = doc.published.find((p) => p.service === "target" && p.pod === targetPods[0]?.pod);
     if (!port) throw new Error("the program's target Service publishes no port");
@@ -92,6 +104,7 @@ export async function playRun(opts: PlayOptions): Promise<PlayedRun> {
       health,
       targetPods.flatMap((p) => p.containers),
       opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
+      checkStopped,
     );
     onProgress?.(`the target answers ${health}`);
     return { runId, network, file, doc, url, targetContainers: targetPods.flatMap((p) => p.containers) };
@@ -119,16 +132,17 @@ async function requireImages(doc: KubePlayDocument): Promise<void> {
   }
 }
 
-async function waitHealthy(url: string, containers: string[], timeoutMs: number): Promise<void> {
+async function waitHealthy(url: string, containers: string[], timeoutMs: number, checkStopped: () => void): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    checkStopped();
     const ok = await fetch(url, { signal: AbortSignal.timeout(HEALTH_POLL_MS * 4) }).then(
       (r) => r.status === 200,
       () => false,
     );
     if (ok) return;
     for (const c of containers) {
-      const state = (await podman(["inspect", "--format", "{{.State.Status}} {{.State.ExitCode}}", c])).stdout.trim();
+      const state = (await podman(["inspect", "--format", "{{.State.Status}} {{.State.ExitCode}}", c], { timeoutMs: STEP_TIMEOUT_MS })).stdout.trim();
       if (state.startsWith("exited")) {
         const logs = await podman(["logs", "--tail", "20", c]).then(
           (r) => `${r.stdout}${r.stderr}`,
@@ -148,11 +162,12 @@ export async function downRun(runId: string): Promise<void> {
   const stateFile = join(dir, "state.json");
   const prefix = runNamespace(runId);
   const state = existsSync(stateFile) ? State.parse(JSON.parse(readFileSync(stateFile, "utf8"))) : { network: prefix, file: join(dir, "run.yaml"), prefix };
-  if (existsSync(state.file)) await podman(["kube", "down", state.file]).catch(() => undefined);
-  const pods = (await podman(["pod", "ps", "--filter", `name=^${state.prefix}-`, "--format", "{{.Name}}"])).stdout.split("\n").filter(Boolean);
-  if (pods.length) await podman(["pod", "rm", "-f", ...pods]);
-  const volumes = (await podman(["volume", "ls", "--filter", `name=^${state.prefix}-`, "--format", "{{.Name}}"])).stdout.split("\n").filter(Boolean);
-  if (volumes.length) await podman(["volume", "rm", "-f", ...volumes]);
-  await podman(["network", "rm", "-f", state.network]).catch(() => undefined);
+  const down = (args: string[]) => podman(args, { timeoutMs: STEP_TIMEOUT_MS });
+  if (existsSync(state.file)) await down(["kube", "down", state.file]).catch(() => undefined);
+  const pods = (await down(["pod", "ps", "--filter", `name=^${state.prefix}-`, "--format", "{{.Name}}"])).stdout.split("\n").filter(Boolean);
+  if (pods.length) await down(["pod", "rm", "-f", ...pods]);
+  const volumes = (await down(["volume", "ls", "--filter", `name=^${state.prefix}-`, "--format", "{{.Name}}"])).stdout.split("\n").filter(Boolean);
+  if (volumes.length) await down(["volume", "rm", "-f", ...volumes]);
+  await down(["network", "rm", "-f", state.network]).catch(() => undefined);
   rmSync(dir, { recursive: true, force: true });
 }

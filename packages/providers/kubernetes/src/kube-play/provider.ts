@@ -4,7 +4,12 @@
  * played by podman kube play (play.ts), the target pods killed and restarted
  * through podman (control.ts), and k6 as the runner pods the program's
  * TestRun renders (generator.ts). Stopped with everything the run played;
- * stop is idempotent and may come while the run is still starting.
+ * stop is idempotent and may come while the run is still starting. Such a
+ * stop never removes pods while the play still creates them: podman 4.3
+ * deadlocks when a pod is removed while kube play is starting its
+ * containers, and every podman call after waits on their locks. The stop
+ * tells the play, which ends at its next step and tears down what it made,
+ * and only then removes what is left.
  */
 import type { RunningTarget, TargetManifest, TargetProvider } from "@sfbench/core";
 import { targetPodResources, type MachineTypeName } from "@sfbench/infra-pulumi/machine";
@@ -39,19 +44,20 @@ export function kubePlayProvider(opts: KubePlayProviderOptions): TargetProvider 
   const { runId, manifest } = opts;
   const machineType = opts.machineType ?? "kind";
   const nodes = opts.nodes ?? 1;
-  let stopped = false;
-  /** the play in flight: a stop waits for it, then removes what it made */
+  const stopping = new AbortController();
+  /** the start from its play on, its own teardown included: a stop waits for it */
   let playing: Promise<unknown> | undefined;
   const checkStopped = () => {
-    if (stopped) throw new TargetError(`run ${runId} was stopped while it was starting`);
+    if (stopping.signal.aborted) throw new TargetError(`run ${runId} was stopped while it was starting`);
   };
 
   return {
     describe: `${opts.image ? `image ${opts.image}` : `bundled ${manifest.name}`} as the cluster program under podman kube play (machine type ${machineType})`,
     async start({ trace, onProgress = opts.onProgress }): Promise<RunningTarget> {
-      try {
-        const image = opts.image ?? (await buildTargetImage(manifest.name, { ...(onProgress ? { onProgress } : {}) })).ref;
-        checkStopped();
+      // a stop during the image build has nothing played to wait for: the start ends at the check after it
+      const image = opts.image ?? (await buildTargetImage(manifest.name, { ...(onProgress ? { onProgress } : {}) })).ref;
+      checkStopped();
+      const play = async (): Promise<RunningTarget> => {
         // a Service port each: the target's, per pod, and one per service it declares
         const hostPorts = await freePorts(nodes + manifest.services.length);
         const config: PlayOptions["config"] = {
@@ -61,9 +67,7 @@ export function kubePlayProvider(opts: KubePlayProviderOptions): TargetProvider 
           target: { name: manifest.name, image, port: manifest.port, health: manifest.health, services: manifest.services, tracing: false },
         };
         if (trace) onProgress?.("no latency breakdown: a run played by podman kube play is not traced");
-        const play = playRun({ runId, config, hostPorts, ...(onProgress ? { onProgress } : {}) });
-        playing = play.catch(() => undefined);
-        const played = await play;
+        const played = await playRun({ runId, config, hostPorts, signal: stopping.signal, ...(onProgress ? { onProgress } : {}) });
         checkStopped();
         const control = await kubePlayTargetControl(played, manifest, { ...(onProgress ? { onProgress } : {}) });
         const storage = await playedStorage(played);
@@ -86,19 +90,18 @@ export function kubePlayProvider(opts: KubePlayProviderOptions): TargetProvider 
           }),
           environment: { kind: "kubernetes", machineType },
         };
-      } catch (e) {
+      };
+      const started = play().catch(async (e: unknown) => {
         await downRun(runId);
         throw e;
-      }
+      });
+      playing = started.catch(() => undefined);
+      return started;
     },
     async stop() {
-      stopped = true;
-      // what is played now goes at once (a play waiting for its target then fails fast), then whatever the play still made
+      stopping.abort();
+      await playing;
       await downRun(runId);
-      if (playing) {
-        await playing;
-        await downRun(runId);
-      }
     },
   };
 }
