@@ -145,7 +145,7 @@ export function kubePlayGenerator(played: PlayedRun, opts: KubePlayGeneratorOpti
     const work = mkdtempSync(join(dir, `k6-${name}-`));
     let runners: RunnerPod[] = [];
     let aborted = inv.signal?.aborted ?? false;
-    // the runners are killed only once kube play has returned: a kill while it still starts them can deadlock podman (see provider.ts)
+    // the runners are killed only once kube play has returned: a kill while it still starts them can hang podman (see provider.ts)
     let runnersUp = false;
     const kill = async () => {
       if (runnersUp && runners.length) await podman(["kill", "--signal", "KILL", ...runners.map((r) => r.container)]).catch(() => undefined);

@@ -5,9 +5,9 @@
  * through podman (control.ts), and k6 as the runner pods the program's
  * TestRun renders (generator.ts). Stopped with everything the run played;
  * stop is idempotent and may come while the run is still starting. Such a
- * stop never removes pods while the play still creates them: podman 4.3
- * deadlocks when a pod is removed while kube play is starting its
- * containers, and every podman call after waits on their locks. The stop
+ * stop never removes pods while the play still creates them: removing a
+ * pod while kube play was starting its containers hung podman 4.3 in CI,
+ * and every podman call after waited on the hung ones' locks. The stop
  * tells the play, which ends at its next step and tears down what it made,
  * and only then removes what is left.
  */
