@@ -8,6 +8,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { isAlive } from "@sfbench/provider-local";
 import { podman } from "../src/podman.ts";
 
 const bin = mkdtempSync(join(tmpdir(), "sfbench-stuck-podman-"));
@@ -22,15 +23,6 @@ afterAll(() => {
   rmSync(bin, { recursive: true, force: true });
 });
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 describe("podman past its time", () => {
   it("is killed even when it ignores SIGTERM, and the call says which command and after how long", async () => {
     await expect(podman(["kube", "play", "--network", "n", "run.yaml"], { timeoutMs: 1000 })).rejects.toThrow(
@@ -38,6 +30,6 @@ describe("podman past its time", () => {
     );
     const pid = Number(readFileSync(pidFile, "utf8"));
     expect(pid).toBeGreaterThan(0);
-    expect(alive(pid)).toBe(false);
+    expect(isAlive(pid)).toBe(false);
   });
 });
