@@ -25,15 +25,13 @@ import { k6Archive } from "../cluster/archive.ts";
 import { RunnerLogError, writeRunnerOutput } from "../cluster/runner-log.ts";
 import { ensureK6Standin, STANDINS } from "./images.ts";
 import { testRunName, runnersFor } from "../testrun.ts";
-import { hostInSubnet, kubePlayHome, NO_CLUSTER, type PlayedRun, type PlayOptions } from "./play.ts";
+import { hostInSubnet, kubePlayHome, NO_CLUSTER, PLAY_TIMEOUT_MS, type PlayedRun, type PlayOptions } from "./play.ts";
 import { toKubePlay, type RunnerPod, type TestRunSpec } from "./translate.ts";
 
 /** the port of k6's REST API in a runner (translate.ts makes every runner serve it) */
 const API_PORT = 6565;
 /** the last console lines a failed runner's message quotes */
 const STDERR_LINES = 5;
-/** playing or removing a step's runner pods takes seconds; past this podman is stuck on a lock, and killing it frees the lock */
-const RUNNER_PLAY_TIMEOUT_MS = 300_000;
 
 export interface KubePlayGeneratorOptions {
   /** the run's stack configuration as played (playRun's `config`): the runners are rendered by the same program */
@@ -184,7 +182,7 @@ export function kubePlayGenerator(played: PlayedRun, opts: KubePlayGeneratorOpti
       writeFileSync(file, runners.map((r) => r.yaml).join("---\n"));
       if (aborted) return { exitCode: null, csv, console: consoleFile, stderrTail: "interrupted before its runners started", wallS: 0 };
       started = performance.now();
-      await podman(["kube", "play", "--network", played.network, ...runners.flatMap((r) => ["--ip", r.ip]), file], { timeoutMs: RUNNER_PLAY_TIMEOUT_MS });
+      await podman(["kube", "play", "--network", played.network, ...runners.flatMap((r) => ["--ip", r.ip]), file], { timeoutMs: PLAY_TIMEOUT_MS });
       runnersUp = true;
       if (aborted) await kill();
       const pids = await Promise.all(runners.map(async (r) => Number((await podman(["inspect", "--format", "{{.State.Pid}}", r.container])).stdout.trim())));
@@ -217,7 +215,7 @@ export function kubePlayGenerator(played: PlayedRun, opts: KubePlayGeneratorOpti
     } finally {
       stopLive();
       inv.signal?.removeEventListener("abort", onAbort);
-      if (runners.length) await podman(["pod", "rm", "-f", "-i", ...runners.map((r) => r.pod)], { timeoutMs: RUNNER_PLAY_TIMEOUT_MS }).catch(() => undefined);
+      if (runners.length) await podman(["pod", "rm", "-f", "-i", ...runners.map((r) => r.pod)], { timeoutMs: PLAY_TIMEOUT_MS }).catch(() => undefined);
       rmSync(work, { recursive: true, force: true });
     }
   };

@@ -21,8 +21,8 @@ export const NO_CLUSTER = { kind: "kubeconfig", kubeconfig: "# podman kube play:
 const FIRST_POD_HOST = 100;
 const HEALTH_POLL_MS = 500;
 const DEFAULT_READY_TIMEOUT_MS = 300_000;
-/** a play of a run's few pods takes seconds; past this podman is stuck on a lock, and killing it frees the lock */
-const PLAY_TIMEOUT_MS = 300_000;
+/** playing or removing a few pods takes seconds; past this podman is stuck on a lock, and killing it frees the lock */
+export const PLAY_TIMEOUT_MS = 300_000;
 /** each short podman command around a play: inspecting, listing, removing */
 const STEP_TIMEOUT_MS = 120_000;
 
@@ -37,7 +37,7 @@ export interface PlayOptions {
   hostPorts: number[];
   /** how long the target may take to answer its health route */
   readyTimeoutMs?: number;
-  /** a stop while the play is under way: it ends at its next step, and tears down what it made */
+  /** a stop while the play is under way: it ends at its next step with the signal's reason, and tears down what it made */
   signal?: AbortSignal;
   onProgress?: (message: string) => void;
 }
@@ -68,9 +68,7 @@ export function hostInSubnet(subnet: string, host: number): string {
 
 export async function playRun(opts: PlayOptions): Promise<PlayedRun> {
   const { runId, onProgress, signal } = opts;
-  const checkStopped = () => {
-    if (signal?.aborted) throw new Error(`run ${runId} was stopped while it was starting`);
-  };
+  const checkStopped = () => signal?.throwIfAborted();
   checkStopped();
   const prefix = runNamespace(runId);
   const network = prefix;

@@ -44,12 +44,11 @@ export function kubePlayProvider(opts: KubePlayProviderOptions): TargetProvider 
   const { runId, manifest } = opts;
   const machineType = opts.machineType ?? "kind";
   const nodes = opts.nodes ?? 1;
+  /** aborted by stop, with the error a start still under way ends with */
   const stopping = new AbortController();
   /** the start from its play on, its own teardown included: a stop waits for it */
   let playing: Promise<unknown> | undefined;
-  const checkStopped = () => {
-    if (stopping.signal.aborted) throw new TargetError(`run ${runId} was stopped while it was starting`);
-  };
+  const checkStopped = () => stopping.signal.throwIfAborted();
 
   return {
     describe: `${opts.image ? `image ${opts.image}` : `bundled ${manifest.name}`} as the cluster program under podman kube play (machine type ${machineType})`,
@@ -99,7 +98,7 @@ export function kubePlayProvider(opts: KubePlayProviderOptions): TargetProvider 
       return started;
     },
     async stop() {
-      stopping.abort();
+      stopping.abort(new TargetError(`run ${runId} was stopped while it was starting`));
       await playing;
       await downRun(runId);
     },
