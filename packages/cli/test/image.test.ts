@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { sfbench } from "./helpers.ts";
 
 describe("sfbench image and run --image usage", () => {
-  it.each([
+  // each row is one short CLI process that only reads its flags: the rows run side by side
+  it.concurrent.each([
     [["image", "build"], /sfbench image build: missing <name\.\.\.>; bundled targets: .*node-postgres/],
     [["image", "build", "nope"], /sfbench image build: unknown target nope; bundled targets: .*node-postgres/],
     [["image", "push"], /sfbench image: unknown subcommand "push"; allowed: build/],

@@ -87,7 +87,8 @@ describe("the packed CLI, installed outside the workspace", () => {
     expect(r.stdout).toMatch(/\d+ passed, 0 failed/);
   });
 
-  it.each([
+  // each row is one short CLI process that only reads its flags: the rows run side by side
+  it.concurrent.each([
     ["services", "up"],
     ["target", "list"],
     ["run", "--target", "node-postgres"],

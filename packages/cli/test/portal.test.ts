@@ -124,7 +124,8 @@ describe("status", () => {
     expect(again.stdout).toMatch(/: running: provision \(1%\)\n/);
   });
 
-  it.each([
+  // each row is one short CLI process that only reads its flags: the rows run side by side
+  it.concurrent.each([
     [["status", "not-a-run"], /<run> must be a run id \(a UUID\) or a run URL like http:\/\/127\.0\.0\.1:3000\/runs\/<id>, got "not-a-run"/],
     [["status", "http://127.0.0.1:3000/systems/node-postgres"], /<run> must be a run id \(a UUID\) or a run URL/],
     [

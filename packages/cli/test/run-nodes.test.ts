@@ -89,7 +89,8 @@ describe("sfbench run with nodes", () => {
     expect(r.stdout).toMatch(/scale-up checkout\/uniform: 1 -> 2 nodes/);
   }, 300_000);
 
-  it.each([
+  // each row is one short CLI process that only reads its flags: the rows run side by side
+  it.concurrent.each([
     [["--nodes", "0"], /--nodes: 0 is not a node count node-postgres supports \(allowed: 1 to 4\)/],
     [["--nodes", "1,9"], /--nodes: 9 is not a node count/],
     [["--nodes", "2,2"], /each node count once/],

@@ -152,7 +152,8 @@ describe("sfbench run refusals", () => {
   });
   afterAll(() => broken.close());
 
-  it.each([
+  // each row is one short CLI process that only reads its flags: the rows run side by side
+  it.concurrent.each([
     [["run", "--target", "node-postgres", "--profile", "fast"], /--profile must be one of quick, standard, thesis, got "fast"/],
     [["run", "--target", "node-postgres", "--workload", "browse"], /--workload must be one of checkout, analytics, contention, micro, all, got "browse"/],
     [["run", "--target", "node-postgres", "--distribution", "pareto"], /--distribution must be one of uniform, zipf, both, got "pareto"/],

@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { sfbench } from "./helpers.ts";
 
 describe("sfbench usage errors", () => {
-  it.each([
+  // each row is one short CLI process that only reads its flags: the rows run side by side
+  it.concurrent.each([
     [["verify", "--bogus"], /^error: sfbench verify: unknown flag --bogus; allowed: --url, --target, --json, --only, --micro$/],
     [["verify"], /give exactly one of --url URL or --target NAME/],
     [["verify", "--url", "ftp://x"], /--url must be an http\(s\) URL/],
