@@ -7,6 +7,7 @@
  * wider than +-10% of the median.
  *
  *   npm run bench:repeatability [-- --quick] [-- --targets a,b] [-- --trials N] [-- --results DIR] [-- --json FILE]
+ *   npm run bench:repeatability -- --compare A,B    (two kept campaigns, nothing run)
  *
  * Full: every bundled target, 3 trials each, standard profile. --quick:
  * node-postgres and durable-objects (neither needs a build), 2 trials, quick
@@ -14,14 +15,17 @@
  * by a CV of c needs about n with t(n-1) * c / sqrt(n) <= 10% to meet the
  * interval goal (c = 4% at 3 trials, 8% at 5). The campaigns' documents go
  * under DIR/campaigns/ (default the repository's results/, kept in git).
+ * --compare prints the same comparison from two campaigns already kept there,
+ * so that a comparison quoted in docs/measurements.md can be made again from
+ * the stored documents.
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DISTRIBUTION_CHOICES, overlaps, parseCampaign, type CampaignDocument, type CellStatistics } from "@sfbench/core";
 import { listTargets } from "@sfbench/provider-local";
 import { HarnessError, interrupted, runCommand } from "./lib/children.ts";
-import { intFlag, parseFlags } from "./lib/flags.ts";
+import { intFlag, parseFlags, UsageError } from "./lib/flags.ts";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const CLI = join(REPO, "packages/cli/bin/sfbench.mjs");
@@ -49,7 +53,10 @@ export interface SystemRepeat {
 }
 
 export interface RepeatabilityResult {
+  /** the campaign command run twice, or what was compared */
   command: string;
+  /** the two campaigns were run for this comparison, or read from kept documents */
+  source: "ran" | "kept";
   campaigns: [string, string];
   systems: SystemRepeat[];
   /** pairs of systems whose intervals did not overlap in the first campaign, and whether the second kept their order */
@@ -60,7 +67,13 @@ export interface RepeatabilityResult {
 const halfWidth = (s: CellStatistics | undefined) => (s?.interval && s.median ? (s.interval.high - s.interval.low) / 2 / s.median : null);
 
 /** Compares two campaigns over the same targets and cells. */
-export function compareCampaigns(a: CampaignDocument, b: CampaignDocument, files: [string, string], command: string): RepeatabilityResult {
+export function compareCampaigns(
+  a: CampaignDocument,
+  b: CampaignDocument,
+  files: [string, string],
+  command: string,
+  source: RepeatabilityResult["source"] = "ran",
+): RepeatabilityResult {
   const cellOf = (s: CellStatistics) => `${s.workload}/${s.distribution}`;
   const find = (doc: CampaignDocument, s: CellStatistics) => doc.statistics.find((x) => x.target === s.target && cellOf(x) === cellOf(s));
   const systems = a.statistics.map((sa): SystemRepeat => {
@@ -96,7 +109,7 @@ export function compareCampaigns(a: CampaignDocument, b: CampaignDocument, files
       order.push({ cell: cellOf(x), higher: x.target, lower: y.target, kept: bx !== null && by !== null && bx > by });
     }
   }
-  return { command, campaigns: files, systems, order, goals: { median: MEDIAN_GOAL, interval: INTERVAL_GOAL } };
+  return { command, source, campaigns: files, systems, order, goals: { median: MEDIAN_GOAL, interval: INTERVAL_GOAL } };
 }
 
 const pct = (x: number | null) => (x === null ? "-" : `${(x * 100).toFixed(1)}%`);
@@ -138,7 +151,8 @@ export function repeatabilityReport(r: RepeatabilityResult): string {
   const order = r.order.length
     ? r.order.map((o) => `${o.cell}: ${o.higher} above ${o.lower} (intervals apart in campaign 1): ${o.kept ? "kept" : "NOT kept"} in campaign 2`)
     : ["no two systems' intervals were apart in campaign 1: no order to keep"];
-  return [`== repeatability: ${r.command} (twice)`, `campaign 1: ${r.campaigns[0]}`, `campaign 2: ${r.campaigns[1]}`, ...lines, ...order].join("\n") + "\n";
+  const title = r.source === "ran" ? `${r.command} (twice)` : r.command;
+  return [`== repeatability: ${title}`, `campaign 1: ${r.campaigns[0]}`, `campaign 2: ${r.campaigns[1]}`, ...lines, ...order].join("\n") + "\n";
 }
 
 /** Runs one campaign through the CLI; its document. */
@@ -165,6 +179,42 @@ async function runCampaign(args: string[], results: string, n: number, log: (m: 
   if (!parsed.ok) throw new HarnessError(`${file} does not validate: ${parsed.errors.slice(0, 3).join("; ")}`);
   log(`campaign ${n}: ${parsed.campaign.status}, ${parsed.campaign.trials.length} trials (${parsed.campaign.busyRepeated} busy repeated) in ${file}`);
   return { doc: parsed.campaign, file };
+}
+
+/**
+ * A kept campaign by its folder under DIR/campaigns/, the id that ends the
+ * folder's name (as docs/measurements.md names them), or its campaign.json.
+ */
+export function keptCampaign(results: string, which: string): { doc: CampaignDocument; file: string } {
+  const folders = campaignFolders(results).sort();
+  const matches =
+    existsSync(which) && which.endsWith(".json")
+      ? [which]
+      : folders.filter((f) => f === which || f.endsWith(`-${which}`)).map((f) => join(results, "campaigns", f, "campaign.json"));
+  if (matches.length !== 1) {
+    const kept = folders.map((f) => f.split("-").pop()).join(", ") || "none";
+    throw new UsageError(
+      `--compare: ${matches.length ? `${JSON.stringify(which)} names ${matches.length} campaigns` : `no campaign ${JSON.stringify(which)} in ${join(results, "campaigns")}`}; kept: ${kept}`,
+    );
+  }
+  const file = matches[0]!;
+  if (!existsSync(file)) throw new UsageError(`--compare: ${file} is missing (a campaign still running has none yet)`);
+  const parsed = parseCampaign(JSON.parse(readFileSync(file, "utf8")));
+  if (!parsed.ok) throw new HarnessError(`${file} does not validate: ${parsed.errors.slice(0, 3).join("; ")}`);
+  return { doc: parsed.campaign, file };
+}
+
+/** Two kept campaigns compared; they must have been taken with one profile over one set of cells to be comparable. */
+export function compareKept(results: string, which: [string, string]): RepeatabilityResult {
+  const [a, b] = which.map((w) => keptCampaign(results, w)) as [ReturnType<typeof keptCampaign>, ReturnType<typeof keptCampaign>];
+  const cells = (d: CampaignDocument) => d.cells.map((c) => `${c.workload}/${c.distribution}`).join(", ");
+  if (a.doc.profile !== b.doc.profile || a.doc.experiment !== b.doc.experiment || cells(a.doc) !== cells(b.doc))
+    throw new UsageError(
+      `--compare: ${which[0]} is ${a.doc.profile} ${a.doc.experiment} over ${cells(a.doc)}, ${which[1]} ${b.doc.profile} ${b.doc.experiment} over ${cells(b.doc)}: compare campaigns of one profile, experiment and cells`,
+    );
+  const trials = (d: CampaignDocument) => `${d.trialsPerTarget} trials, ${d.startedAt.slice(0, 16).replace("T", " ")}`;
+  const command = `kept campaigns ${which[0]} (${trials(a.doc)}) and ${which[1]} (${trials(b.doc)}), ${a.doc.profile}`;
+  return compareCampaigns(a.doc, b.doc, [a.file, b.file], command, "kept");
 }
 
 function campaignFolders(results: string): string[] {
@@ -214,7 +264,8 @@ const USAGE = `usage: npm run bench:repeatability -- [--quick] [--targets a,b] [
   --trials        trials per system in each campaign, ${TRIALS_BOUNDS.min}..${TRIALS_BOUNDS.max} (more narrow the intervals; each costs one run per system, twice)
   --distribution  the checkout cells' product choice (default both: twice the time)
   --results       the campaigns' folders go under DIR/campaigns/ (default the repository's results/)
-  --json          also write the comparison as JSON to FILE`;
+  --json          also write the comparison as JSON to FILE
+  --compare A,B   run nothing: compare two campaigns kept under DIR/campaigns/ (their folders or the ids that end them)`;
 
 async function main(): Promise<number> {
   let values;
@@ -229,6 +280,7 @@ async function main(): Promise<number> {
         distribution: { type: "string" },
         results: { type: "string" },
         json: { type: "string" },
+        compare: { type: "string" },
       },
       USAGE,
     );
@@ -236,6 +288,25 @@ async function main(): Promise<number> {
   } catch (e) {
     process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
     return 2;
+  }
+  const results = values.results ?? join(REPO, "results");
+  if (values.compare !== undefined) {
+    const which = values.compare.split(",").map((w) => w.trim());
+    const running = ["quick", "targets", "trials", "distribution"].filter((f) => values[f as keyof typeof values] !== undefined);
+    let r: RepeatabilityResult;
+    try {
+      if (which.length !== 2 || which.some((w) => !w))
+        throw new UsageError(`--compare: expected two kept campaigns, A,B, got ${JSON.stringify(values.compare)}`);
+      if (running.length) throw new UsageError(`--compare runs nothing: ${running.map((f) => `--${f}`).join(", ")} would be ignored`);
+      r = compareKept(results, which as [string, string]);
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      process.stderr.write(`${e.message}\n${USAGE}\n`);
+      return 2;
+    }
+    process.stdout.write(repeatabilityReport(r));
+    if (values.json) writeFileSync(values.json, JSON.stringify(r, null, 2) + "\n");
+    return 0;
   }
   const log = (m: string) => process.stderr.write(`[repeatability ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void interrupted().finally(() => process.exit(130)));
@@ -253,7 +324,7 @@ async function main(): Promise<number> {
     ...(targets?.length ? { targets } : {}),
     ...(trials !== undefined ? { trials } : {}),
     ...(distribution ? { distribution: distribution as (typeof DISTRIBUTION_CHOICES)[number] } : {}),
-    results: values.results ?? join(REPO, "results"),
+    results,
     log,
   });
   process.stdout.write(repeatabilityReport(r));

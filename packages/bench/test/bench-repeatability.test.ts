@@ -59,6 +59,38 @@ describe("npm run bench:repeatability", () => {
     }
   });
 
+  it("--compare makes the comparison again from two kept campaigns, running nothing", () => {
+    // the first pair of back-to-back campaigns in docs/measurements.md, from their documents in results/
+    const json = join(dir, "kept.json");
+    const r = bench(["--compare", "945d697b,20261127-032721-1b0445de", "--json", json]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(
+      /^== repeatability: kept campaigns 945d697b \(3 trials, 2026-11-27 02:5\d\) and 20261127-032721-1b0445de \(3 trials, 2026-11-27 03:\d\d\), standard\n/,
+    );
+    expect(r.stdout).toMatch(/\ncheckout\/uniform\s+node-postgres\s+91\s+88\s+3\.4%\s+11\.5%\s+54\.9%\s+PASS\s+MISS\n/);
+    expect(r.stdout).toMatch(/\ncheckout\/uniform\s+statefun\s+-\s+69\s+-\s+-\s+422\.9%\s+MISS\s+MISS\n/);
+    const result = JSON.parse(readFileSync(json, "utf8")) as RepeatabilityResult;
+    expect(result.source).toBe("kept");
+    expect(result.campaigns[1]).toMatch(/results\/campaigns\/20261127-032721-1b0445de\/campaign\.json$/);
+  });
+
+  it("--compare exits 2 naming what is wrong: an unknown campaign, one of another profile, a flag that would run", () => {
+    const unknown = bench(["--compare", "945d697b,nope"]);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toMatch(/--compare: no campaign "nope" in \S+\/results\/campaigns; kept: df7ee1d4, da4ee92a, 945d697b/);
+    const profiles = bench(["--compare", "df7ee1d4,945d697b"]);
+    expect(profiles.status).toBe(2);
+    expect(profiles.stderr).toMatch(
+      /--compare: df7ee1d4 is quick throughput over checkout\/uniform, 945d697b standard throughput over checkout\/uniform: compare campaigns of one profile/,
+    );
+    const one = bench(["--compare", "945d697b"]);
+    expect(one.status).toBe(2);
+    expect(one.stderr).toContain('--compare: expected two kept campaigns, A,B, got "945d697b"');
+    const mixed = bench(["--compare", "945d697b,1b0445de", "--trials", "5"]);
+    expect(mixed.status).toBe(2);
+    expect(mixed.stderr).toContain("--compare runs nothing: --trials would be ignored");
+  });
+
   it("exits 2 naming the distributions allowed for one it does not know", () => {
     const r = bench(["--distribution", "pareto"]);
     expect(r.status).toBe(2);
