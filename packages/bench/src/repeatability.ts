@@ -64,6 +64,7 @@ export interface RepeatabilityResult {
   goals: { median: number; interval: number };
 }
 
+const cellOf = (c: { workload: string; distribution: string }) => `${c.workload}/${c.distribution}`;
 const halfWidth = (s: CellStatistics | undefined) => (s?.interval && s.median ? (s.interval.high - s.interval.low) / 2 / s.median : null);
 
 /** Compares two campaigns over the same targets and cells. */
@@ -74,7 +75,6 @@ export function compareCampaigns(
   command: string,
   source: RepeatabilityResult["source"] = "ran",
 ): RepeatabilityResult {
-  const cellOf = (s: CellStatistics) => `${s.workload}/${s.distribution}`;
   const find = (doc: CampaignDocument, s: CellStatistics) => doc.statistics.find((x) => x.target === s.target && cellOf(x) === cellOf(s));
   const systems = a.statistics.map((sa): SystemRepeat => {
     const sb = find(b, sa);
@@ -174,10 +174,14 @@ async function runCampaign(args: string[], results: string, n: number, log: (m: 
     throw new HarnessError(
       `sfbench campaign ${n} ${r.signal ? `was killed by ${r.signal}` : `exited with ${r.code}`} without a campaign document; its last lines: ${r.stderr.trim().split("\n").slice(-3).join(" | ") || "(no output)"}`,
     );
-  const file = join(results, "campaigns", folder, "campaign.json");
+  const kept = readCampaign(join(results, "campaigns", folder, "campaign.json"));
+  log(`campaign ${n}: ${kept.doc.status}, ${kept.doc.trials.length} trials (${kept.doc.busyRepeated} busy repeated) in ${kept.file}`);
+  return kept;
+}
+
+function readCampaign(file: string): { doc: CampaignDocument; file: string } {
   const parsed = parseCampaign(JSON.parse(readFileSync(file, "utf8")));
   if (!parsed.ok) throw new HarnessError(`${file} does not validate: ${parsed.errors.slice(0, 3).join("; ")}`);
-  log(`campaign ${n}: ${parsed.campaign.status}, ${parsed.campaign.trials.length} trials (${parsed.campaign.busyRepeated} busy repeated) in ${file}`);
   return { doc: parsed.campaign, file };
 }
 
@@ -199,15 +203,14 @@ export function keptCampaign(results: string, which: string): { doc: CampaignDoc
   }
   const file = matches[0]!;
   if (!existsSync(file)) throw new UsageError(`--compare: ${file} is missing (a campaign still running has none yet)`);
-  const parsed = parseCampaign(JSON.parse(readFileSync(file, "utf8")));
-  if (!parsed.ok) throw new HarnessError(`${file} does not validate: ${parsed.errors.slice(0, 3).join("; ")}`);
-  return { doc: parsed.campaign, file };
+  return readCampaign(file);
 }
 
 /** Two kept campaigns compared; they must have been taken with one profile over one set of cells to be comparable. */
 export function compareKept(results: string, which: [string, string]): RepeatabilityResult {
-  const [a, b] = which.map((w) => keptCampaign(results, w)) as [ReturnType<typeof keptCampaign>, ReturnType<typeof keptCampaign>];
-  const cells = (d: CampaignDocument) => d.cells.map((c) => `${c.workload}/${c.distribution}`).join(", ");
+  const a = keptCampaign(results, which[0]);
+  const b = keptCampaign(results, which[1]);
+  const cells = (d: CampaignDocument) => d.cells.map(cellOf).join(", ");
   if (a.doc.profile !== b.doc.profile || a.doc.experiment !== b.doc.experiment || cells(a.doc) !== cells(b.doc))
     throw new UsageError(
       `--compare: ${which[0]} is ${a.doc.profile} ${a.doc.experiment} over ${cells(a.doc)}, ${which[1]} ${b.doc.profile} ${b.doc.experiment} over ${cells(b.doc)}: compare campaigns of one profile, experiment and cells`,
@@ -293,20 +296,16 @@ async function main(): Promise<number> {
   if (values.compare !== undefined) {
     const which = values.compare.split(",").map((w) => w.trim());
     const running = ["quick", "targets", "trials", "distribution"].filter((f) => values[f as keyof typeof values] !== undefined);
-    let r: RepeatabilityResult;
     try {
       if (which.length !== 2 || which.some((w) => !w))
         throw new UsageError(`--compare: expected two kept campaigns, A,B, got ${JSON.stringify(values.compare)}`);
       if (running.length) throw new UsageError(`--compare runs nothing: ${running.map((f) => `--${f}`).join(", ")} would be ignored`);
-      r = compareKept(results, which as [string, string]);
+      return report(compareKept(results, which as [string, string]), values.json);
     } catch (e) {
       if (!(e instanceof UsageError)) throw e;
       process.stderr.write(`${e.message}\n${USAGE}\n`);
       return 2;
     }
-    process.stdout.write(repeatabilityReport(r));
-    if (values.json) writeFileSync(values.json, JSON.stringify(r, null, 2) + "\n");
-    return 0;
   }
   const log = (m: string) => process.stderr.write(`[repeatability ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void interrupted().finally(() => process.exit(130)));
@@ -327,8 +326,13 @@ async function main(): Promise<number> {
     results,
     log,
   });
+  return report(r, values.json);
+}
+
+/** The comparison on stdout, and as JSON to `json` when given. */
+function report(r: RepeatabilityResult, json: string | undefined): number {
   process.stdout.write(repeatabilityReport(r));
-  if (values.json) writeFileSync(values.json, JSON.stringify(r, null, 2) + "\n");
+  if (json) writeFileSync(json, JSON.stringify(r, null, 2) + "\n");
   return 0;
 }
 
