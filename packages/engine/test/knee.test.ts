@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { findKnee, kneeResolution, roundRate, stepDownRate, type KneePlan } from "../src/experiment/knee.ts";
+import { confirmKnee, findKnee, kneeResolution, roundRate, stepDownRate, type KneePlan } from "../src/experiment/knee.ts";
 import { PROFILE_SETTINGS } from "../src/experiment/profiles.ts";
 import { publishableResolution } from "@sfbench/core";
 
@@ -124,5 +124,53 @@ describe("a failed confirmation's step down", () => {
       expect(publishableResolution(kneeResolution(lower, candidate)!), `${candidate}/s steps down to ${lower}/s`).toBe(true);
       expect(roundRate(lower), "an offerable rate").toBe(lower);
     }
+  });
+});
+
+describe("the confirmation of the search's candidate", () => {
+  /** a target whose longer steps hold up to `capacity`; remembers every rate it was asked to hold */
+  const longer = (capacity: number) => {
+    const asked: number[] = [];
+    const holds = async (rate: number) => {
+      asked.push(rate);
+      return rate <= capacity;
+    };
+    return { asked, holds };
+  };
+  const standard = { resolution: 0.1, stepsDown: 3, minRate: 1 };
+
+  it("confirms the candidate when it holds, with nothing else run", async () => {
+    const t = longer(200);
+    expect(await confirmKnee(168, standard, t.holds)).toEqual({ confirmedRate: 168, stepsDown: 0 });
+    expect(t.asked).toEqual([168]);
+  });
+
+  it("reaches a knee far below the candidate by growing drops, then bisects back up to the resolution", async () => {
+    // node-postgres, a campaign trial: 6 s steps held 168/s, its 10 s steps about 110/s; drops of
+    // one resolution each (168, 153, 140, 128) ran out before they got there
+    const t = longer(110);
+    const c = await confirmKnee(168, standard, t.holds);
+    expect(t.asked).toEqual([168, 153, 127, 86.8, 105, 115]);
+    expect(c).toEqual({ confirmedRate: 105, stepsDown: 3 });
+  });
+
+  it("for any knee within its reach, leaves a bracket of at most the resolution around it", async () => {
+    // three drops from 168/s reach 86.8/s
+    for (let capacity = 86.8; capacity <= 168; capacity += 1.3) {
+      const t = longer(capacity);
+      const { confirmedRate } = await confirmKnee(168, standard, t.holds);
+      expect(confirmedRate, `${capacity}/s`).not.toBeNull();
+      expect(confirmedRate!, `${capacity}/s`).toBeLessThanOrEqual(capacity);
+      const failed = t.asked.filter((r) => r > confirmedRate!);
+      if (failed.length) expect(publishableResolution(kneeResolution(confirmedRate!, Math.min(...failed))!), `${capacity}/s`).toBe(true);
+    }
+  });
+
+  it("confirms nothing below its reach, nor below the lowest rate allowed", async () => {
+    // three drops reach 1.1 x 1.21 x 1.46, about half the candidate
+    expect(await confirmKnee(168, standard, longer(80).holds)).toEqual({ confirmedRate: null, stepsDown: 3 });
+    const t = longer(0);
+    expect(await confirmKnee(3, { ...standard, minRate: 2 }, t.holds)).toEqual({ confirmedRate: null, stepsDown: 2 });
+    expect(t.asked).toEqual([3, 2.8, 2.4]);
   });
 });

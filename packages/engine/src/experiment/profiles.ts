@@ -27,9 +27,10 @@ export interface ProfileSettings {
    * run page. warmupS: load at warmupShare of the start rate before the first
    * step, not judged (a cold first step set the knee). quiet: between steps,
    * wait until the target's CPU settles. confirm: the candidate knee repeated
-   * `count` times with `stepS` steps; any failure steps down by the
-   * resolution and confirms again, at most `stepsDown` times (count 0: not
-   * confirmed, a smoke test).
+   * `count` times with `stepS` steps; a failure steps down by 1, 2, 4...
+   * resolutions and confirms again, at most `stepsDown` times, then bisects
+   * between the rate that held and the one that failed to the resolution
+   * (knee.ts confirmKnee; count 0: not confirmed, a smoke test).
    */
   procedure: {
     warmupS: number;

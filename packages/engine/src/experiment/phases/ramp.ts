@@ -2,13 +2,14 @@
  * Ramp: the max-throughput search. A warm-up step (not judged), then stepped
  * arrival rates, coarse, then bisection to the profile's resolution
  * (knee.ts), with quiet time between steps; then the candidate is confirmed by
- * repeated longer steps, stepping down by the resolution on any failure. Hands
+ * repeated longer steps, stepping down on any failure and bisecting back up to
+ * the resolution (confirmKnee). Hands
  * the confirmed rate (or the peak when no step was sustainable) to the stable phase.
  */
 import { kneeBracket, type KneeStop, type MaxThroughput, type StepResult } from "@sfbench/core";
 import { generatorSaturated, judgeStep, SUSTAINABLE } from "../../analysis/metrics.ts";
 import { peakThroughput, stepResult } from "../../analysis/result-parts.ts";
-import { findKnee, roundRate, stepDownRate, type KneeResult, type KneeStep } from "../knee.ts";
+import { confirmKnee, findKnee, roundRate, type KneeResult, type KneeStep } from "../knee.ts";
 import { runLoadStep, targetAnsweredInTime } from "../load-step.ts";
 import { progress, type LoadOutcome, type Phase } from "../phase.ts";
 import { waitQuiet } from "../quiet.ts";
@@ -65,21 +66,15 @@ export const ramp: Phase = {
     let knee: KneeResult<KneeStep> = found;
     let confirmation: NonNullable<NonNullable<MaxThroughput["knee"]>["confirmation"]> | undefined;
     if (proc.confirm.count > 0 && found.sustainableRate !== null) {
-      const resolution = s.knee.resolution ?? 0.1;
-      let candidate: number | null = found.sustainableRate;
-      let confirmed: number | null = null;
-      let stepsDown = 0;
-      while (candidate !== null) {
-        let held = true;
-        for (let i = 0; i < proc.confirm.count && held; i++) held = await load(candidate, "confirm", proc.confirm.stepS);
-        if (held) {
-          confirmed = candidate;
-          break;
-        }
-        const lower = stepDownRate(candidate, resolution);
-        candidate = stepsDown < proc.confirm.stepsDown && lower >= (s.knee.minRate ?? 1) && lower < candidate ? lower : null;
-        if (candidate !== null) stepsDown++;
-      }
+      const holds = async (rate: number) => {
+        for (let i = 0; i < proc.confirm.count; i++) if (!(await load(rate, "confirm", proc.confirm.stepS))) return false;
+        return true;
+      };
+      const { confirmedRate: confirmed, stepsDown } = await confirmKnee(
+        found.sustainableRate,
+        { resolution: s.knee.resolution ?? 0.1, stepsDown: proc.confirm.stepsDown, minRate: s.knee.minRate ?? 1 },
+        holds,
+      );
       const bracket = kneeBracket(steps.map((p, i) => ({ offeredRate: p.step.offeredRate, sustainable: judgeStep(p.step).sustainable, phase: phases[i] })));
       knee = {
         ...found,
