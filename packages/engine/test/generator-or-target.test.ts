@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { maxVus, preVus, targetAnsweredInTime } from "../src/experiment/load-step.ts";
+import { stepsThatBoundTheKnee } from "../src/experiment/phases/ramp.ts";
 
 const step = (offeredRate: number, meanIterationS: number | null, p99: number) => ({ offeredRate, meanIterationS, latency: { count: 100, p99 } });
 
@@ -57,5 +58,23 @@ describe("who dropped the iterations", () => {
 
   it("goes by the measured request alone when iteration times are unknown", () => {
     expect(targetAnsweredInTime(step(18, null, 300), 1000)).toBe(true);
+  });
+});
+
+describe("which steps' generator can make the knee the generator's", () => {
+  const at = (...rates: number[]) => rates.map((offeredRate) => ({ step: { offeredRate } }));
+
+  it("every step up to the first unsustainable rate, none above it", () => {
+    // statefun, a campaign trial: k6 over 90% CPU at 238/s and 400/s, the knee bracketed at 151..166 by a confirm step
+    const steps = at(50, 100, 200, 400, 283, 238, 218, 200, 182, 166, 151, 151);
+    expect(stepsThatBoundTheKnee(steps, 166).map((p) => p.step.offeredRate)).toEqual([50, 100, 166, 151, 151]);
+  });
+
+  it("the first unsustainable step itself, so a saturated generator there still invalidates the cell", () => {
+    expect(stepsThatBoundTheKnee(at(50, 100, 200), 200).map((p) => p.step.offeredRate)).toEqual([50, 100, 200]);
+  });
+
+  it("every step when none failed: the top of the ramp is a lower bound the generator may have set", () => {
+    expect(stepsThatBoundTheKnee(at(50, 100, 200), null)).toHaveLength(3);
   });
 });

@@ -29,6 +29,16 @@ declare module "../phase.ts" {
 
 type StepPhase = NonNullable<StepResult["phase"]>;
 
+/**
+ * The judged steps whose generator could have set the knee: every one up to
+ * the first unsustainable rate. A step above it bounds nothing: a lower step
+ * already failed (and is itself among these, so a saturated generator there
+ * still makes the cell invalid), and the knee is bracketed without it.
+ */
+export function stepsThatBoundTheKnee<T extends { step: { offeredRate: number | null } }>(judged: readonly T[], firstUnsustainableRate: number | null): T[] {
+  return judged.filter((p) => firstUnsustainableRate === null || p.step.offeredRate === null || p.step.offeredRate <= firstUnsustainableRate);
+}
+
 export const ramp: Phase = {
   name: "ramp",
   needs: [],
@@ -110,10 +120,10 @@ export const ramp: Phase = {
       "ramp",
       `knee: sustainable ${knee.sustainableRate ?? "none"}/s, first unsustainable ${knee.firstUnsustainableRate ?? "none"}/s, resolution ${knee.resolution === null ? "none" : `${(knee.resolution * 100).toFixed(1)}%`} (${knee.stoppedBecause})`,
     );
-    // a saturated generator measures itself, not the target: checked on every step, since a
-    // sustainable step whose generator fell behind offered less than its rate says
+    // a saturated generator measures itself, not the target: checked on every step that bounds the
+    // knee, since a sustainable step whose generator fell behind offered less than its rate says
     const invalid: string[] = [];
-    for (const p of judged) {
+    for (const p of stepsThatBoundTheKnee(judged, knee.firstUnsustainableRate)) {
       const gen = generatorSaturated({
         droppedIterations: p.step.droppedIterations,
         iterations: p.step.iterations,
