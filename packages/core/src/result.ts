@@ -98,6 +98,11 @@ export const StepResult = z.strictObject({
    * search), confirm (a longer repeat of the candidate knee). Absent: a search step.
    */
   phase: z.enum(["warmup", "coarse", "fine", "confirm"]).optional(),
+  /**
+   * the step failed narrowly (verdict.ts narrowFailure) and the search ran
+   * its rate again at once: the next step's verdict is the rate's
+   */
+  repeated: z.literal(true).optional(),
   /** seconds waited before the step for the target's CPU to settle after the previous one */
   quietS: nonneg.optional(),
   /** requests begun in the measured window and answered within the latency bound, per second / offered rate */

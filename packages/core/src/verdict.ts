@@ -66,6 +66,38 @@ export function judgeStep(step: StepLike, criteria: SustainableCriteria = SUSTAI
   return { scenario: step.scenario, offeredRate: step.offeredRate, sustainable: reasons.length === 0, reasons };
 }
 
+/**
+ * A narrow failure: a step that missed only its served share, by at most 10
+ * points, while the target answered fast (p99 under half the bound) and
+ * without errors. A stall of a quarter second at the end of a 5 s window
+ * costs 5% of it, so such a step says more about when the stall fell than
+ * about the rate; the search runs it again at once and the repeat's verdict
+ * is the rate's. An overloaded target shows its queue in the latency or
+ * falls further short, and fails again.
+ */
+export function narrowFailure(step: StepLike, criteria: SustainableCriteria = SUSTAINABLE): boolean {
+  const completed = step.window ? step.window.completedShare : step.completedShare;
+  return (
+    step.offeredRate !== null &&
+    completed !== null &&
+    completed < criteria.minCompletedShare &&
+    completed >= criteria.minCompletedShare - 0.1 &&
+    step.errorRate < criteria.maxErrorRate &&
+    step.latency.count > 0 &&
+    step.latency.p99 < criteria.maxP99Ms / 2
+  );
+}
+
+/**
+ * Which stored steps a repeat replaced: marked `repeated`, a narrow failure
+ * by their own numbers, and followed by a step at the same rate. A mark the
+ * numbers do not bear out replaces nothing, so a document cannot gain a
+ * knee by marking its failures.
+ */
+export function replacedByRepeat(steps: readonly (StepLike & { repeated?: boolean })[]): boolean[] {
+  return steps.map((s, i) => s.repeated === true && narrowFailure(s) && steps[i + 1]?.offeredRate === s.offeredRate);
+}
+
 export interface Sustainable {
   /** offered rate of the highest sustainable step, or null */
   rate: number | null;
@@ -149,17 +181,18 @@ export function kneeResolution(good: number | null, bad: number | null): number 
   return (bad - good) / good;
 }
 
-type JudgedStep = { offeredRate: number | null; sustainable: boolean; phase?: StepResult["phase"] };
+type JudgedStep = { offeredRate: number | null; sustainable: boolean; phase?: StepResult["phase"]; replaced?: boolean };
 
 /**
  * The knee as a set of judged steps brackets it: the highest sustainable rate
  * and the lowest unsustainable rate above it. Warm-up steps are not judged.
  * When the knee was confirmed, a rate is sustainable only if it was confirmed
  * (repeated in confirm steps) and every step at it held: the search's
- * candidate that failed its repeat is not the knee.
+ * candidate that failed its repeat is not the knee. A narrow failure the
+ * search ran again at once (`replaced`) counts as its repeat says.
  */
 export function kneeBracket(all: readonly JudgedStep[]): KneeBracket {
-  const steps = all.filter((s) => s.phase !== "warmup" && s.offeredRate !== null);
+  const steps = all.filter((s) => s.phase !== "warmup" && s.offeredRate !== null && !s.replaced);
   if (steps.some((s) => s.phase === "confirm")) {
     const rates = [...new Set(steps.map((s) => s.offeredRate!))];
     const held = (r: number) => steps.some((s) => s.offeredRate === r && s.phase === "confirm") && steps.every((s) => s.offeredRate !== r || s.sustainable);
@@ -194,7 +227,8 @@ export interface CellRecheck {
 export function recheckCell(cell: Pick<Cell, "maxThroughput" | "stable" | "cost">): CellRecheck {
   const reasons: string[] = [];
   const steps: readonly StepResult[] = cell.maxThroughput?.steps ?? [];
-  const verdicts = steps.map((s) => ({ offeredRate: s.offeredRate, sustainable: judgeStep(s).sustainable, phase: s.phase }));
+  const replaced = replacedByRepeat(steps);
+  const verdicts = steps.map((s, i) => ({ offeredRate: s.offeredRate, sustainable: judgeStep(s).sustainable, phase: s.phase, replaced: replaced[i] }));
   const knee = cell.maxThroughput ? kneeBracket(verdicts) : { sustainableRate: null, firstUnsustainableRate: null, resolution: null };
   const claimed = cell.maxThroughput?.sustainableRate ?? null;
   if (cell.maxThroughput && claimed !== knee.sustainableRate)
