@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { confirmKnee, findKnee, kneeResolution, roundRate, stepDownRate, type KneePlan } from "../src/experiment/knee.ts";
 import { PROFILE_SETTINGS } from "../src/experiment/profiles.ts";
+import { searchStep } from "../src/experiment/phases/ramp.ts";
 import { publishableResolution } from "@sfbench/core";
 
 const plan: KneePlan = { startRate: 10, maxRate: 10_000, factor: 2, maxCoarseSteps: 10, fineSteps: 5, resolution: 0.1 };
@@ -172,5 +173,66 @@ describe("the confirmation of the search's candidate", () => {
     const t = longer(0);
     expect(await confirmKnee(3, { ...standard, minRate: 2 }, t.holds)).toEqual({ confirmedRate: null, stepsDown: 2 });
     expect(t.asked).toEqual([3, 2.8, 2.4]);
+  });
+});
+
+describe("a search step that failed narrowly", () => {
+  /** a step run that answers with the verdicts given, in order, and counts its runs */
+  const verdicts = (...vs: Array<"held" | "narrow" | "failed">) => {
+    let runs = 0;
+    const run = async () => {
+      const v = vs[runs++]!;
+      return { sustainable: v === "held", narrow: v === "narrow" };
+    };
+    return { run, runs: () => runs };
+  };
+  const never = () => {
+    throw new Error("no repeat expected");
+  };
+
+  it("is run again at once, and the repeat decides", async () => {
+    let told = 0;
+    const held = verdicts("narrow", "held");
+    expect(await searchStep(held.run, true, () => told++)).toBe(true);
+    const failed = verdicts("narrow", "narrow");
+    expect(await searchStep(failed.run, true, () => told++)).toBe(false);
+    expect([held.runs(), failed.runs(), told]).toEqual([2, 2, 2]);
+  });
+
+  it("is not repeated when the profile says not, and no other verdict is", async () => {
+    for (const [v, repeat, expected] of [
+      ["narrow", false, false],
+      ["failed", true, false],
+      ["held", true, true],
+    ] as const) {
+      const t = verdicts(v);
+      expect(await searchStep(t.run, repeat, never)).toBe(expected);
+      expect(t.runs()).toBe(1);
+    }
+  });
+
+  it("no longer sets the knee: the search goes on past a rate that failed narrowly once", async () => {
+    // statefun, a campaign trial: 100/s served 93% of its rate (p99 155 ms), the search bisected below it
+    // and the trial's knee was 91.7/s; the others of its campaign held 129-182/s
+    const plan = PROFILE_SETTINGS.standard.knee;
+    const capacity = 150;
+    let first100 = true;
+    const runStep = async (rate: number) => {
+      const v = await searchStep(
+        async () => {
+          if (rate === 100 && first100) {
+            first100 = false;
+            return { sustainable: false, narrow: true };
+          }
+          return { sustainable: rate <= capacity, narrow: false };
+        },
+        true,
+        () => {},
+      );
+      return { rate, sustainable: v };
+    };
+    const k = await findKnee(plan, runStep);
+    expect(k.sustainableRate).toBeGreaterThan(140);
+    expect(k.firstUnsustainableRate).toBeGreaterThan(capacity);
   });
 });

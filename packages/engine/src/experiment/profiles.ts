@@ -31,8 +31,12 @@ export interface ProfileSettings {
    * resolutions and confirms again, at most `stepsDown` times, then bisects
    * between the rate that held and the one that failed to the resolution
    * (knee.ts confirmKnee; count 0: not confirmed, a smoke test).
+   * repeatNarrow: a search step that failed narrowly (core narrowFailure) is
+   * run again at once and the repeat decides, since a momentary stall at its
+   * window's end set trials' knees 20-35% below their campaign's median; the confirmation is never repeated.
    */
   procedure: {
+    repeatNarrow: boolean;
     warmupS: number;
     warmupShare: number;
     quiet: { maxS: number; cpuShare: number };
@@ -71,7 +75,7 @@ export const PROFILE_SETTINGS: Record<Profile, ProfileSettings> = {
     stepS: 2,
     // coarse steps only: the 90 s budget has no room to refine the knee (a smoke test)
     knee: { startRate: 40, factor: 3, maxCoarseSteps: 3, fineSteps: 0, maxRate: 2000 },
-    procedure: { warmupS: 2, warmupShare: 0.5, quiet: { maxS: 1, cpuShare: 0.1 }, confirm: { count: 0, stepS: 2, stepsDown: 0 } },
+    procedure: { repeatNarrow: false, warmupS: 2, warmupShare: 0.5, quiet: { maxS: 1, cpuShare: 0.1 }, confirm: { count: 0, stepS: 2, stepsDown: 0 } },
     stableS: 3,
     stableShare: 0.8,
     coPurchaseSample: 30,
@@ -99,7 +103,7 @@ export const PROFILE_SETTINGS: Record<Profile, ProfileSettings> = {
     // 6 s steps (5 s measured window): a x2 bracket needs 3 bisection steps to reach 10%
     stepS: 6,
     knee: { startRate: 50, factor: 2, maxCoarseSteps: 9, fineSteps: 5, resolution: 0.1, minRate: 2, maxRate: 20000 },
-    procedure: { warmupS: 8, warmupShare: 0.5, quiet: { maxS: 4, cpuShare: 0.1 }, confirm: { count: 2, stepS: 10, stepsDown: 3 } },
+    procedure: { repeatNarrow: true, warmupS: 8, warmupShare: 0.5, quiet: { maxS: 4, cpuShare: 0.1 }, confirm: { count: 2, stepS: 10, stepsDown: 3 } },
     stableS: 30,
     stableShare: 0.8,
     coPurchaseSample: 200,
@@ -135,7 +139,7 @@ export const PROFILE_SETTINGS: Record<Profile, ProfileSettings> = {
     populate: 20000,
     stepS: 60,
     knee: { startRate: 50, factor: 1.5, maxCoarseSteps: 14, fineSteps: 6, resolution: 0.05, minRate: 2, maxRate: 100000 },
-    procedure: { warmupS: 60, warmupShare: 0.5, quiet: { maxS: 15, cpuShare: 0.1 }, confirm: { count: 3, stepS: 60, stepsDown: 4 } },
+    procedure: { repeatNarrow: true, warmupS: 60, warmupShare: 0.5, quiet: { maxS: 15, cpuShare: 0.1 }, confirm: { count: 3, stepS: 60, stepsDown: 4 } },
     stableS: 600,
     stableShare: 0.8,
     coPurchaseSample: 500,

@@ -6,7 +6,7 @@
  * the resolution (confirmKnee). Hands
  * the confirmed rate (or the peak when no step was sustainable) to the stable phase.
  */
-import { kneeBracket, type KneeStop, type MaxThroughput, type StepResult } from "@sfbench/core";
+import { kneeBracket, narrowFailure, type KneeStop, type MaxThroughput, type StepResult } from "@sfbench/core";
 import { generatorSaturated, judgeStep, SUSTAINABLE } from "../../analysis/metrics.ts";
 import { peakThroughput, stepResult } from "../../analysis/result-parts.ts";
 import { confirmKnee, findKnee, roundRate, type KneeResult, type KneeStep } from "../knee.ts";
@@ -37,6 +37,22 @@ type StepPhase = NonNullable<StepResult["phase"]>;
  */
 export function stepsThatBoundTheKnee<T extends { step: { offeredRate: number | null } }>(judged: readonly T[], firstUnsustainableRate: number | null): T[] {
   return judged.filter((p) => firstUnsustainableRate === null || p.step.offeredRate === null || p.step.offeredRate <= firstUnsustainableRate);
+}
+
+/**
+ * One search step: a narrow failure (core narrowFailure) is run again at once
+ * and the repeat decides, once; any other verdict stands. `repeating` is told
+ * before the repeat runs.
+ */
+export async function searchStep(
+  run: () => Promise<{ sustainable: boolean; narrow: boolean }>,
+  repeatNarrow: boolean,
+  repeating: () => void,
+): Promise<boolean> {
+  const first = await run();
+  if (first.sustainable || !first.narrow || !repeatNarrow) return first.sustainable;
+  repeating();
+  return (await run()).sustainable;
 }
 
 export const ramp: Phase = {
@@ -70,7 +86,21 @@ export const ramp: Phase = {
 
     // a cold first step set the knee: prime the target, unjudged
     if (proc.warmupS > 0) await load(Math.max(s.knee.minRate ?? 1, roundRate(s.knee.startRate * proc.warmupShare)), "warmup", proc.warmupS);
-    const found = await findKnee({ ...s.knee }, async (rate, kind) => ({ rate, sustainable: await load(rate, kind, s.stepS) }));
+    const repeated: boolean[] = [];
+    const search = (rate: number, kind: "coarse" | "fine") =>
+      searchStep(
+        async () => {
+          const sustainable = await load(rate, kind, s.stepS);
+          return { sustainable, narrow: !sustainable && narrowFailure(steps.at(-1)!.step) };
+        },
+        proc.repeatNarrow,
+        () => {
+          repeated[steps.length - 1] = true;
+          const reasons = judgeStep(steps.at(-1)!.step).reasons.join(", ");
+          progress(ctx, cell, "ramp", `${kind} step ${steps.length} at ${rate}/s failed narrowly (${reasons}): running it again`);
+        },
+      );
+    const found = await findKnee({ ...s.knee }, async (rate, kind) => ({ rate, sustainable: await search(rate, kind) }));
 
     // MLPerf-style confirmation: the candidate repeated with longer steps; any failure steps down by the resolution
     let knee: KneeResult<KneeStep> = found;
@@ -85,7 +115,14 @@ export const ramp: Phase = {
         { resolution: s.knee.resolution ?? 0.1, stepsDown: proc.confirm.stepsDown, minRate: s.knee.minRate ?? 1 },
         holds,
       );
-      const bracket = kneeBracket(steps.map((p, i) => ({ offeredRate: p.step.offeredRate, sustainable: judgeStep(p.step).sustainable, phase: phases[i] })));
+      const bracket = kneeBracket(
+        steps.map((p, i) => ({
+          offeredRate: p.step.offeredRate,
+          sustainable: judgeStep(p.step).sustainable,
+          phase: phases[i],
+          replaced: repeated[i] === true,
+        })),
+      );
       knee = {
         ...found,
         sustainableRate: bracket.sustainableRate,
@@ -104,6 +141,7 @@ export const ramp: Phase = {
       steps: steps.map((p, i) => ({
         ...stepResult({ ...p.step, scenario: `step_${i}` }, phases[i] === "warmup" ? [] : judgeStep(p.step).reasons),
         phase: phases[i]!,
+        ...(repeated[i] ? { repeated: true as const } : {}),
         ...(i > 0 ? { quietS: quietS[i]! } : {}),
       })),
       knee: {
@@ -145,6 +183,7 @@ export const ramp: Phase = {
         confirmCount: proc.confirm.count,
         confirmStepS: proc.confirm.stepS,
         confirmStepsDown: proc.confirm.stepsDown,
+        repeatNarrow: proc.repeatNarrow,
       },
       series: steps.map((p) => p.agg),
       invalid,
