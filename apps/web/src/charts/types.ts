@@ -201,6 +201,8 @@ export interface RampStep {
   durationS: number;
   sustainable: boolean;
   failedBecause: string[];
+  /** failed narrowly and was run again at once: the next step's verdict is the rate's */
+  repeated: boolean;
 }
 
 export interface RampData {

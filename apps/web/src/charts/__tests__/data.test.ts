@@ -474,5 +474,31 @@ describe("the knee procedure next to the knee", () => {
       /not confirmed \(a smoke test\)\.$/,
     );
     expect(procedureText(mt, { stepS: 6 })).toBeNull(); // a document from before the procedure
+    expect(procedureText(mt, { warmupS: 8, stepS: 6, quietMaxS: 4, repeatNarrow: true })).toContain(
+      "quiet time up to 4 s between steps; a search step that failed narrowly run again at once; confirmation",
+    );
+  });
+
+  it("marks a step the search ran again, only where its numbers show a narrow failure followed by its rate", async () => {
+    const { rampData } = await import("../data/run.ts");
+    const latency = { count: 500, mean: 30, p50: 20, p95: 90, p99: 155, p999: 160, max: 160, min: 2 };
+    const step = (offeredRate: number, completedShare: number, repeated = false) => ({
+      scenario: "step",
+      offeredRate,
+      durationS: 6,
+      achievedRate: offeredRate * completedShare,
+      completedShare,
+      errorRate: 0,
+      droppedIterations: 0,
+      latency,
+      ...(completedShare < 0.95 ? { failedBecause: [`completed ${completedShare * 100}% of the offered rate within the step (needs >= 95%)`] } : {}),
+      ...(repeated ? { repeated: true as const } : {}),
+    });
+    const d = rampData({
+      maxMovingAvg10s: 100,
+      sustainableRate: 100,
+      steps: [step(50, 1), step(100, 0.93, true), step(100, 1), step(200, 0.7, true), step(141, 1)],
+    });
+    expect(d.steps.map((s) => s.repeated)).toEqual([false, true, false, false, false]);
   });
 });

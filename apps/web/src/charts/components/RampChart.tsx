@@ -89,6 +89,7 @@ export function RampChart(props: { data: RampData | null; subtitle?: string }) {
               .map((s) => (
                 <li key={s.step}>
                   step {s.step} ({formatNumber(s.offered)}/s) not sustainable: {s.failedBecause.join("; ")}
+                  {s.repeated ? `; failed narrowly, so step ${s.step + 1} ran the rate again and decides it` : ""}
                 </li>
               ))}
           </ul>
@@ -127,6 +128,7 @@ function StepTooltip(props: { active?: boolean; payload?: ReadonlyArray<{ payloa
         {formatMs(s.p99)}
       </div>
       <div>{s.sustainable ? "sustainable" : `not sustainable: ${s.failedBecause.join("; ")}`}</div>
+      {s.repeated ? <div>failed narrowly: the next step ran this rate again and its verdict counts</div> : null}
     </div>
   );
 }

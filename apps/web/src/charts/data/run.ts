@@ -3,7 +3,7 @@
  * JSON. A failed run gets no cells (nothing of it is plotted) and says why;
  * an invalid cell carries its invalidReason and no numbers.
  */
-import { KNEE_STOP_TEXT, rankable, type Cell, type MaxThroughput, type ResultDocument } from "@sfbench/core";
+import { KNEE_STOP_TEXT, rankable, replacedByRepeat, type Cell, type MaxThroughput, type ResultDocument } from "@sfbench/core";
 import { fmtResolution, rateUnit } from "../../shared/format.ts";
 import type { RampData, Row, RunCell, RunData, RunSeriesData, SeriesRef } from "../types.ts";
 import { analyticsData, cartSizeData } from "./bytag.ts";
@@ -100,6 +100,7 @@ export function procedureText(mt: MaxThroughput, parameters: Cell["parameters"] 
   const n = (k: string) => (typeof p[k] === "number" ? (p[k] as number) : undefined);
   if (n("warmupS") === undefined) return null;
   const parts = [`warm-up ${n("warmupS")} s (not judged)`, `steps of ${n("stepS") ?? "?"} s`, `quiet time up to ${n("quietMaxS")} s between steps`];
+  if (p.repeatNarrow === true) parts.push("a search step that failed narrowly run again at once");
   const c = mt.knee?.confirmation;
   if (c)
     parts.push(
@@ -118,6 +119,8 @@ export function procedureText(mt: MaxThroughput, parameters: Cell["parameters"] 
 export function rampData(mt: MaxThroughput, cell?: Pick<Cell, "workload" | "valid" | "anomalies" | "parameters">): RampData {
   // without a cell only the knee speaks (no audit was handed in, so none is held against it)
   const rank = rankable({ valid: cell?.valid ?? true, maxThroughput: mt, anomalies: cell ? cell.anomalies : { kinds: {}, total: 0 } });
+  // only a mark the step's own numbers bear out, as the board's recheck counts it
+  const replaced = replacedByRepeat(mt.steps);
   return {
     steps: mt.steps.map((s, i) => ({
       step: i + 1,
@@ -129,6 +132,7 @@ export function rampData(mt: MaxThroughput, cell?: Pick<Cell, "workload" | "vali
       durationS: s.durationS,
       sustainable: (s.failedBecause ?? []).length === 0,
       failedBecause: [...(s.failedBecause ?? [])],
+      repeated: replaced[i] === true,
     })),
     sustainableRate: mt.sustainableRate,
     maxMovingAvg10s: round(mt.maxMovingAvg10s),
