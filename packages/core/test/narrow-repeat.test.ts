@@ -76,7 +76,6 @@ describe("the steps a repeat replaced", () => {
 describe("a stored cell with a repeated step, judged again", () => {
   const cell = (steps: StepResult[], sustainableRate: number) => ({
     valid: true,
-    invalidReason: null,
     anomalies: { kinds: {}, total: 0 },
     maxThroughput: {
       maxMovingAvg10s: 150,
