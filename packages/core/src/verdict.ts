@@ -52,10 +52,13 @@ export interface StepVerdict {
 
 const pct = (x: number): string => `${(x * 100).toFixed(2).replace(/\.?0+$/, "")}%`;
 
+/** The share a step is judged on: inside its measured window when it has one. */
+const judgedShare = (step: StepLike): number | null => (step.window ? step.window.completedShare : step.completedShare);
+
 /** Judges one step against the criteria. */
 export function judgeStep(step: StepLike, criteria: SustainableCriteria = SUSTAINABLE): StepVerdict {
   const reasons: string[] = [];
-  const completed = step.window ? step.window.completedShare : step.completedShare;
+  const completed = judgedShare(step);
   const within = step.window ? " within the step" : "";
   if (step.offeredRate === null || completed === null) reasons.push("offered rate unknown");
   else if (completed < criteria.minCompletedShare)
@@ -76,7 +79,7 @@ export function judgeStep(step: StepLike, criteria: SustainableCriteria = SUSTAI
  * falls further short, and fails again.
  */
 export function narrowFailure(step: StepLike, criteria: SustainableCriteria = SUSTAINABLE): boolean {
-  const completed = step.window ? step.window.completedShare : step.completedShare;
+  const completed = judgedShare(step);
   return (
     step.offeredRate !== null &&
     completed !== null &&
@@ -211,6 +214,16 @@ export function kneeBracket(all: readonly JudgedStep[]): KneeBracket {
   return { sustainableRate: sustainable, firstUnsustainableRate, resolution: kneeResolution(sustainable, firstUnsustainableRate) };
 }
 
+/**
+ * Stored steps as the knee bracket reads them: each judged from its numbers,
+ * with the narrow failures a repeat replaced. The engine brackets its knee
+ * from the steps it stores with this, and the board's recheck does the same.
+ */
+export function judgedSteps(steps: readonly StepResult[]): JudgedStep[] {
+  const replaced = replacedByRepeat(steps);
+  return steps.map((s, i) => ({ offeredRate: s.offeredRate, sustainable: judgeStep(s).sustainable, phase: s.phase, replaced: replaced[i] }));
+}
+
 export interface CellRecheck {
   /** reasons the cell's own numbers give for not being valid (empty: none) */
   reasons: string[];
@@ -227,9 +240,7 @@ export interface CellRecheck {
 export function recheckCell(cell: Pick<Cell, "maxThroughput" | "stable" | "cost">): CellRecheck {
   const reasons: string[] = [];
   const steps: readonly StepResult[] = cell.maxThroughput?.steps ?? [];
-  const replaced = replacedByRepeat(steps);
-  const verdicts = steps.map((s, i) => ({ offeredRate: s.offeredRate, sustainable: judgeStep(s).sustainable, phase: s.phase, replaced: replaced[i] }));
-  const knee = cell.maxThroughput ? kneeBracket(verdicts) : { sustainableRate: null, firstUnsustainableRate: null, resolution: null };
+  const knee = cell.maxThroughput ? kneeBracket(judgedSteps(steps)) : { sustainableRate: null, firstUnsustainableRate: null, resolution: null };
   const claimed = cell.maxThroughput?.sustainableRate ?? null;
   if (cell.maxThroughput && claimed !== knee.sustainableRate)
     reasons.push(`the document claims a sustainable rate of ${claimed ?? "none"}/s, its steps show ${knee.sustainableRate ?? "none"}/s`);

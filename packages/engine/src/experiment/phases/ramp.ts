@@ -6,7 +6,7 @@
  * the resolution (confirmKnee). Hands
  * the confirmed rate (or the peak when no step was sustainable) to the stable phase.
  */
-import { kneeBracket, narrowFailure, type KneeStop, type MaxThroughput, type StepResult } from "@sfbench/core";
+import { judgedSteps, kneeBracket, narrowFailure, type KneeStop, type MaxThroughput, type StepResult } from "@sfbench/core";
 import { generatorSaturated, judgeStep, SUSTAINABLE } from "../../analysis/metrics.ts";
 import { peakThroughput, stepResult } from "../../analysis/result-parts.ts";
 import { confirmKnee, findKnee, roundRate, type KneeResult, type KneeStep } from "../knee.ts";
@@ -91,7 +91,7 @@ export const ramp: Phase = {
       searchStep(
         async () => {
           const sustainable = await load(rate, kind, s.stepS);
-          return { sustainable, narrow: !sustainable && narrowFailure(steps.at(-1)!.step) };
+          return { sustainable, narrow: narrowFailure(steps.at(-1)!.step) };
         },
         proc.repeatNarrow,
         () => {
@@ -102,35 +102,38 @@ export const ramp: Phase = {
       );
     const found = await findKnee({ ...s.knee }, async (rate, kind) => ({ rate, sustainable: await search(rate, kind) }));
 
-    // MLPerf-style confirmation: the candidate repeated with longer steps; any failure steps down by the resolution
-    let knee: KneeResult<KneeStep> = found;
+    // MLPerf-style confirmation: the candidate repeated with longer steps (confirmKnee)
     let confirmation: NonNullable<NonNullable<MaxThroughput["knee"]>["confirmation"]> | undefined;
     if (proc.confirm.count > 0 && found.sustainableRate !== null) {
       const holds = async (rate: number) => {
         for (let i = 0; i < proc.confirm.count; i++) if (!(await load(rate, "confirm", proc.confirm.stepS))) return false;
         return true;
       };
-      const { confirmedRate: confirmed, stepsDown } = await confirmKnee(
+      const { confirmedRate, stepsDown } = await confirmKnee(
         found.sustainableRate,
         { resolution: s.knee.resolution ?? 0.1, stepsDown: proc.confirm.stepsDown, minRate: s.knee.minRate ?? 1 },
         holds,
       );
-      const bracket = kneeBracket(
-        steps.map((p, i) => ({
-          offeredRate: p.step.offeredRate,
-          sustainable: judgeStep(p.step).sustainable,
-          phase: phases[i],
-          replaced: repeated[i] === true,
-        })),
-      );
+      confirmation = { count: proc.confirm.count, stepS: proc.confirm.stepS, candidateRate: found.sustainableRate, confirmedRate, stepsDown };
+    }
+
+    // the steps as the document stores them; a confirmed knee is bracketed from these, as the board rechecks it
+    const stored: StepResult[] = steps.map((p, i) => ({
+      ...stepResult({ ...p.step, scenario: `step_${i}` }, phases[i] === "warmup" ? [] : judgeStep(p.step).reasons),
+      phase: phases[i]!,
+      ...(repeated[i] ? { repeated: true as const } : {}),
+      ...(i > 0 ? { quietS: quietS[i]! } : {}),
+    }));
+    let knee: KneeResult<KneeStep> = found;
+    if (confirmation) {
+      const bracket = kneeBracket(judgedSteps(stored));
       knee = {
         ...found,
         sustainableRate: bracket.sustainableRate,
         firstUnsustainableRate: bracket.firstUnsustainableRate,
         resolution: bracket.resolution,
-        stoppedBecause: confirmed === null ? "confirmation-failed" : found.stoppedBecause,
+        stoppedBecause: confirmation.confirmedRate === null ? "confirmation-failed" : found.stoppedBecause,
       };
-      confirmation = { count: proc.confirm.count, stepS: proc.confirm.stepS, candidateRate: found.sustainableRate, confirmedRate: confirmed, stepsDown };
     }
 
     const judged = steps.filter((_, i) => phases[i] !== "warmup");
@@ -138,12 +141,7 @@ export const ramp: Phase = {
     const maxThroughput: MaxThroughput = {
       ...peak,
       sustainableRate: knee.sustainableRate,
-      steps: steps.map((p, i) => ({
-        ...stepResult({ ...p.step, scenario: `step_${i}` }, phases[i] === "warmup" ? [] : judgeStep(p.step).reasons),
-        phase: phases[i]!,
-        ...(repeated[i] ? { repeated: true as const } : {}),
-        ...(i > 0 ? { quietS: quietS[i]! } : {}),
-      })),
+      steps: stored,
       knee: {
         stoppedBecause: knee.stoppedBecause,
         firstUnsustainableRate: knee.firstUnsustainableRate,
