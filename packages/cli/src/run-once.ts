@@ -137,6 +137,7 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceOutcome> {
     const startNodes = o.nodes ?? (asNodes ? 1 : undefined);
     started = await startTarget(o.target, {
       onProgress: note,
+      port: "free",
       trace: tracing,
       ...(o.targetsRoot ? { targetsRoot: o.targetsRoot } : {}),
       ...(startNodes !== undefined ? { nodes: startNodes } : {}),

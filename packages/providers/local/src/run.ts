@@ -61,7 +61,13 @@ export interface StartedTarget extends RunningTarget {
 }
 
 export interface StartOptions {
-  port?: number;
+  /**
+   * The port the target (or its balancer) listens on: the manifest's by
+   * default, as `sfbench target up` shows it; "free" takes one the system
+   * hands out, for a run that only needs some port, so a benchmark never
+   * fails because something else on this machine holds the manifest's.
+   */
+  port?: number | "free";
   /** the folder of target folders (default packages/targets) */
   targetsRoot?: string;
   trace?: boolean;
@@ -173,7 +179,7 @@ export async function startTarget(name: string, opts: StartOptions = {}): Promis
   const existing = runningTarget(name);
   if (existing)
     throw new TargetBusyError(`target ${name} is already running at ${existing.url} (pid ${existing.pid}); stop it with: sfbench target down ${name}`);
-  const port = opts.port ?? manifest.port;
+  const port = opts.port === "free" ? await freePort() : (opts.port ?? manifest.port);
   if (!(await portFree(port))) throw new TargetBusyError(`port ${port} on 127.0.0.1 is in use; choose another with --port`);
 
   if (manifest.build) await ensureBuilt(name, { targetsRoot: opts.targetsRoot, onProgress: opts.onProgress });

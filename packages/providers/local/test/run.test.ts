@@ -1,3 +1,4 @@
+import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { findTarget, listTargets } from "../src/catalog.ts";
@@ -39,6 +40,20 @@ describe("starting and stopping a local target", () => {
     expect(isAlive(t.pid)).toBe(false);
     expect(runningTarget("healthy")).toBeUndefined();
     expect(await stopTarget("healthy")).toBe(false);
+  });
+
+  it("with port \"free\" starts on another port while something else holds the manifest's", async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(18301, "127.0.0.1", resolve));
+    try {
+      await expect(startTarget("healthy", opts)).rejects.toThrow(/port 18301 on 127\.0\.0\.1 is in use/);
+      const t = await startTarget("healthy", { ...opts, port: "free" });
+      expect(t.port).not.toBe(18301);
+      expect(t.url).toBe(`http://127.0.0.1:${t.port}`);
+      expect(await (await fetch(`${t.url}/`)).text()).toBe("127.0.0.1");
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
   });
 
   it("fails with the exit code and the log when the target dies during startup", async () => {
