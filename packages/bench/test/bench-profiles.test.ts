@@ -1,8 +1,10 @@
 /**
  * bench:profiles end to end, short: real node-postgres runs (seed, ramp,
- * traced stable phase at a fixed rate, audit) under a private SFBENCH_HOME,
- * with real k6 and Kafka; one configuration with the core split, one with the
- * generator and the target on one core.
+ * traced stable phase, audit) under a private SFBENCH_HOME, with real k6 and
+ * Kafka; one configuration at the fixed rate, one at 80% of the knee its own
+ * ramp found. The standard profile's configurations run the standard knee
+ * search (minutes each): their pinning is engine's pin.test.ts, their search
+ * the engine's and the CLI's tests.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -17,29 +19,27 @@ const bench = (args: string[]) =>
   spawnSync(process.execPath, ["--import", "tsx", "packages/bench/src/profiles.ts", ...args], { cwd: REPO, encoding: "utf8", timeout: 600_000 });
 
 describe("npm run bench:profiles", () => {
-  it("runs each configuration as a real run at the fixed rate and prints the table", { timeout: 600_000 }, () => {
+  it("runs each configuration as a real run, at the fixed rate or its own, and prints the table", { timeout: 600_000 }, () => {
     const json = join(mkdtempSync(join(tmpdir(), "sfbench-profiles-test-")), "figures.json");
-    const r = bench(["--quick", "--only", "quick,standard-1core", "--stable-s", "3", "--rate", "40", "--json", json]);
+    const r = bench(["--quick", "--only", "quick,quick-own", "--stable-s", "3", "--rate", "40", "--json", json]);
     expect(r.status, r.stderr).toBe(0);
     // how far the quick ramp gets depends on the machine and its load: only the row's shape is checked
     expect(r.stdout).toMatch(/\| quick \| 1000 products, quick ramp, 3 s stable \| \d+, [\d.]+\/s \|/);
-    expect(r.stdout).toMatch(/\| standard-1core \| .* \| 40\/s \|/);
+    expect(r.stdout).toMatch(/\| quick-own \| the quick profile as published: 80% of its own knee \| \d+, [\d.]+\/s \| (\d+\/s \(\d+%\)|none) \| [\d.]+\/s \|/);
     const { runs } = JSON.parse(readFileSync(json, "utf8")) as { runs: ProfileRun[] };
-    expect(runs.map((x) => x.mode)).toEqual(["quick", "standard-1core"]);
+    expect(runs.map((x) => x.mode)).toEqual(["quick", "quick-own"]);
+    expect(runs[0]!.offered).toBe(40);
     for (const x of runs) {
-      expect(x.offered).toBe(40);
       expect(x.p50).toBeGreaterThan(0);
       expect(x.stableS).toBe(3);
+      expect(x.products).toBe(1000);
+      expect(x.rampSteps).toBeGreaterThanOrEqual(2);
     }
-    expect(runs[1]!.products).toBe(5000);
-    // the standard knee search ran before the stable phase (its resolution is null only when nothing failed up to the top)
-    expect(runs[1]!.rampSteps).toBeGreaterThanOrEqual(3);
-    if (runs[1]!.kneeResolution !== null) expect(runs[1]!.kneeResolution).toBeGreaterThan(0);
-    if (cpus().length >= 2) {
-      // split in the one, shared in the other
-      expect(runs[0]!.cpuSplit).toBeDefined();
-      expect(runs[1]!.cpuSplit).toBeUndefined();
-    }
+    // the published stable rate: 80% of the knee the run's own ramp found
+    const own = runs[1]!;
+    if (own.knee !== null) expect(Math.abs(own.offered - 0.8 * own.knee)).toBeLessThanOrEqual(1);
+    // the core split is every run's (the one-core configurations undo it)
+    if (cpus().length >= 2) for (const x of runs) expect(x.cpuSplit).toBeDefined();
   });
 
   it("exits 2 naming the flag for an unknown configuration", () => {
