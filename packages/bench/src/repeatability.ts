@@ -6,7 +6,7 @@
  * kept their order. Goals: medians within 10% of each other, intervals no
  * wider than +-10% of the median.
  *
- *   npm run bench:repeatability [-- --quick] [-- --targets a,b] [-- --trials N] [-- --results DIR] [-- --json FILE]
+ *   npm run bench:repeatability [-- --quick] [-- --targets a,b] [-- --trials N] [-- --busy-repeats N] [-- --results DIR] [-- --json FILE]
  *   npm run bench:repeatability -- --compare A,B    (two kept campaigns, nothing run)
  *
  * Full: every bundled target, 3 trials each, standard profile. --quick:
@@ -22,7 +22,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DISTRIBUTION_CHOICES, overlaps, parseCampaign, type CampaignDocument, type CellStatistics } from "@sfbench/core";
+import { DISTRIBUTION_CHOICES, MAX_BUSY_REPEATS, overlaps, parseCampaign, type CampaignDocument, type CellStatistics } from "@sfbench/core";
 import { listTargets } from "@sfbench/provider-local";
 import { HarnessError, interrupted, runCommand } from "./lib/children.ts";
 import { intFlag, parseFlags, UsageError } from "./lib/flags.ts";
@@ -235,6 +235,8 @@ export async function repeatability(opts: {
   trials?: number;
   /** the campaigns' distribution (the CLI's default, both, when absent) */
   distribution?: (typeof DISTRIBUTION_CHOICES)[number];
+  /** how often a campaign repeats a trial taken while the machine was busy (the CLI's default when absent) */
+  busyRepeats?: number;
   results: string;
   log: (m: string) => void;
 }): Promise<RepeatabilityResult> {
@@ -254,6 +256,7 @@ export async function repeatability(opts: {
     "--profile",
     opts.quick ? "quick" : "standard",
     ...(opts.distribution ? ["--distribution", opts.distribution] : []),
+    ...(opts.busyRepeats !== undefined ? ["--busy-repeats", String(opts.busyRepeats)] : []),
     ...(targets.includes(REFERENCE) ? ["--reference", REFERENCE] : []),
   ];
   const a = await runCampaign(args, opts.results, 1, opts.log);
@@ -261,11 +264,12 @@ export async function repeatability(opts: {
   return compareCampaigns(a.doc, b.doc, [a.file, b.file], `sfbench ${args.join(" ")}`);
 }
 
-const USAGE = `usage: npm run bench:repeatability -- [--quick] [--targets a,b] [--trials N] [--distribution ${DISTRIBUTION_CHOICES.join("|")}] [--results DIR] [--json FILE]
+const USAGE = `usage: npm run bench:repeatability -- [--quick] [--targets a,b] [--trials N] [--busy-repeats N] [--distribution ${DISTRIBUTION_CHOICES.join("|")}] [--results DIR] [--json FILE]
   --quick         node-postgres and ${QUICK_OTHER}, 2 trials each, quick profile (default: every bundled target, 3 trials, standard)
   --targets       these bundled targets instead
   --trials        trials per system in each campaign, ${TRIALS_BOUNDS.min}..${TRIALS_BOUNDS.max} (more narrow the intervals; each costs one run per system, twice)
   --distribution  the checkout cells' product choice (default both: twice the time)
+  --busy-repeats  repeat a trial taken while the machine was busy at most N times, 0..${MAX_BUSY_REPEATS} (default: sfbench campaign's)
   --results       the campaigns' folders go under DIR/campaigns/ (default the repository's results/)
   --json          also write the comparison as JSON to FILE
   --compare A,B   run nothing: compare two campaigns kept under DIR/campaigns/ (their folders or the ids that end them)`;
@@ -273,6 +277,7 @@ const USAGE = `usage: npm run bench:repeatability -- [--quick] [--targets a,b] [
 async function main(): Promise<number> {
   let values;
   let trials: number | undefined;
+  let busyRepeats: number | undefined;
   try {
     values = parseFlags(
       process.argv.slice(2),
@@ -281,6 +286,7 @@ async function main(): Promise<number> {
         targets: { type: "string" },
         trials: { type: "string" },
         distribution: { type: "string" },
+        "busy-repeats": { type: "string" },
         results: { type: "string" },
         json: { type: "string" },
         compare: { type: "string" },
@@ -288,6 +294,7 @@ async function main(): Promise<number> {
       USAGE,
     );
     if (values.trials !== undefined) trials = intFlag("trials", values.trials, 0, TRIALS_BOUNDS.min, TRIALS_BOUNDS.max);
+    if (values["busy-repeats"] !== undefined) busyRepeats = intFlag("busy-repeats", values["busy-repeats"], 0, 0, MAX_BUSY_REPEATS);
   } catch (e) {
     process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
     return 2;
@@ -295,7 +302,7 @@ async function main(): Promise<number> {
   const results = values.results ?? join(REPO, "results");
   if (values.compare !== undefined) {
     const which = values.compare.split(",").map((w) => w.trim());
-    const running = ["quick", "targets", "trials", "distribution"].filter((f) => values[f as keyof typeof values] !== undefined);
+    const running = ["quick", "targets", "trials", "distribution", "busy-repeats"].filter((f) => values[f as keyof typeof values] !== undefined);
     try {
       if (which.length !== 2 || which.some((w) => !w))
         throw new UsageError(`--compare: expected two kept campaigns, A,B, got ${JSON.stringify(values.compare)}`);
@@ -322,6 +329,7 @@ async function main(): Promise<number> {
     quick: values.quick ?? false,
     ...(targets?.length ? { targets } : {}),
     ...(trials !== undefined ? { trials } : {}),
+    ...(busyRepeats !== undefined ? { busyRepeats } : {}),
     ...(distribution ? { distribution: distribution as (typeof DISTRIBUTION_CHOICES)[number] } : {}),
     results,
     log,
