@@ -12,7 +12,7 @@ import type { Db } from "@sfbench/db";
 import { runningTarget } from "@sfbench/provider-local";
 import { redisUrl } from "@sfbench/services";
 import { createRunQueue, enqueueRun, redisConnection, type RunJob } from "../src/queue.ts";
-import { createRun, FIXTURE_TARGETS, freshDb, manifestOf, startWorkerProcess, tempDir, uniqueQueue, waitFor } from "./helpers.ts";
+import { createRun, FIXTURE_TARGETS, freshDb, manifestOf, stageWithTarget, startWorkerProcess, tempDir, uniqueQueue, waitFor } from "./helpers.ts";
 
 let db: Db;
 let url: string;
@@ -65,14 +65,7 @@ describe("a worker killed mid-run", () => {
     const runId = await createRun(db, manifestOf(FIXTURE_TARGETS, target));
     const first = startWorkerProcess(env());
     await enqueueRun(queue, runId);
-    // the run gives the target a free port: the one it got is the one to find free afterwards
-    await waitFor(
-      `stage ${stage} with the target launched`,
-      async () => (await db.run.findUniqueOrThrow({ where: { id: runId } })).stage === stage && runningTarget(target) !== undefined,
-      90_000,
-      10,
-    );
-    const port = runningTarget(target)!.port;
+    const port = await stageWithTarget(db, runId, stage, target);
     first.child.kill("SIGKILL");
     await new Promise((r) => first.child.once("exit", r));
 

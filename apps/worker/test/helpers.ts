@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { manifestDigest, parseManifest } from "@sfbench/core";
 import { createDb, migrate, type Db } from "@sfbench/db";
+import { runningTarget } from "@sfbench/provider-local";
 import { createDatabase, redisUrl, up } from "@sfbench/services";
 
 export const FIXTURE_TARGETS = fileURLToPath(new URL("./fixtures/targets", import.meta.url));
@@ -69,6 +70,20 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
 }
 
 /** The real worker entry point as a child process (so tests can SIGKILL it). */
+/**
+ * Waits until the run is in `stage` with its bundled target launched; the
+ * port the target got (a run takes a free one), to find free once it is gone.
+ */
+export async function stageWithTarget(db: Db, runId: string, stage: string, target: string): Promise<number> {
+  await waitFor(
+    `stage ${stage} with the target launched`,
+    async () => (await db.run.findUniqueOrThrow({ where: { id: runId } })).stage === stage && runningTarget(target) !== undefined,
+    90_000,
+    10,
+  );
+  return runningTarget(target)!.port;
+}
+
 export function startWorkerProcess(env: { DATABASE_URL: string; SFBENCH_QUEUE: string; SFBENCH_RESULTS_DIR: string; SFBENCH_TARGETS_DIR?: string }): {
   child: ChildProcess;
   output: () => string;
