@@ -29,6 +29,7 @@ import {
 } from "@sfbench/provider-container";
 import {
   findTarget,
+  freePort,
   localTargetControl,
   nodeLogs,
   startTarget,
@@ -108,6 +109,8 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceOutcome> {
       image: o.image,
       manifest,
       machine: o.machine!,
+      // on the host's network: a free port, so the run never meets whatever holds the manifest's
+      port: await freePort(),
       trace: tracing,
       onProgress: note,
       ...(nodes !== undefined ? { nodes } : {}),

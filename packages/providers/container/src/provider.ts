@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import type { TargetManifest, TargetProvider } from "@sfbench/core";
 import { findImageReference } from "@sfbench/core/image-ref";
-import { storageFingerprint, TargetError } from "@sfbench/provider-local";
+import { freePort, storageFingerprint, TargetError } from "@sfbench/provider-local";
 import { paths } from "@sfbench/services";
 import { loadImageArchive } from "./archive.ts";
 import { startContainerTarget, teardownRun } from "./container.ts";
@@ -23,7 +23,9 @@ export function imageTargetProvider(runId: string, manifest: TargetManifest, arc
       const image = manifest.image ? findImageReference(loaded, manifest.image) : undefined;
       if (!image) throw new TargetError(`the image archive holds ${loaded.join(", ")}, not target.json's image ${manifest.image ?? "(none)"}`);
       const machine = defaultMachineClass();
-      const c = await startContainerTarget({ runId, image, manifest, machine, trace, ...(onProgress ? { onProgress } : {}) });
+      // on the host's network: a free port, so the run never meets whatever holds the manifest's
+      const port = await freePort();
+      const c = await startContainerTarget({ runId, image, manifest, machine, port, trace, ...(onProgress ? { onProgress } : {}) });
       const control = await containerTargetControl(c, manifest, { ...(onProgress ? { onProgress } : {}) });
       const storage = storageFingerprint(c);
       return {
