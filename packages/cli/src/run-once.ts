@@ -141,6 +141,7 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceOutcome> {
     started = await startTarget(o.target, {
       onProgress: note,
       port: "free",
+      forRun: true,
       trace: tracing,
       ...(o.targetsRoot ? { targetsRoot: o.targetsRoot } : {}),
       ...(startNodes !== undefined ? { nodes: startNodes } : {}),

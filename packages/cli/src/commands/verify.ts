@@ -26,7 +26,7 @@ export async function verify(argv: string[]): Promise<number> {
     const running = runningTarget(values.target);
     if (running) base = running.url;
     else {
-      base = (await startTarget(values.target, { onProgress: note, port: "free" })).url;
+      base = (await startTarget(values.target, { onProgress: note, port: "free", forRun: true })).url;
       started = true;
       note(`${values.target} is up at ${base}`);
     }

@@ -14,7 +14,13 @@ export function localTargetProvider(manifest: TargetManifest, opts: { targetsRoo
   return {
     describe: `bundled ${manifest.name} as processes`,
     async start({ trace }) {
-      const t = await startTarget(manifest.name, { targetsRoot: opts.targetsRoot, trace, port: "free", ...(opts.nodes && opts.nodes > 1 ? { nodes: opts.nodes } : {}) });
+      const t = await startTarget(manifest.name, {
+        targetsRoot: opts.targetsRoot,
+        trace,
+        port: "free",
+        forRun: true,
+        ...(opts.nodes && opts.nodes > 1 ? { nodes: opts.nodes } : {}),
+      });
       const storage = storageFingerprint(t);
       return {
         url: t.url,

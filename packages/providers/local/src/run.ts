@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { nodeSupport } from "@sfbench/core";
 import { up, type ServiceName } from "@sfbench/services";
 import { ensureBuilt } from "./build.ts";
+import { releaseClaim, takeClaim } from "./claim.ts";
 import { findTarget, TargetBusyError, TargetError, type BundledTarget } from "./catalog.ts";
 import { startTargetKafka, startTargetPostgres, stopTargetKafka, stopTargetPostgres } from "./storage.ts";
 import {
@@ -84,6 +85,11 @@ export interface StartOptions {
    * target's port, so 1, 2, 4 nodes are measured through the same path.
    */
   nodes?: number;
+  /**
+   * Started for one benchmark run, stopped at its end: while another run
+   * holds the target (claim.ts) this start waits for it instead of failing.
+   */
+  forRun?: boolean;
   onProgress?: (message: string) => void;
 }
 
@@ -172,13 +178,20 @@ function removeDataDirs(name: string): void {
 /** Starts a bundled target with the services it needs and waits for its health route. */
 export async function startTarget(name: string, opts: StartOptions = {}): Promise<StartedTarget> {
   const target = findTarget(name, opts.targetsRoot);
-  const { manifest } = target;
   const count = nodeCount(target, opts.nodes);
+  await takeClaim(name, { purpose: opts.forRun ? "run" : "up", running: () => runningTarget(name), onProgress: opts.onProgress });
+  try {
+    return await startClaimed(target, count, opts);
+  } catch (e) {
+    releaseClaim(name);
+    throw e;
+  }
+}
+
+async function startClaimed(target: BundledTarget, count: number, opts: StartOptions): Promise<StartedTarget> {
+  const { name, manifest } = target;
   const cluster = opts.nodes !== undefined;
   const balanced = cluster && nodeSupport(manifest).routing === "balancer";
-  const existing = runningTarget(name);
-  if (existing)
-    throw new TargetBusyError(`target ${name} is already running at ${existing.url} (pid ${existing.pid}); stop it with: sfbench target down ${name}`);
   const port = opts.port === "free" ? await freePort() : (opts.port ?? manifest.port);
   if (!(await portFree(port))) throw new TargetBusyError(`port ${port} on 127.0.0.1 is in use; choose another with --port`);
 
@@ -265,6 +278,7 @@ export async function stopTarget(name: string): Promise<boolean> {
   const state = runningTarget(name);
   if (!state) {
     const [pg, kafka] = [await stopTargetPostgres(name), await stopTargetKafka(name)];
+    releaseClaim(name);
     return pg || kafka;
   }
   const pids = [...nodesOf(state).map((n) => n.pid), ...(state.balancer ? [state.balancer.pid] : [])].filter(isAlive);
@@ -278,5 +292,6 @@ export async function stopTarget(name: string): Promise<boolean> {
   await stopTargetPostgres(name);
   await stopTargetKafka(name);
   rmSync(stateFile(name), { force: true });
+  releaseClaim(name);
   return true;
 }

@@ -1,8 +1,13 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { findTarget, listTargets } from "../src/catalog.ts";
+import { readClaim } from "../src/claim.ts";
 import { isAlive, runningTarget, startTarget, stopTarget } from "../src/run.ts";
+import { stateDir } from "../src/target-process.ts";
 
 const fixtures = fileURLToPath(new URL("./fixtures", import.meta.url));
 const opts = { targetsRoot: fixtures };
@@ -42,7 +47,7 @@ describe("starting and stopping a local target", () => {
     expect(await stopTarget("healthy")).toBe(false);
   });
 
-  it("with port \"free\" starts on another port while something else holds the manifest's", async () => {
+  it('with port "free" starts on another port while something else holds the manifest\'s', async () => {
     const holder = createServer();
     await new Promise<void>((resolve) => holder.listen(18301, "127.0.0.1", resolve));
     try {
@@ -54,6 +59,43 @@ describe("starting and stopping a local target", () => {
     } finally {
       await new Promise((resolve) => holder.close(resolve));
     }
+  });
+
+  it("starts a run's target only once the run that holds it has stopped it", async () => {
+    const first = await startTarget("healthy", { ...opts, port: "free", forRun: true });
+    const notes: string[] = [];
+    const second = startTarget("healthy", { ...opts, port: "free", forRun: true, onProgress: (m) => notes.push(m) });
+    const deadline = Date.now() + 10_000;
+    while (!notes.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(notes[0]).toMatch(/^waiting for healthy: another run holds it \(process \d+, since \d\d:\d\d:\d\d UTC\); one target, one run at a time$/);
+    expect(runningTarget("healthy")?.pid).toBe(first.pid);
+    await stopTarget("healthy");
+    const t = await second;
+    expect(t.pid).not.toBe(first.pid);
+    expect(await (await fetch(`${t.url}/`)).text()).toBe("127.0.0.1");
+    expect(notes).toContain("healthy is free: starting it");
+    expect(readClaim("healthy")).toMatchObject({ pid: process.pid, purpose: "run" });
+    await stopTarget("healthy");
+    expect(readClaim("healthy")).toBeUndefined();
+  });
+
+  it("refuses at once a run of a target started to stay up, and the other way round", async () => {
+    const up = await startTarget("healthy", { ...opts, port: "free" });
+    await expect(startTarget("healthy", { ...opts, port: "free", forRun: true })).rejects.toThrow(
+      `target healthy is already running at ${up.url} (pid ${up.pid}); stop it with: sfbench target down healthy`,
+    );
+    await stopTarget("healthy");
+    await startTarget("healthy", { ...opts, port: "free", forRun: true });
+    await expect(startTarget("healthy", { ...opts, port: "free" })).rejects.toThrow(/^target healthy is already running at /);
+  });
+
+  it("takes over a claim whose holder exited with nothing of the target left", async () => {
+    const gone = spawnSync("true").pid!;
+    mkdirSync(stateDir(), { recursive: true });
+    writeFileSync(join(stateDir(), "healthy.claim"), JSON.stringify({ pid: gone, purpose: "run", since: new Date().toISOString() }));
+    const t = await startTarget("healthy", { ...opts, port: "free", forRun: true });
+    expect(readClaim("healthy")?.pid).toBe(process.pid);
+    expect(isAlive(t.pid)).toBe(true);
   });
 
   it("fails with the exit code and the log when the target dies during startup", async () => {
