@@ -75,13 +75,23 @@ function runnerLog(dir: string, name: string): Promise<string> {
       "--tag",
       `job_name=load-${name}`,
     ];
-    const child = spawn("sh", ["-c", '"$0" "$@" 2>&1 | cat', k6, ...args], {
+    // stdout through a pipe, as in a container (k6 opens /dev/stdout for its CSV, which a socket refuses); stderr apart
+    const child = spawn("sh", ["-c", '"$0" "$@" | cat', k6, ...args], {
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, K6_CSV_TIME_FORMAT: "unix_milli" },
       stdio: ["ignore", "pipe", "pipe"],
     });
+    // as the container runtime keeps a pod's log: each stream read apart and framed into whole lines, the
+    // lines of both in the order they ended (one pipe for both, `2>&1`, interleaves them within a line)
     let log = "";
-    child.stdout.on("data", (d: Buffer) => (log += d));
-    child.stderr.on("data", (d: Buffer) => (log += d));
+    const partial = { stdout: "", stderr: "" };
+    for (const stream of ["stdout", "stderr"] as const) {
+      child[stream].on("data", (d: Buffer) => {
+        const parts = (partial[stream] + d.toString()).split("\n");
+        partial[stream] = parts.pop()!;
+        for (const line of parts) log += line + "\n";
+      });
+      child[stream].on("end", () => (log += partial[stream] ? partial[stream] + "\n" : ""));
+    }
     child.on("error", reject);
     child.on("close", (code) => (code === 0 && !log.includes('"level":"error"') ? resolve(log) : reject(new Error(`k6 exited ${code}: ${log.slice(-500)}`))));
   });
