@@ -7,7 +7,7 @@
  * waits for both, deletes the topics and exits 0.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { closeDeployment, openDeployment } from "./deployment.ts";
 import { childEnv, readLauncherEnv, type LauncherEnv } from "./env.ts";
@@ -115,8 +115,13 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
   });
 }
 
+// Flink's scratch folders (blobs, io, netty shuffle) in the run's data directory, not the machine's /tmp:
+// a killed JVM leaves them behind, and the next fresh start removes the data directory
+const scratch = join(env.SFBENCH_DATA_DIR, "tmp");
+mkdirSync(scratch, { recursive: true });
 start("StateFun JVM", "java", [
   `-Xmx${env.STATEFUN_JVM_HEAP}`,
+  `-Djava.io.tmpdir=${scratch}`,
   "-XX:+ExitOnOutOfMemoryError",
   ...JAVA_17_OPENS,
   "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
