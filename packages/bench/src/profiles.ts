@@ -8,12 +8,12 @@
  *   quick           1000 products, the quick ramp (40, 120, 360/s, 2 s steps), 3 s stable
  *   quick-30s       the same, 30 s stable (run length)
  *   quick-5000      5000 products (data size), the quick ramp, 30 s stable
- *   standard        5000 products, the standard knee search (6 s steps bisected to 10%), 30 s stable
+ *   standard        5000 products, the standard knee search (6 s steps bisected to 5%), 30 s stable
  *   standard-1core  the same with the generator and the target on one core: what every
  *                   run of the worker after its first one did until the split was fixed
  * and each profile as it publishes, at 80% of the knee it found itself:
  *   quick-own       the quick profile's own stable rate (80% of a knee known to x3)
- *   standard-own    the standard profile's own stable rate (80% of a knee known to 10%)
+ *   standard-own    the standard profile's own stable rate (80% of a knee known to 5%)
  *
  * Configurations run in a rotated order per round; the figure is each one's
  * p50 and p99 over "quick"'s in the same round, the median over rounds.

@@ -10,7 +10,8 @@ export const WORKLOADS = ["checkout", "analytics", "contention"] as const;
 export const DISTRIBUTIONS = ["uniform", "zipf"] as const;
 /**
  * quick: a smoke test (coarse knee, never ranked); standard: publishable (knee
- * bisected to 10%); thesis: the 2023 paper's long steps (knee to 5%). The
+ * bisected and confirmed to 5%, short steps); thesis: the 2023 paper's long
+ * steps (knee to 5%). The
  * numbers of each are in @sfbench/workloads PROFILE_SETTINGS.
  */
 export const PROFILES = ["quick", "standard", "thesis"] as const;

@@ -236,3 +236,51 @@ describe("a search step that failed narrowly", () => {
     expect(k.firstUnsustainableRate).toBeGreaterThan(capacity);
   });
 });
+
+describe("the standard profile's knee", () => {
+  const { knee, procedure } = PROFILE_SETTINGS.standard;
+  /** the search with short steps holding up to `short`, then the confirmation with longer steps holding up to `long` */
+  const knownKnee = async (short: number, long: number) => {
+    const search = await findKnee(knee, async (rate) => ({ rate, sustainable: rate <= short }));
+    const asked: number[] = [];
+    const c = await confirmKnee(
+      search.sustainableRate!,
+      { resolution: knee.resolution!, stepsDown: procedure.confirm.stepsDown, minRate: knee.minRate! },
+      async (rate) => {
+        asked.push(rate);
+        return rate <= long;
+      },
+    );
+    const failed = asked.filter((r) => r > (c.confirmedRate ?? Infinity));
+    return { search, confirmed: c.confirmedRate, bracket: failed.length ? kneeResolution(c.confirmedRate!, Math.min(...failed)) : null };
+  };
+
+  it("is searched to 5% within its fine steps, for any knee its coarse steps bracket", async () => {
+    for (let capacity = 51; capacity <= 3000; capacity *= 1.07) {
+      const { search } = await knownKnee(capacity, capacity);
+      expect(search.stoppedBecause, `${capacity}/s`).toBe("resolution-reached");
+      expect(search.resolution!, `${capacity}/s`).toBeLessThanOrEqual(0.05);
+    }
+  });
+
+  it("is confirmed to 5% when longer steps hold up to half what the short ones did", async () => {
+    for (const short of [95, 150, 420]) {
+      for (let share = 0.52; share <= 1; share += 0.03) {
+        const { confirmed, bracket } = await knownKnee(short, short * share);
+        expect(confirmed, `${short}/s x ${share}`).not.toBeNull();
+        expect(confirmed!, `${short}/s x ${share}`).toBeLessThanOrEqual(short * share);
+        if (bracket !== null) expect(bracket, `${short}/s x ${share}`).toBeLessThanOrEqual(0.05);
+      }
+    }
+  });
+
+  it("lies on a grid no coarser than 5%: the knees a target near 100/s can get are that close together", async () => {
+    // node-postgres' trials at 10% confirmed 84-91.7, 98-100, 107-109 or 119-129/s and nothing between
+    const knees = new Set<number>();
+    for (let long = 80; long <= 130; long += 0.5) knees.add((await knownKnee(135, long)).confirmed!);
+    const sorted = [...knees].sort((a, b) => a - b);
+    expect([sorted[0]! <= 82, sorted.at(-1)! >= 125]).toEqual([true, true]);
+    const gaps = sorted.slice(1).map((r, i) => r / sorted[i]! - 1);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(0.05);
+  });
+});
