@@ -21,7 +21,7 @@ const fixtures = fileURLToPath(new URL("./fixtures", import.meta.url));
 const opts = { targetsRoot: fixtures };
 
 afterEach(async () => {
-  for (const name of ["shared-counter", "self-routed", "healthy"]) await stopTarget(name);
+  for (const name of ["shared-counter", "self-routed", "solo"]) await stopTarget(name);
 });
 
 interface WhoAmI {
@@ -137,8 +137,8 @@ describe("a target with nodes behind sfbench's balancer", () => {
       "nodes: shared-counter supports at most 3 nodes (target.json nodes.max)",
     );
     await expect(startTarget("shared-counter", { ...opts, nodes: 0 })).rejects.toThrow("nodes: 0 is not a node count (allowed: an integer from 1 to 3)");
-    await expect(startTarget("healthy", { ...opts, nodes: 2 })).rejects.toThrow(
-      /nodes: healthy is a single-process target \(its target\.json declares no nodes\), so it runs as 1 node only/,
+    await expect(startTarget("solo", { ...opts, nodes: 2 })).rejects.toThrow(
+      /nodes: solo is a single-process target \(its target\.json declares no nodes\), so it runs as 1 node only/,
     );
   });
 });
@@ -194,17 +194,17 @@ describe("a target that routes itself", () => {
 
 describe("a single-process target", () => {
   it("is killed whole with kill -9, stays known while it is down, and restarts on its port", { timeout: 60_000 }, async () => {
-    const t = await startTarget("healthy", opts);
-    const killed = await killNode("healthy", 0);
+    const t = await startTarget("solo", opts);
+    const killed = await killNode("solo", 0);
     expect(killed.pid).toBe(t.pid);
     await expect(fetch(`${t.url}/health`)).rejects.toThrow();
-    expect(runningTarget("healthy")?.killed).toEqual([0]);
-    await expect(addNode("healthy")).rejects.toThrow("healthy cannot take a node while it runs: target.json nodes.elastic is not true");
-    const restarted = await restartTarget("healthy");
+    expect(runningTarget("solo")?.killed).toEqual([0]);
+    await expect(addNode("solo")).rejects.toThrow("solo cannot take a node while it runs: target.json nodes.elastic is not true");
+    const restarted = await restartTarget("solo");
     expect(restarted.url).toBe(t.url);
     expect(restarted.pid).not.toBe(t.pid);
     expect((await fetch(`${t.url}/health`)).status).toBe(200);
-    expect(runningTarget("healthy")?.killed).toBeUndefined();
-    expect(costPids(runningTarget("healthy")!)).toEqual([restarted.pid]);
+    expect(runningTarget("solo")?.killed).toBeUndefined();
+    expect(costPids(runningTarget("solo")!)).toEqual([restarted.pid]);
   });
 });

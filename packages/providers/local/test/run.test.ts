@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,6 +27,21 @@ describe("the bundled target catalog", () => {
 
   it("reports a bad manifest with its file and field", () => {
     expect(() => findTarget("bad-manifest", fixtures)).toThrow(/bad-manifest\/target\.json: version: must be a semantic version/);
+  });
+
+  it("gives every fixture a port and every started fixture a test file of its own", () => {
+    // test files run in parallel and a target's state is keyed by its name: two files starting one fixture stop each other's
+    const ports = readdirSync(fixtures).map((d) => (JSON.parse(readFileSync(join(fixtures, d, "target.json"), "utf8")) as { port: number }).port);
+    expect(new Set(ports).size).toBe(ports.length);
+    const here = fileURLToPath(new URL(".", import.meta.url));
+    const startedBy = new Map<string, string[]>();
+    for (const file of readdirSync(here).filter((f) => f.endsWith(".test.ts"))) {
+      for (const [, name] of readFileSync(join(here, file), "utf8").matchAll(/startTarget\("([a-z-]+)"/g)) {
+        if (!startedBy.get(name!)?.includes(file)) startedBy.set(name!, [...(startedBy.get(name!) ?? []), file]);
+      }
+    }
+    expect([...startedBy].filter(([, files]) => files.length > 1)).toEqual([]);
+    expect(startedBy.size).toBeGreaterThan(5);
   });
 
   it("requires the manifest name to equal its folder", () => {
