@@ -3,6 +3,7 @@
  * code (see EXIT and the README's table); SFBENCH_DEBUG=1 shows stacks.
  */
 import { ApiError, isAuthError } from "./api.ts";
+import { returnBorrowed } from "./borrowed.ts";
 import { EXIT } from "./exit.ts";
 import { HelpShown, UsageError } from "./args.ts";
 import { COMMANDS, isEnvironmentError, RepositoryOnlyError } from "./commands-table.ts";
@@ -20,18 +21,25 @@ export async function main(argv: string[]): Promise<number> {
     if (!run) throw new UsageError(`sfbench: unknown command "${command}"; allowed: ${Object.keys(COMMANDS).join(", ")} (see sfbench help)`);
     return await run(rest);
   } catch (e) {
-    if (e instanceof HelpShown) return EXIT.ok;
-    const err = e as Error;
-    if (process.env.SFBENCH_DEBUG === "1") process.stderr.write(`${err.stack}\n`);
-    if (err instanceof ManifestInvalid) {
-      process.stderr.write(`${err.message}\n`);
-      return EXIT.failed;
-    }
-    process.stderr.write(`error: ${err.message}\n`);
-    if (err instanceof UsageError) return EXIT.usage;
-    if (isAuthError(err)) return EXIT.auth;
-    if (err instanceof ApiError) return err.status === 0 ? EXIT.environment : EXIT.failed;
-    if (err instanceof RepositoryOnlyError || (await isEnvironmentError(err))) return EXIT.environment;
+    return await failure(e);
+  } finally {
+    await returnBorrowed().catch((e: Error) => process.stderr.write(`warning: could not stop a service this command started: ${e.message}\n`));
+  }
+}
+
+/** A command's error as one line on stderr, and its exit code. */
+async function failure(e: unknown): Promise<number> {
+  if (e instanceof HelpShown) return EXIT.ok;
+  const err = e as Error;
+  if (process.env.SFBENCH_DEBUG === "1") process.stderr.write(`${err.stack}\n`);
+  if (err instanceof ManifestInvalid) {
+    process.stderr.write(`${err.message}\n`);
     return EXIT.failed;
   }
+  process.stderr.write(`error: ${err.message}\n`);
+  if (err instanceof UsageError) return EXIT.usage;
+  if (isAuthError(err)) return EXIT.auth;
+  if (err instanceof ApiError) return err.status === 0 ? EXIT.environment : EXIT.failed;
+  if (err instanceof RepositoryOnlyError || (await isEnvironmentError(err))) return EXIT.environment;
+  return EXIT.failed;
 }

@@ -39,6 +39,7 @@ import {
   type StartedTarget,
 } from "@sfbench/provider-local";
 import { kafkaBrokers, paths, status, up } from "@sfbench/services";
+import { borrowForCommand } from "./borrowed.ts";
 import { aliveCheck, failedRunDocument, runBenchmark, writeResult, type MeasuredNodeCount, type ProfileSettings } from "@sfbench/engine";
 import { readManifest } from "./manifest-file.ts";
 import { note } from "./progress.ts";
@@ -269,10 +270,13 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
-/** Starts Kafka for the spans; false (with a note: the run goes on without a breakdown) when it cannot. */
+/**
+ * Kafka for the spans, borrowed until the command ends (stopped then if it
+ * started it); false (with a note: the run goes on without a breakdown) when it cannot.
+ */
 async function kafkaUp(): Promise<boolean> {
   try {
-    await up(["kafka"], { onProgress: (_s, m) => note(`kafka: ${m}`) });
+    await borrowForCommand("kafka", (m) => note(`kafka: ${m}`));
     return true;
   } catch (e) {
     note(`tracing off, no latency breakdown: Kafka is not available: ${(e as Error).message}`);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { parseResult, type ResultDocument } from "@sfbench/core";
 import { startMemoryTarget, type MemoryTarget } from "@sfbench/conformance/testing";
-import { kafkaBrokers } from "@sfbench/services";
+import { kafkaBrokers, status, up } from "@sfbench/services";
 import { readAuditRecords, roundRate, spanTopic, streamK6Csv, withAdmin } from "@sfbench/engine";
 import { sfbench } from "./helpers.ts";
 
@@ -60,6 +60,8 @@ describe("sfbench run --profile quick against node-postgres", () => {
   let stdout = "";
 
   beforeAll(async () => {
+    // up before the run, as the tests want it after: a run stops only the Kafka it started
+    await up(["kafka"]);
     const r = await sfbench([
       "run",
       "--target",
@@ -141,7 +143,8 @@ describe("sfbench run --profile quick against node-postgres", () => {
       const sum = b.overall.gatewayMs + Object.values(b.overall.functionMs).reduce((x, y) => x + y, 0) + b.overall.networkMs;
       expect(sum).toBeCloseTo(cell.stable!.latency.mean, 1);
     }
-    // the run's span topic is gone
+    // the run's span topic is gone, and Kafka, up before the run, is still up
+    expect((await status(["kafka"]))[0]?.running).toBe(true);
     await expect.poll(() => withAdmin(kafkaBrokers(), (admin) => admin.listTopics()), { timeout: 10_000, interval: 200 }).not.toContain(spanTopic(doc.runId));
   });
 });

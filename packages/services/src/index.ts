@@ -1,9 +1,11 @@
+import { borrowService, keepService, type Borrowed } from "./borrow.ts";
 import { k6 } from "./k6.ts";
 import { kafka } from "./kafka.ts";
 import { postgres } from "./postgres.ts";
 import { redis } from "./redis.ts";
 import { SERVICE_NAMES, type Service, type ServiceName, type ServiceStatus } from "./types.ts";
 
+export { liveBorrowers, type Borrowed } from "./borrow.ts";
 export { chromiumPath } from "./chromium.ts";
 export { paths } from "./env.ts";
 export { withLock } from "./lock.ts";
@@ -54,9 +56,26 @@ async function each<T>(names: readonly ServiceName[], fn: (name: ServiceName) =>
   return results.map((r) => (r as PromiseFulfilledResult<T>).value);
 }
 
-/** Starts the named services (default all), concurrently; already running ones are left alone. */
+/**
+ * Starts the named services (default all), concurrently; already running ones are left alone.
+ * They stay up until down(), also one a command had borrowed.
+ */
 export async function up(names: readonly ServiceName[] = SERVICE_NAMES, opts: UpOptions = {}): Promise<ServiceStatus[]> {
-  return each(names, (name) => services[name].up((message) => opts.onProgress?.(name, message)));
+  return each(names, async (name) => {
+    // k6 is a binary, not a server: nobody borrows it
+    if (name !== "k6") await keepService(name);
+    return services[name].up((message) => opts.onProgress?.(name, message));
+  });
+}
+
+/**
+ * Uses a server for as long as a command runs: starts it when it is down;
+ * release() stops it again once no other borrower is left, unless it was up
+ * before or someone asked for it with up() meanwhile.
+ */
+export async function borrow(name: Exclude<ServiceName, "k6">, opts: UpOptions = {}): Promise<Borrowed> {
+  if (!SERVICE_NAMES.includes(name)) throw new Error(`unknown service ${JSON.stringify(name)}: use ${SERVICE_NAMES.join(", ")}`);
+  return borrowService(name, services[name], (message) => opts.onProgress?.(name, message));
 }
 
 /** Stops what up() started (by pid file) and waits until it has exited; a stopped service is fine. */

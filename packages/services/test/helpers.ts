@@ -37,11 +37,17 @@ export function connects(host: string, port: number): Promise<boolean> {
 
 const fixture = fileURLToPath(new URL("./fixtures/services.ts", import.meta.url));
 
-/** Runs `up|down|status <names>` in a child process with the given environment overrides. */
-export async function servicesIn(env: Record<string, string>, command: "up" | "down" | "status", names: string[]): Promise<ServiceStatus[] | null> {
+/** Runs `up|down|status|borrow <names>` in a child process with the given environment overrides. */
+export async function servicesIn(env: Record<string, string>, command: "up" | "down" | "status", names: string[]): Promise<ServiceStatus[] | null>;
+export async function servicesIn(
+  env: Record<string, string>,
+  command: "borrow",
+  names: string[],
+): Promise<{ borrowed: ServiceStatus[]; after: ServiceStatus[] }>;
+export async function servicesIn(env: Record<string, string>, command: string, names: string[]): Promise<unknown> {
   const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", fixture, command, names.join(",")], {
     env: { ...process.env, ...env },
     timeout: 300_000,
   });
-  return JSON.parse(stdout) as ServiceStatus[] | null;
+  return JSON.parse(stdout) as unknown;
 }

@@ -69,4 +69,18 @@ describe("services on a private home", () => {
     const [stopped] = (await servicesIn(env, "status", ["kafka"])) ?? [];
     expect(stopped?.running).toBe(false);
   });
+
+  it("a borrowed kafka is stopped when given back if the borrower started it, and stays up if it was up before", async () => {
+    const port = Number(env.SFBENCH_KAFKA_PORT);
+    const started = await servicesIn(env, "borrow", ["kafka"]);
+    expect(started.borrowed[0]?.running).toBe(true);
+    expect(started.after[0]?.running).toBe(false);
+    expect(await connects("127.0.0.1", port)).toBe(false);
+
+    const [up] = (await servicesIn(env, "up", ["kafka"])) ?? [];
+    const kept = await servicesIn(env, "borrow", ["kafka"]);
+    expect(kept.borrowed[0]?.pid).toBe(up?.pid);
+    expect(kept.after[0]).toMatchObject({ running: true, pid: up?.pid });
+    await servicesIn(env, "down", ["kafka"]);
+  });
 });
