@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { confirmKnee, findKnee, kneeResolution, roundRate, stepDownRate, type KneePlan } from "../src/experiment/knee.ts";
-import { PROFILE_SETTINGS } from "../src/experiment/profiles.ts";
+import { confirmPlan, PROFILE_SETTINGS } from "../src/experiment/profiles.ts";
 import { searchStep } from "../src/experiment/phases/ramp.ts";
 import { publishableResolution } from "@sfbench/core";
 
@@ -138,11 +138,12 @@ describe("the confirmation of the search's candidate", () => {
     };
     return { asked, holds };
   };
-  const standard = { resolution: 0.1, stepsDown: 3, minRate: 1 };
+  // a plan of 10% and three steps down (the standard profile's until 2026-11-28): the rates below are worked out for it
+  const tenPercent = { resolution: 0.1, stepsDown: 3, minRate: 1 };
 
   it("confirms the candidate when it holds, with nothing else run", async () => {
     const t = longer(200);
-    expect(await confirmKnee(168, standard, t.holds)).toEqual({ confirmedRate: 168, stepsDown: 0 });
+    expect(await confirmKnee(168, tenPercent, t.holds)).toEqual({ confirmedRate: 168, stepsDown: 0 });
     expect(t.asked).toEqual([168]);
   });
 
@@ -150,7 +151,7 @@ describe("the confirmation of the search's candidate", () => {
     // node-postgres, a campaign trial: 6 s steps held 168/s, its 10 s steps about 110/s; drops of
     // one resolution each (168, 153, 140, 128) ran out before they got there
     const t = longer(110);
-    const c = await confirmKnee(168, standard, t.holds);
+    const c = await confirmKnee(168, tenPercent, t.holds);
     expect(t.asked).toEqual([168, 153, 127, 86.8, 105, 115]);
     expect(c).toEqual({ confirmedRate: 105, stepsDown: 3 });
   });
@@ -159,7 +160,7 @@ describe("the confirmation of the search's candidate", () => {
     // three drops from 168/s reach 86.8/s
     for (let capacity = 86.8; capacity <= 168; capacity += 1.3) {
       const t = longer(capacity);
-      const { confirmedRate } = await confirmKnee(168, standard, t.holds);
+      const { confirmedRate } = await confirmKnee(168, tenPercent, t.holds);
       expect(confirmedRate, `${capacity}/s`).not.toBeNull();
       expect(confirmedRate!, `${capacity}/s`).toBeLessThanOrEqual(capacity);
       const failed = t.asked.filter((r) => r > confirmedRate!);
@@ -169,9 +170,9 @@ describe("the confirmation of the search's candidate", () => {
 
   it("confirms nothing below its reach, nor below the lowest rate allowed", async () => {
     // three drops reach 1.1 x 1.21 x 1.46, about half the candidate
-    expect(await confirmKnee(168, standard, longer(80).holds)).toEqual({ confirmedRate: null, stepsDown: 3 });
+    expect(await confirmKnee(168, tenPercent, longer(80).holds)).toEqual({ confirmedRate: null, stepsDown: 3 });
     const t = longer(0);
-    expect(await confirmKnee(3, { ...standard, minRate: 2 }, t.holds)).toEqual({ confirmedRate: null, stepsDown: 2 });
+    expect(await confirmKnee(3, { ...tenPercent, minRate: 2 }, t.holds)).toEqual({ confirmedRate: null, stepsDown: 2 });
     expect(t.asked).toEqual([3, 2.8, 2.4]);
   });
 });
@@ -238,19 +239,15 @@ describe("a search step that failed narrowly", () => {
 });
 
 describe("the standard profile's knee", () => {
-  const { knee, procedure } = PROFILE_SETTINGS.standard;
+  const { knee } = PROFILE_SETTINGS.standard;
   /** the search with short steps holding up to `short`, then the confirmation with longer steps holding up to `long` */
   const knownKnee = async (short: number, long: number) => {
     const search = await findKnee(knee, async (rate) => ({ rate, sustainable: rate <= short }));
     const asked: number[] = [];
-    const c = await confirmKnee(
-      search.sustainableRate!,
-      { resolution: knee.resolution!, stepsDown: procedure.confirm.stepsDown, minRate: knee.minRate! },
-      async (rate) => {
-        asked.push(rate);
-        return rate <= long;
-      },
-    );
+    const c = await confirmKnee(search.sustainableRate!, confirmPlan(PROFILE_SETTINGS.standard), async (rate) => {
+      asked.push(rate);
+      return rate <= long;
+    });
     const failed = asked.filter((r) => r > (c.confirmedRate ?? Infinity));
     return { search, confirmed: c.confirmedRate, bracket: failed.length ? kneeResolution(c.confirmedRate!, Math.min(...failed)) : null };
   };

@@ -6,7 +6,7 @@
  * target. thesis: the 2023 paper's long steps and 10 min stable load,
  * the knee bisected to 5%.
  */
-import type { KneePlan } from "./knee.ts";
+import type { ConfirmPlan, KneePlan } from "./knee.ts";
 
 import type { Profile } from "@sfbench/core";
 import type { MicroPlan } from "../micro/run-micro.ts";
@@ -177,3 +177,8 @@ export const PROFILE_SETTINGS: Record<Profile, ProfileSettings> = {
     },
   },
 };
+
+/** What the knee's confirmation of a profile needs: its search's resolution and floor, its procedure's steps down. */
+export function confirmPlan(s: Pick<ProfileSettings, "knee" | "procedure">): ConfirmPlan {
+  return { resolution: s.knee.resolution ?? 0.1, stepsDown: s.procedure.confirm.stepsDown, minRate: s.knee.minRate ?? 1 };
+}

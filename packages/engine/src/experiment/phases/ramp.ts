@@ -11,6 +11,7 @@ import { generatorSaturated, judgeStep, SUSTAINABLE } from "../../analysis/metri
 import { peakThroughput, stepResult } from "../../analysis/result-parts.ts";
 import { confirmKnee, findKnee, roundRate, type KneeResult, type KneeStep } from "../knee.ts";
 import { runLoadStep, targetAnsweredInTime } from "../load-step.ts";
+import { confirmPlan } from "../profiles.ts";
 import { progress, type LoadOutcome, type Phase } from "../phase.ts";
 import { waitQuiet } from "../quiet.ts";
 
@@ -109,11 +110,7 @@ export const ramp: Phase = {
         for (let i = 0; i < proc.confirm.count; i++) if (!(await load(rate, "confirm", proc.confirm.stepS))) return false;
         return true;
       };
-      const { confirmedRate, stepsDown } = await confirmKnee(
-        found.sustainableRate,
-        { resolution: s.knee.resolution ?? 0.1, stepsDown: proc.confirm.stepsDown, minRate: s.knee.minRate ?? 1 },
-        holds,
-      );
+      const { confirmedRate, stepsDown } = await confirmKnee(found.sustainableRate, confirmPlan(s), holds);
       confirmation = { count: proc.confirm.count, stepS: proc.confirm.stepS, candidateRate: found.sustainableRate, confirmedRate, stepsDown };
     }
 
