@@ -31,8 +31,8 @@ let api: Awaited<ReturnType<typeof browser>>["api"];
 
 beforeAll(async () => {
   t = await testDatabase();
-  image = saveImage("ghcr.io/sfbench/uploaded:0.1.0");
-  other = saveImage("ghcr.io/sfbench/uploaded:0.1.0", "another build\n");
+  image = await saveImage("ghcr.io/sfbench/uploaded:0.1.0");
+  other = await saveImage("ghcr.io/sfbench/uploaded:0.1.0", "another build\n");
   settings = { dataDir: mkdtempSync(join(tmpdir(), "sfbench-portal-data-")), maxBytes: { "image-archive": 256 * KIB, "source-archive": 64 * KIB } };
   const user = await browser(t.db, "uploader@example.com");
   ({ api } = await caller(t.db, { headers: { origin: ORIGIN, cookie: user.cookie }, uploads: settings }));

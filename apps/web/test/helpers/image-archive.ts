@@ -2,11 +2,14 @@
  * Real image archives: a one-file image imported into a throw-away podman
  * store (its own --root, so the machine's images are not touched) and saved
  * as docker-archive and oci-archive, the two formats `podman save` writes.
+ * podman is installed as the product installs it (apt, when missing): on a
+ * new machine these tests may be the first to need it.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ensurePodman } from "@sfbench/provider-container";
 
 export interface ImageArchives {
   dir: string;
@@ -15,7 +18,8 @@ export interface ImageArchives {
   cleanup(): void;
 }
 
-export function saveImage(reference: string, content = "hello\n"): ImageArchives {
+export async function saveImage(reference: string, content = "hello\n"): Promise<ImageArchives> {
+  await ensurePodman();
   const dir = mkdtempSync(join(tmpdir(), "sfbench-image-"));
   const podman = (...args: string[]) =>
     execFileSync("podman", ["--root", join(dir, "root"), "--runroot", join(dir, "run"), "--storage-driver", "vfs", ...args], { stdio: "pipe" });
