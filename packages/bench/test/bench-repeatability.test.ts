@@ -36,8 +36,9 @@ describe("npm run bench:repeatability", () => {
     const result = JSON.parse(readFileSync(json, "utf8")) as RepeatabilityResult;
     expect(result.systems).toHaveLength(1);
     // both campaigns measured: a median each, and an interval from the two trials
-    for (const m of result.systems[0]!.medians) expect(m).toBeGreaterThan(0);
-    for (const h of result.systems[0]!.halfWidths) expect(h).not.toBeNull();
+    // (on failure, the campaigns' progress says which trial was invalid, and why)
+    for (const m of result.systems[0]!.medians) expect(m, r.stderr.slice(-4000)).toBeGreaterThan(0);
+    for (const h of result.systems[0]!.halfWidths) expect(h, r.stderr.slice(-4000)).not.toBeNull();
     const folders = readdirSync(join(dir, "campaigns"));
     expect(folders).toHaveLength(2);
     for (const f of folders) {
