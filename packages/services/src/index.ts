@@ -5,7 +5,7 @@ import { postgres } from "./postgres.ts";
 import { redis } from "./redis.ts";
 import { SERVICE_NAMES, type Service, type ServiceName, type ServiceStatus } from "./types.ts";
 
-export { liveBorrowers, type Borrowed } from "./borrow.ts";
+export type { Borrowed } from "./borrow.ts";
 export { chromiumPath } from "./chromium.ts";
 export { paths } from "./env.ts";
 export { withLock } from "./lock.ts";
@@ -74,7 +74,6 @@ export async function up(names: readonly ServiceName[] = SERVICE_NAMES, opts: Up
  * before or someone asked for it with up() meanwhile.
  */
 export async function borrow(name: Exclude<ServiceName, "k6">, opts: UpOptions = {}): Promise<Borrowed> {
-  if (!SERVICE_NAMES.includes(name)) throw new Error(`unknown service ${JSON.stringify(name)}: use ${SERVICE_NAMES.join(", ")}`);
   return borrowService(name, services[name], (message) => opts.onProgress?.(name, message));
 }
 
