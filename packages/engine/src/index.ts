@@ -3,7 +3,7 @@ export * from "./analysis/index.ts";
 export * from "./experiment/index.ts";
 export { audit, snapshotStock, ANOMALY_KINDS, type AnomalyKind, type AuditResult } from "./audit/audit.ts";
 export { readAuditRecords, type CheckoutRecord } from "./audit/records.ts";
-export { ProcessSampler } from "./cost/sampler.ts";
+export { cpuBetween, ProcessSampler, type CpuPoint } from "./cost/sampler.ts";
 export { formatCpuList, pinTrees, planSplit, runCpus, tasksetPrefix, type CpuSplit } from "./cost/affinity.ts";
 export { clockTicks } from "./cost/proc.ts";
 export * from "./trace/index.ts";

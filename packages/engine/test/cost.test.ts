@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { descendants, readStat } from "../src/cost/proc.ts";
-import { ProcessSampler } from "../src/cost/sampler.ts";
+import { cpuBetween, ProcessSampler } from "../src/cost/sampler.ts";
 import { planSplit } from "../src/cost/affinity.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -49,6 +49,11 @@ describe("process sampling from /proc", () => {
     expect(result.groups.busy!.cpuSeconds).toBeLessThan(2.2);
     expect(result.groups.busy!.peakRssBytes).toBeGreaterThan(64 << 20);
     expect(result.groups.idle!.cpuSeconds).toBeLessThan(0.05);
+    // the series a window of the phase is read from: its growth over the whole phase is the tree's CPU
+    const series = result.series.busy!;
+    expect(series.length).toBe(result.samples);
+    expect(cpuBetween(series, series[0]!.t, series.at(-1)!.t)).toBeCloseTo(result.groups.busy!.cpuSeconds, 6);
+    for (let i = 1; i < series.length; i++) expect(series[i]!.cpuSeconds).toBeGreaterThanOrEqual(series[i - 1]!.cpuSeconds);
   });
 
   it("counts the CPU of short-lived children that no sample saw, through their parent's reaped time", async () => {

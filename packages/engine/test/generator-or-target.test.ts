@@ -6,7 +6,8 @@
  * them: short of the offered rate by more than the drops, or erring.
  */
 import { describe, expect, it } from "vitest";
-import { maxVus, preVus, targetAnsweredInTime } from "../src/experiment/load-step.ts";
+import { cpuBetween, type SamplerResult } from "../src/cost/sampler.ts";
+import { generatorShare, maxVus, preVus, targetAnsweredInTime } from "../src/experiment/load-step.ts";
 import { stepsThatBoundTheKnee } from "../src/experiment/phases/ramp.ts";
 
 const step = (offeredRate: number, meanIterationS: number | null, p99: number) => ({ offeredRate, meanIterationS, latency: { count: 100, p99 } });
@@ -76,5 +77,39 @@ describe("which steps' generator can make the knee the generator's", () => {
 
   it("every step when none failed: the top of the ramp is a lower bound the generator may have set", () => {
     expect(stepsThatBoundTheKnee(at(50, 100, 200), null)).toHaveLength(3);
+  });
+});
+
+describe("the generator's share of its core during a step", () => {
+  // k6 at full use for 2 s while it starts its VU pool (t = 0-2 s), then at 50% while the step's requests run (2-12 s)
+  const series = [
+    { t: 0, cpuSeconds: 0 },
+    { t: 2000, cpuSeconds: 2 },
+    { t: 7000, cpuSeconds: 4.5 },
+    { t: 12000, cpuSeconds: 7 },
+    { t: 12500, cpuSeconds: 7 },
+  ];
+  const usage: SamplerResult = {
+    wallSeconds: 12.5,
+    samples: series.length,
+    series: { generator: series },
+    groups: { generator: { cpuSeconds: 7, peakRssBytes: 0, processes: 1, cpuFrom: "process-tree" } },
+  };
+
+  it("reads the CPU between samples", () => {
+    expect(cpuBetween(series, 1000, 4500)).toBeCloseTo(1 + 1.25, 9);
+    expect(cpuBetween(series, -5, 99_999)).toBe(7);
+    expect(cpuBetween([], 0, 1)).toBeNaN();
+  });
+
+  it("counts only the window of the step's requests, not the start-up of the VU pool", () => {
+    expect(generatorShare(usage, { startMs: 2000, endMs: 12000 }, 1)).toBeCloseTo(0.5, 9);
+    expect(generatorShare(usage, { startMs: 2000, endMs: 12000 }, 2)).toBeCloseTo(0.25, 9);
+  });
+
+  it("falls back to the whole process when the sampler did not see the window", () => {
+    expect(generatorShare(usage, { startMs: 2000, endMs: 2500 }, 1)).toBeCloseTo(7 / 12.5, 9);
+    expect(generatorShare(usage, { startMs: 2000, endMs: 20_000 }, 1)).toBeCloseTo(7 / 12.5, 9);
+    expect(generatorShare({ ...usage, series: {} }, { startMs: 2000, endMs: 12000 }, 1)).toBeCloseTo(7 / 12.5, 9);
   });
 });

@@ -41,6 +41,30 @@ export interface SamplerResult {
   groups: Record<string, TreeUsage>;
   /** how many samples were taken */
   samples: number;
+  /** per group counted from its trees: its CPU seconds so far at each sample (epoch ms), for a window of the phase (cpuBetween) */
+  series: Record<string, CpuPoint[]>;
+}
+
+export interface CpuPoint {
+  /** epoch ms */
+  t: number;
+  cpuSeconds: number;
+}
+
+/** The CPU seconds a series grew between two epoch-ms times, read between its samples (clamped to its ends); NaN without samples. */
+export function cpuBetween(series: readonly CpuPoint[], fromMs: number, toMs: number): number {
+  return cpuAt(series, toMs) - cpuAt(series, fromMs);
+}
+
+function cpuAt(series: readonly CpuPoint[], t: number): number {
+  if (series.length === 0) return NaN;
+  if (t <= series[0]!.t) return series[0]!.cpuSeconds;
+  for (let i = 1; i < series.length; i++) {
+    const a = series[i - 1]!;
+    const b = series[i]!;
+    if (t <= b.t) return b.t === a.t ? b.cpuSeconds : a.cpuSeconds + ((b.cpuSeconds - a.cpuSeconds) * (t - a.t)) / (b.t - a.t);
+  }
+  return series[series.length - 1]!.cpuSeconds;
 }
 
 interface Track {
@@ -66,6 +90,7 @@ export class ProcessSampler {
   private readonly peaks = new Map<string, number>();
   /** per group with a counter: its reading at the first sample and at the latest */
   private readonly readings = new Map<string, { first: number; last: number }>();
+  private readonly series = new Map<string, CpuPoint[]>();
 
   /**
    * groups: a name (e.g. "target", "services", "generator") -> root pids;
@@ -84,6 +109,7 @@ export class ProcessSampler {
     for (const g of Object.keys(this.groups)) {
       this.tracks.set(g, new Map());
       this.peaks.set(g, 0);
+      this.series.set(g, []);
     }
     this.sample();
     this.timer = setInterval(() => this.sample(), this.intervalMs);
@@ -120,6 +146,11 @@ export class ProcessSampler {
         rss += s.rssBytes;
       }
       this.peaks.set(group, Math.max(this.peaks.get(group)!, rss));
+      // what its processes have used so far: a reaped child's time counts twice here (in its own
+      // track and in its parent's cutime) until stop() sorts it out; a load generator is one process
+      let sofar = 0;
+      for (const t of tracks.values()) sofar += t.last - t.first;
+      this.series.get(group)!.push({ t: Date.now(), cpuSeconds: sofar });
       const counter = this.counters[group];
       if (counter && (initial || last)) {
         const now = counter();
@@ -157,6 +188,7 @@ export class ProcessSampler {
         cpuFrom: counted ? "counter" : "process-tree",
       };
     }
-    return { wallSeconds: (performance.now() - this.started) / 1000, groups, samples: end + 1 };
+    const series = Object.fromEntries([...this.series].filter(([g]) => !this.readings.has(g)));
+    return { wallSeconds: (performance.now() - this.started) / 1000, groups, samples: end + 1, series };
   }
 }

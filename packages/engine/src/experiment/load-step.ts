@@ -2,7 +2,7 @@
 import { REJECTIONS, SUSTAINABLE, type SustainableCriteria, type Workload } from "@sfbench/core";
 import { aggregateK6 } from "../analysis/aggregate.ts";
 import { readAuditRecords } from "../audit/records.ts";
-import { ProcessSampler } from "../cost/sampler.ts";
+import { cpuBetween, ProcessSampler, type SamplerResult } from "../cost/sampler.ts";
 import { progress, StageError, type CellPlan, type LoadOutcome, type RunContext } from "./phase.ts";
 
 /** The request whose latency and rate a workload measures. */
@@ -65,6 +65,23 @@ export function targetAnsweredInTime(
   if (served != null && step.droppedShare !== undefined && served + step.droppedShare < criteria.minCompletedShare) return false;
   if (step.offeredRate === null || step.meanIterationS === null) return true;
   return step.offeredRate * step.meanIterationS < 0.8 * preVus(step.offeredRate);
+}
+
+/**
+ * The generator's share of its cores while the step's requests ran, from the
+ * first request's start to k6's last sample. k6 starts the step's VU pool
+ * before the step's clock (room for 2.5 s of iterations: about 1,100 VUs at
+ * 450/s, a second or more of its core at full use), and that is not load it
+ * had to keep up with; counted over the whole process, it raised the share
+ * of every fast step toward the saturation limit. The whole process's share
+ * when the sampler saw too little of the step to read a window.
+ */
+export function generatorShare(usage: SamplerResult, window: { startMs: number; endMs: number }, cores: number): number {
+  const series = usage.series.generator ?? [];
+  const seconds = (window.endMs - window.startMs) / 1000;
+  if (series.length >= 2 && seconds >= 1 && window.startMs >= series[0]!.t && window.endMs <= series[series.length - 1]!.t)
+    return cpuBetween(series, window.startMs, window.endMs) / (seconds * cores);
+  return usage.groups.generator!.cpuSeconds / (usage.wallSeconds * cores);
 }
 
 function scriptEnv(ctx: RunContext, cell: CellPlan, rate: number, durationS: number): Record<string, string> {
@@ -135,6 +152,6 @@ export async function runLoadStep(ctx: RunContext, cell: CellPlan, s: LoadStep):
     ctx.prices.set(p.product, p.price);
   }
   const genCores = ctx.split?.generatorCores;
-  const generatorCpuShare = genCores ? usage.groups.generator!.cpuSeconds / (usage.wallSeconds * genCores) : undefined;
+  const generatorCpuShare = genCores ? generatorShare(usage, agg, genCores) : undefined;
   return { agg, csv: out.csv, step, checkouts: records.checkouts, stockAdded, generatorCpuShare, usage: s.sampleTarget ? usage : undefined };
 }
