@@ -14,6 +14,7 @@ import { localTargetControl } from "../src/control.ts";
 import { addNode, killNode, killTarget, nodeLogs, restartNode, restartTarget, targetPids } from "../src/nodes.ts";
 import { isAlive, runningTarget, startTarget, stopTarget } from "../src/run.ts";
 import { costPids } from "../src/storage.ts";
+import { ephemeralLow } from "../src/target-process.ts";
 
 const allowedCpus = (pid: number) => /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1];
 
@@ -54,6 +55,8 @@ describe("a target with nodes behind sfbench's balancer", () => {
     expect(t.nodes).toHaveLength(2);
     expect(t.balancer?.port).toBe(19520);
     expect(t.nodes!.map((n) => n.port)).not.toContain(19520);
+    // below the ephemeral range: while a node is down nothing else takes its port, and a request to it is refused
+    for (const n of t.nodes!) expect(n.port).toBeLessThan(ephemeralLow());
 
     // every node knows its index, the node count, and every node's cluster port
     const who = await Promise.all(t.nodes!.map((n) => getJson<WhoAmI>(`${n.url}/whoami`)));
@@ -100,6 +103,7 @@ describe("a target with nodes behind sfbench's balancer", () => {
     // a third node joins while the target runs and gets its share
     const added = await addNode("shared-counter");
     expect(added.index).toBe(2);
+    expect(added.port).toBeLessThan(ephemeralLow());
     const w2 = await getJson<WhoAmI>(`${added.url}/whoami`);
     expect(w2).toMatchObject({ index: 2, nodes: 3 });
     expect(w2.peers.split(",")).toHaveLength(3);
