@@ -6,6 +6,7 @@ import { table } from "../src/lib/report.ts";
 import { parseWrk } from "../src/lib/wrk.ts";
 import type { CampaignDocument, CellStatistics } from "@sfbench/core";
 import { compareCampaigns, repeatabilityReport } from "../src/repeatability.ts";
+import { summarize, type GeneratorTrial } from "../src/generator.ts";
 import { LatencyHistogram } from "@sfbench/engine";
 
 describe("injected distribution", () => {
@@ -173,5 +174,32 @@ describe("bench:profiles's figures and report", () => {
       /\| quick \| 1000 products, quick ramp, 3 s stable \| 3, 200\/s \| 141\/s \(9%\), 141\/s \(9%\) \| 100\/s \| 3\.00 \| 8\.0 \| 1\.00 \| 1\.00 \| 2\/2 \|/,
     );
     expect(text).toMatch(/\| standard \| .* \| 4\.50 \| 14\.0 \| 1\.50 \| 1\.75 \| 2\/2 \|/);
+  });
+});
+
+describe("bench:generator's arithmetic", () => {
+  it("takes each setting's median cost and the checkout rate one core offers at the 90% limit", () => {
+    const trial = (setting: GeneratorTrial["setting"], round: number, cpuSeconds: number): GeneratorTrial => ({
+      setting,
+      round,
+      iterations: 1000,
+      requests: 9000,
+      windowS: 10,
+      cpuSeconds,
+      cpuPerIterationUs: cpuSeconds * 1000,
+      peakRssMiB: 100 * round,
+      failedChecks: 0,
+    });
+    const [runs, defaults] = summarize([
+      trial("runs", 1, 2),
+      trial("go-default", 1, 3),
+      trial("runs", 2, 1.8),
+      trial("runs", 3, 2.4),
+      trial("go-default", 2, 2.6),
+    ]);
+    expect(runs).toMatchObject({ setting: "runs", trials: 3, cpuPerIterationUs: 2000, peakRssMiB: 300 });
+    expect(runs!.cpuPerRequestUs).toBeCloseTo(2000 / 9, 6);
+    expect(runs!.ceilingPerS).toBeCloseTo(450, 6);
+    expect(defaults).toMatchObject({ setting: "go-default", trials: 2, cpuPerIterationUs: 2800 });
   });
 });

@@ -6,3 +6,4 @@ export * from "./experiments.ts";
 export { runCell } from "./cell.ts";
 export * from "./run.ts";
 export * from "./environment.ts";
+export { maxVus, preVus } from "./load-step.ts";

@@ -67,7 +67,24 @@ export function watchLive(api: string, onTick: ((live: LiveFigures) => void) | u
   return () => clearInterval(timer);
 }
 
-export async function runK6(inv: K6Invocation): Promise<K6Outcome> {
+/**
+ * Go's garbage collector in the generator: off, under a soft memory limit.
+ * A load step is one k6 process of a minute or less, so its heap grows to
+ * the limit and Go collects only there. With Go's defaults (GOGC=100) the
+ * collector took so much of the generator's one core that k6 offered only
+ * 309-336 of 450 checkouts a second to a shop that answers at once; with
+ * this it offered all 450 at 2.0 ms of CPU per checkout, holding up to
+ * 2.9 GiB (npm run bench:generator, docs/measurements.md).
+ */
+export const K6_GO_ENV: Readonly<Record<string, string>> = { GOGC: "off", GOMEMLIMIT: "3GiB" };
+
+/** The environment k6 runs in: nothing of the caller's but PATH and HOME (a stray K6_* variable would change the run). */
+export function k6ProcessEnv(goEnv: Readonly<Record<string, string>> = K6_GO_ENV): Record<string, string> {
+  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", K6_CSV_TIME_FORMAT: "unix_milli", ...goEnv };
+}
+
+/** goEnv: Go's settings for the k6 process (the generator-cost benchmark compares them); default K6_GO_ENV. */
+export async function runK6(inv: K6Invocation, options: { goEnv?: Readonly<Record<string, string>> } = {}): Promise<K6Outcome> {
   const csv = join(inv.outDir, `${inv.name}.csv.gz`);
   const consoleLog = join(inv.outDir, `${inv.name}.console.log`);
   const port = await freePort();
@@ -89,7 +106,7 @@ export async function runK6(inv: K6Invocation): Promise<K6Outcome> {
   const child = spawn(cmd!, [...prefix, ...args], {
     cwd: K6_DIR,
     // typed as ProcessEnv: Next.js (apps/web type-checks this file) declares NODE_ENV as a required key
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", K6_CSV_TIME_FORMAT: "unix_milli" } as unknown as NodeJS.ProcessEnv,
+    env: k6ProcessEnv(options.goEnv) as unknown as NodeJS.ProcessEnv,
     stdio: ["ignore", "ignore", "pipe"],
   });
   if (child.pid) inv.onStart?.(child.pid);

@@ -1,0 +1,49 @@
+/**
+ * bench:generator end to end, short: real k6 runs of the checkout workload,
+ * started by the engine's runK6, against the trivial shop server. The
+ * figures depend on the machine and its load: only their shape and what the
+ * benchmark guarantees (every check passed, both Go settings measured, the
+ * window's iterations near the offered rate) are checked.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { GeneratorResult } from "../src/generator.ts";
+
+const REPO = fileURLToPath(new URL("../../../", import.meta.url));
+const bench = (args: string[]) =>
+  spawnSync(process.execPath, ["--import", "tsx", "packages/bench/src/generator.ts", ...args], { cwd: REPO, encoding: "utf8", timeout: 300_000 });
+
+describe("npm run bench:generator", () => {
+  it("measures k6's CPU per checkout under each Go setting and prints the ceiling it sets", { timeout: 300_000 }, () => {
+    const json = join(mkdtempSync(join(tmpdir(), "sfbench-generator-test-")), "figures.json");
+    const r = bench(["--quick", "--json", json]);
+    expect(r.status, r.stderr.slice(-2000)).toBe(0);
+    expect(r.stdout).toMatch(/== generator cost: checkout\/uniform at 100\/s for 6 s, 1 round/);
+    expect(r.stdout).toMatch(/^runs +1 +\d+ us +\d+ us +\d+ checkouts\/s +\d+ MiB +as runs start k6 \(GOGC=off GOMEMLIMIT=3GiB\)$/m);
+    expect(r.stdout).toMatch(/^go-default +1 +\d+ us +\d+ us +\d+ checkouts\/s +\d+ MiB +Go's defaults/m);
+    const result = JSON.parse(readFileSync(json, "utf8")) as GeneratorResult;
+    expect(result.trials.map((t) => t.setting)).toEqual(["runs", "go-default"]);
+    for (const t of result.trials) {
+      expect(t.failedChecks).toBe(0);
+      // 100/s over the counted window (the run's length less a second at each end); a loaded machine may start some late
+      expect(t.iterations).toBeGreaterThan(0.5 * 100 * t.windowS);
+      expect(t.iterations).toBeLessThan(1.2 * 100 * t.windowS);
+      // a checkout is 3 + (2..8) requests
+      expect(t.requests / t.iterations).toBeGreaterThan(4);
+      expect(t.requests / t.iterations).toBeLessThan(12);
+      expect(t.cpuPerIterationUs).toBeGreaterThan(0);
+      expect(t.peakRssMiB).toBeGreaterThan(0);
+    }
+    for (const s of result.summary) expect(s.ceilingPerS).toBeCloseTo((0.9 * 1e6) / s.cpuPerIterationUs, 6);
+  });
+
+  it("exits 2 naming the flag and what it allows", () => {
+    const r = bench(["--rate", "0"]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--rate: expected an integer in 1\.\.2000, got "0"/);
+  });
+});
