@@ -83,7 +83,15 @@ export interface GeneratorResult {
   summary: GeneratorSummary[];
 }
 
-async function trial(k6: string, url: string, outDir: string, p: GeneratorProfile, setting: GoSetting, round: number): Promise<GeneratorTrial> {
+async function trial(
+  k6: string,
+  url: string,
+  outDir: string,
+  p: GeneratorProfile,
+  setting: GoSetting,
+  round: number,
+  generatorCpus: string | undefined,
+): Promise<GeneratorTrial> {
   let pid: number | undefined;
   const sampler = new ProcessSampler({ generator: () => (pid === undefined ? [] : [pid]) }, 100);
   const name = `${setting}-${round}`;
@@ -103,7 +111,7 @@ async function trial(k6: string, url: string, outDir: string, p: GeneratorProfil
       },
       outDir,
       name,
-      cpus: split()?.generator,
+      cpus: generatorCpus,
       onStart: (started) => (pid = started),
     },
     { goEnv: GO_SETTINGS[setting].env },
@@ -211,7 +219,7 @@ export async function generatorCost(opts: { k6: string; profile: GeneratorProfil
       const order = settings.map((_, i) => settings[(i + round - 1) % settings.length]!);
       for (const setting of order) {
         opts.log(`round ${round}/${opts.profile.rounds}: ${setting}, ${opts.profile.rate}/s for ${opts.profile.seconds} s`);
-        const t = await trial(opts.k6, server.url, outDir, opts.profile, setting, round);
+        const t = await trial(opts.k6, server.url, outDir, opts.profile, setting, round, cpus?.generator);
         if (server.exited()) throw new HarnessError(`the shop server exited (${server.exited()})`);
         if (t.failedChecks > 0) throw new HarnessError(`${t.failedChecks} checks failed against the shop server: the benchmark, not k6, is wrong`);
         opts.log(`  ${Math.round(t.cpuPerIterationUs)} us of k6 CPU per checkout (${t.iterations} in ${t.windowS.toFixed(1)} s)`);
@@ -259,13 +267,14 @@ async function main(): Promise<number> {
   const k6 = process.env.K6 ?? (await k6Path({ onProgress: (m) => log(`k6: ${m}`) }));
   const m = machine({ k6 });
   const started = new Date();
-  log(`${m.cpuModel}, ${m.cores} cores; ${describeSplit(split())}`);
+  const splitText = describeSplit(split());
+  log(`${m.cpuModel}, ${m.cores} cores; ${splitText}`);
   const result = await generatorCost({ k6, profile, log });
   process.stdout.write(
     [
       `sfbench generator cost: npm run bench:generator -- --rate ${profile.rate} --seconds ${profile.seconds} --rounds ${profile.rounds}`,
       `machine: ${m.cpuModel}, ${m.cores} cores, ${m.memoryGiB} GiB, Linux ${m.kernel}; ${m.k6 ?? "k6 ?"}`,
-      `CPU split: ${describeSplit(split())}; load average when started: ${m.loadAverage1m}`,
+      `CPU split: ${splitText}; load average when started: ${m.loadAverage1m}`,
       `started ${started.toISOString()}, took ${((Date.now() - started.getTime()) / 1000).toFixed(0)} s`,
       "",
       generatorReport(result),
