@@ -82,6 +82,23 @@ describe("process sampling from /proc", () => {
     expect(result.groups.tree!.cpuSeconds).toBeLessThan(3);
   });
 
+  it("keeps a series that counts a reaped child once, in its parent's reaped time", async () => {
+    // children the samples see come and go: until stop() the series held their time twice
+    const burn = `const used = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; }; while (used() < 0.15) {}`;
+    const root = spawn("sh", ["-c", `for i in 1 2 3 4 5 6; do node -e '${burn}'; done`], { stdio: "ignore" });
+    const sampler = new ProcessSampler({ tree: () => [root.pid!] }, 50);
+    sampler.start();
+    await new Promise((r) => root.on("exit", r));
+    const result = sampler.stop();
+    const series = result.series.tree!;
+    expect(result.groups.tree!.processes).toBeGreaterThan(2);
+    expect(series.at(-1)!.cpuSeconds - series[0]!.cpuSeconds).toBeCloseTo(result.groups.tree!.cpuSeconds, 6);
+    expect(result.groups.tree!.cpuSeconds).toBeGreaterThan(0.6);
+    expect(result.groups.tree!.cpuSeconds).toBeLessThan(4);
+    // never more than what the tree had used by the end, as a double count would be
+    for (const p of series) expect(p.cpuSeconds).toBeLessThanOrEqual(series.at(-1)!.cpuSeconds + 1e-9);
+  });
+
   it("plans a generator/target core split on a multi-core machine", () => {
     expect(planSplit(1)).toBeUndefined();
     const two = planSplit(2);

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { cpuBetween, type SamplerResult } from "../src/cost/sampler.ts";
-import { generatorShare, maxVus, preVus, targetAnsweredInTime } from "../src/experiment/load-step.ts";
+import { cpuOver, generatorShare, maxVus, preVus, targetAnsweredInTime } from "../src/experiment/load-step.ts";
 import { stepsThatBoundTheKnee } from "../src/experiment/phases/ramp.ts";
 
 const step = (offeredRate: number, meanIterationS: number | null, p99: number) => ({ offeredRate, meanIterationS, latency: { count: 100, p99 } });
@@ -111,5 +111,33 @@ describe("the generator's share of its core during a step", () => {
     expect(generatorShare(usage, { startMs: 2000, endMs: 2500 }, 1)).toBeCloseTo(7 / 12.5, 9);
     expect(generatorShare(usage, { startMs: 2000, endMs: 20_000 }, 1)).toBeCloseTo(7 / 12.5, 9);
     expect(generatorShare({ ...usage, series: {} }, { startMs: 2000, endMs: 12000 }, 1)).toBeCloseTo(7 / 12.5, 9);
+  });
+
+  it("reads the target's CPU over the same window: it idles while k6 starts its VUs", () => {
+    // the target at 0.8 of a core while the requests run, nearly idle before and after
+    const target = [
+      { t: 0, cpuSeconds: 0 },
+      { t: 2000, cpuSeconds: 0.05 },
+      { t: 12000, cpuSeconds: 8.05 },
+      { t: 12500, cpuSeconds: 8.06 },
+    ];
+    const both: SamplerResult = {
+      ...usage,
+      series: { generator: series, target },
+      groups: { ...usage.groups, target: { cpuSeconds: 8.06, peakRssBytes: 0, processes: 3, cpuFrom: "process-tree" } },
+    };
+    const over = cpuOver(both, "target", { startMs: 2000, endMs: 12000 })!;
+    expect(over.seconds).toBe(10);
+    expect(over.cpuSeconds / over.seconds).toBeCloseTo(0.8, 9);
+    // over the whole phase it would look like 0.64 of a core
+    expect(both.groups.target!.cpuSeconds / both.wallSeconds).toBeCloseTo(0.645, 3);
+  });
+
+  it("reads no window for a group counted by its own counter, or outside the samples", () => {
+    // the sampler keeps no series for a group whose CPU a container's cgroup accounts for
+    expect(cpuOver(usage, "target", { startMs: 2000, endMs: 12000 })).toBeUndefined();
+    expect(cpuOver(usage, "generator", { startMs: 2000, endMs: 12_600 })).toBeUndefined();
+    expect(cpuOver(usage, "generator", { startMs: -1, endMs: 12000 })).toBeUndefined();
+    expect(cpuOver(usage, "generator", { startMs: 2000, endMs: 2900 })).toBeUndefined();
   });
 });

@@ -79,6 +79,27 @@ interface Track {
 
 const total = (s: ProcStat) => s.cpuSeconds + s.childCpuSeconds;
 
+/**
+ * A tree's CPU from its first sample to sample `now`: each process's growth, where one that is gone
+ * and was reaped by a parent still seen since counts only minus its start value, because its whole
+ * time sits in that parent's cutime from then on.
+ */
+function treeCpu(tracks: Map<string, Track>, now: number): number {
+  const byPid = new Map<number, Track[]>();
+  for (const t of tracks.values()) byPid.set(t.pid, [...(byPid.get(t.pid) ?? []), t]);
+  let cpu = 0;
+  for (const t of tracks.values()) {
+    if (t.lastSample === now) {
+      cpu += t.last - t.first;
+      continue;
+    }
+    const goneAt = t.lastSample + 1;
+    const absorbed = (byPid.get(t.ppid) ?? []).some((p) => p.lastSample >= goneAt);
+    cpu += absorbed ? -t.first : t.last - t.first;
+  }
+  return cpu;
+}
+
 export class ProcessSampler {
   private timer: NodeJS.Timeout | undefined;
   private started = 0;
@@ -146,11 +167,7 @@ export class ProcessSampler {
         rss += s.rssBytes;
       }
       this.peaks.set(group, Math.max(this.peaks.get(group)!, rss));
-      // what its processes have used so far: a reaped child's time counts twice here (in its own
-      // track and in its parent's cutime) until stop() sorts it out; a load generator is one process
-      let sofar = 0;
-      for (const t of tracks.values()) sofar += t.last - t.first;
-      this.series.get(group)!.push({ t: Date.now(), cpuSeconds: sofar });
+      this.series.get(group)!.push({ t: Date.now(), cpuSeconds: treeCpu(tracks, this.sampleNo) });
       const counter = this.counters[group];
       if (counter && (initial || last)) {
         const now = counter();
@@ -167,19 +184,7 @@ export class ProcessSampler {
     const end = this.sampleNo;
     const groups: Record<string, TreeUsage> = {};
     for (const [group, tracks] of this.tracks) {
-      const byPid = new Map<number, Track[]>();
-      for (const t of tracks.values()) byPid.set(t.pid, [...(byPid.get(t.pid) ?? []), t]);
-      let cpu = 0;
-      for (const t of tracks.values()) {
-        if (t.lastSample === end) {
-          cpu += t.last - t.first;
-          continue;
-        }
-        // gone: reaped by its parent, whose later samples include the whole of it in cutime
-        const goneAt = t.lastSample + 1;
-        const absorbed = (byPid.get(t.ppid) ?? []).some((p) => p.lastSample >= goneAt);
-        cpu += absorbed ? -t.first : t.last - t.first;
-      }
+      const cpu = treeCpu(tracks, end);
       const counted = this.readings.get(group);
       groups[group] = {
         cpuSeconds: Math.max(0, counted ? counted.last - counted.first : cpu),

@@ -68,19 +68,30 @@ export function targetAnsweredInTime(
 }
 
 /**
- * The generator's share of its cores while the step's requests ran, from the
- * first request's start to k6's last sample. k6 starts the step's VU pool
- * before the step's clock (room for 2.5 s of iterations: about 1,100 VUs at
- * 450/s, a second or more of its core at full use), and that is not load it
- * had to keep up with; counted over the whole process, it raised the share
- * of every fast step toward the saturation limit. The whole process's share
- * when the sampler saw too little of the step to read a window.
+ * A group's CPU seconds while the step's requests ran, from the first
+ * request's start to k6's last sample, and that window's length; undefined
+ * when the sampler saw too little of the step to read a window, or counted the
+ * group by a counter of its own (a container's cgroup, read at its ends only).
+ * k6 starts the step's VU pool before the step's clock (room for 2.5 s of
+ * iterations: about 1,100 VUs at 450/s, a second or more of its core at full
+ * use) and the target idles meanwhile: neither is the load's cost.
+ */
+export function cpuOver(usage: SamplerResult, group: string, window: { startMs: number; endMs: number }): { cpuSeconds: number; seconds: number } | undefined {
+  const series = usage.series[group] ?? [];
+  const seconds = (window.endMs - window.startMs) / 1000;
+  if (series.length < 2 || seconds < 1 || window.startMs < series[0]!.t || window.endMs > series[series.length - 1]!.t) return undefined;
+  return { cpuSeconds: Math.max(0, cpuBetween(series, window.startMs, window.endMs)), seconds };
+}
+
+/**
+ * The generator's share of its cores while the step's requests ran (cpuOver):
+ * counted over the whole process, the VU pool's start raised the share of
+ * every fast step toward the saturation limit. The whole process's share when
+ * no window can be read.
  */
 export function generatorShare(usage: SamplerResult, window: { startMs: number; endMs: number }, cores: number): number {
-  const series = usage.series.generator ?? [];
-  const seconds = (window.endMs - window.startMs) / 1000;
-  if (series.length >= 2 && seconds >= 1 && window.startMs >= series[0]!.t && window.endMs <= series[series.length - 1]!.t)
-    return cpuBetween(series, window.startMs, window.endMs) / (seconds * cores);
+  const over = cpuOver(usage, "generator", window);
+  if (over) return over.cpuSeconds / (over.seconds * cores);
   return usage.groups.generator!.cpuSeconds / (usage.wallSeconds * cores);
 }
 

@@ -10,7 +10,7 @@ import { generatorSaturated, SUSTAINABLE } from "../../analysis/metrics.ts";
 import { setupOpsResult, stableResult } from "../../analysis/result-parts.ts";
 import { openTraceWindow, stableBreakdown } from "../breakdown.ts";
 import { roundRate } from "../knee.ts";
-import { runLoadStep, targetAnsweredInTime } from "../load-step.ts";
+import { cpuOver, runLoadStep, targetAnsweredInTime } from "../load-step.ts";
 import type { LoadOutcome, Phase, RunContext } from "../phase.ts";
 
 declare module "../phase.ts" {
@@ -19,21 +19,29 @@ declare module "../phase.ts" {
   }
 }
 
-/** The target's cost during the stable phase; undefined when its processes are unknown. */
+/**
+ * The target's cost during the stable phase, read while its requests ran
+ * (cpuOver): the seconds in which k6 started its VUs and the target idled
+ * would lower the cores it used. Over the whole phase when no window can be
+ * read (a target counted by its container's cgroup); undefined when its
+ * processes are unknown.
+ */
 function stableCost(ctx: RunContext, stable: LoadOutcome): Cell["cost"] {
   const pids = ctx.targetPids();
-  if (!stable.usage || !pids.length) return undefined;
-  const t = stable.usage.groups.target!;
-  const g = stable.usage.groups.generator!;
+  const usage = stable.usage;
+  if (!usage || !pids.length) return undefined;
+  const whole = (group: string) => ({ cpuSeconds: usage.groups[group]!.cpuSeconds, seconds: usage.wallSeconds });
+  const t = cpuOver(usage, "target", stable.agg) ?? whole("target");
+  const g = cpuOver(usage, "generator", stable.agg) ?? whole("generator");
   const successful = stable.step.successful;
-  const coresUsed = t.cpuSeconds / stable.usage.wallSeconds;
+  const coresUsed = t.cpuSeconds / t.seconds;
   return {
     coreSecondsPer1000: successful ? (t.cpuSeconds / successful) * 1000 : 0,
     throughputPerCore: coresUsed > 0 ? stable.step.achievedRate / coresUsed : 0,
-    peakRssBytes: t.peakRssBytes,
+    peakRssBytes: usage.groups.target!.peakRssBytes,
     targetCpuSeconds: t.cpuSeconds,
     generatorCpuSeconds: g.cpuSeconds,
-    generatorCpuShare: stable.generatorCpuShare ?? g.cpuSeconds / (stable.usage.wallSeconds * (ctx.split?.generatorCores ?? 1)),
+    generatorCpuShare: stable.generatorCpuShare ?? g.cpuSeconds / (g.seconds * (ctx.split?.generatorCores ?? 1)),
   };
 }
 
