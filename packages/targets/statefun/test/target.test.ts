@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runConformance, formatFailure } from "@sfbench/conformance";
 import { startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
-import { call, childPid, eventually, freePort, shopper, spansOf, TARGET } from "./helpers.ts";
+import { call, childPid, eventually, freePort, processState, shopper, spansOf, TARGET } from "./helpers.ts";
 
 let target: StartedTarget;
 
@@ -81,11 +81,14 @@ describe("statefun through provider-local", () => {
     process.kill(jvm, "SIGSTOP");
     let answer;
     try {
+      // kill(2) only queues the signal: ask once the kernel reports the JVM stopped
+      await eventually(async () => expect(processState(jvm)).toBe("T"), 5000);
       answer = await call(target.url, "GET", "/users/nobody");
     } finally {
       process.kill(jvm, "SIGCONT");
     }
-    expect(answer.status).toBe(504);
+    // the text says who answered if something did: only a stopped job's gateway may answer here, with 504
+    expect(answer.status, `answer while the JVM (${jvm}) was stopped: ${answer.text}`).toBe(504);
     expect(answer.body).toMatchObject({ error: "no-answer" });
     await eventually(async () => {
       const stats = (await call(target.url, "GET", "/stats")).body as { noAnswer: number; lateAnswers: number; pending: number };
