@@ -5,7 +5,7 @@ export { audit, snapshotStock, ANOMALY_KINDS, type AnomalyKind, type AuditResult
 export { readAuditRecords, type CheckoutRecord } from "./audit/records.ts";
 export { cpuBetween, ProcessSampler, type CpuPoint } from "./cost/sampler.ts";
 export { formatCpuList, pinTrees, planSplit, runCpus, tasksetPrefix, type CpuSplit } from "./cost/affinity.ts";
-export { clockTicks } from "./cost/proc.ts";
+export { clockTicks, readStat } from "./cost/proc.ts";
 export * from "./trace/index.ts";
 export * from "./resilience/index.ts";
 export * from "./campaign/index.ts";

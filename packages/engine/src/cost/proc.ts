@@ -22,6 +22,8 @@ const PAGE = 4096;
 export interface ProcStat {
   pid: number;
   ppid: number;
+  /** field 3: R running, S sleeping, T stopped, ... */
+  state: string;
   /** utime + stime, seconds */
   cpuSeconds: number;
   /**
@@ -48,7 +50,7 @@ export function readStat(pid: number): ProcStat | undefined {
   // rest[0] is field 3 (state); field n is rest[n - 3]
   const f = (n: number) => Number(rest[n - 3]);
   const hz = clockTicks();
-  return { pid, ppid: f(4), cpuSeconds: (f(14) + f(15)) / hz, childCpuSeconds: (f(16) + f(17)) / hz, rssBytes: f(24) * PAGE, start: f(22) };
+  return { pid, ppid: f(4), state: rest[0]!, cpuSeconds: (f(14) + f(15)) / hz, childCpuSeconds: (f(16) + f(17)) / hz, rssBytes: f(24) * PAGE, start: f(22) };
 }
 
 /** The pids /proc lists now (processes, not threads). */

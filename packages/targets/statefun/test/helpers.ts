@@ -94,10 +94,3 @@ export function childPid(launcherPid: number, needle: string): number {
   }
   throw new Error(`no child of ${launcherPid} runs ${needle}`);
 }
-
-/** A process's state letter from /proc (R running, S sleeping, T stopped, ...). */
-export function processState(pid: number): string {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  // the command name, in parentheses, may hold spaces: the state is the field after its closing parenthesis
-  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0]!;
-}

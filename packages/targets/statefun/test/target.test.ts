@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runConformance, formatFailure } from "@sfbench/conformance";
 import { startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
-import { call, childPid, eventually, freePort, processState, shopper, spansOf, TARGET } from "./helpers.ts";
+import { readStat } from "@sfbench/engine";
+import { call, childPid, eventually, freePort, shopper, spansOf, TARGET } from "./helpers.ts";
 
 let target: StartedTarget;
 
@@ -82,7 +83,7 @@ describe("statefun through provider-local", () => {
     let answer;
     try {
       // kill(2) only queues the signal: ask once the kernel reports the JVM stopped
-      await eventually(async () => expect(processState(jvm)).toBe("T"), 5000);
+      await eventually(async () => expect(readStat(jvm)?.state).toBe("T"), 5000);
       answer = await call(target.url, "GET", "/users/nobody");
     } finally {
       process.kill(jvm, "SIGCONT");

@@ -10,7 +10,7 @@ import { generatorSaturated, SUSTAINABLE } from "../../analysis/metrics.ts";
 import { setupOpsResult, stableResult } from "../../analysis/result-parts.ts";
 import { openTraceWindow, stableBreakdown } from "../breakdown.ts";
 import { roundRate } from "../knee.ts";
-import { cpuOver, runLoadStep, targetAnsweredInTime } from "../load-step.ts";
+import { cpuOver, generatorShare, runLoadStep, targetAnsweredInTime } from "../load-step.ts";
 import type { LoadOutcome, Phase, RunContext } from "../phase.ts";
 
 declare module "../phase.ts" {
@@ -41,7 +41,7 @@ function stableCost(ctx: RunContext, stable: LoadOutcome): Cell["cost"] {
     peakRssBytes: usage.groups.target!.peakRssBytes,
     targetCpuSeconds: t.cpuSeconds,
     generatorCpuSeconds: g.cpuSeconds,
-    generatorCpuShare: stable.generatorCpuShare ?? g.cpuSeconds / (g.seconds * (ctx.split?.generatorCores ?? 1)),
+    generatorCpuShare: stable.generatorCpuShare ?? generatorShare(usage, stable.agg, ctx.split?.generatorCores ?? 1),
   };
 }
 
