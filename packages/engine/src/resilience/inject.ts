@@ -55,14 +55,20 @@ export interface InjectFaultInput {
  */
 export async function injectFault(input: InjectFaultInput): Promise<FaultKill> {
   const signal = input.signal ?? "SIGKILL";
-  const wait = input.atMs - Date.now();
-  if (wait > 0) {
+  // A timer may fire a millisecond before the wall clock reaches atMs; the
+  // fault must never land before its planned instant, so wait out the rest.
+  for (let wait = input.atMs - Date.now(); wait > 0; wait = input.atMs - Date.now()) {
     await new Promise<void>((resolve, reject) => {
+      if (input.signalAbort?.aborted) return reject(new Error("the phase ended before the planned fault"));
       const timer = setTimeout(resolve, wait);
-      input.signalAbort?.addEventListener("abort", () => {
-        clearTimeout(timer);
-        reject(new Error("the phase ended before the planned fault"));
-      });
+      input.signalAbort?.addEventListener(
+        "abort",
+        () => {
+          clearTimeout(timer);
+          reject(new Error("the phase ended before the planned fault"));
+        },
+        { once: true },
+      );
     });
   }
   const { at } = await input.kill(input.plan.node, signal);
