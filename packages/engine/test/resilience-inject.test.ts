@@ -75,6 +75,27 @@ describe("injecting the fault", () => {
     expect(FaultKill.parse(kill)).toEqual(kill);
   });
 
+  it("stops waiting when the phase ends before the planned instant, and kills nothing", async () => {
+    const calls: string[] = [];
+    const abort = new AbortController();
+    const pending = injectFault({
+      plan: { node: 0, nodes: 1, whole: true, restart: true },
+      atMs: Date.now() + 60_000,
+      originMs: Date.now(),
+      signalAbort: abort.signal,
+      kill: async (i) => {
+        calls.push(`kill ${i}`);
+        return { at: Date.now() };
+      },
+      restart: async (i) => {
+        calls.push(`restart ${i}`);
+      },
+    });
+    abort.abort();
+    await expect(pending).rejects.toThrow("the phase ended before the planned fault");
+    expect(calls).toEqual([]);
+  });
+
   it("reports a failed restart instead of throwing, and does not restart a node the plan leaves down", async () => {
     const failed = await injectFault({
       plan: { node: 0, nodes: 1, whole: true, restart: true },

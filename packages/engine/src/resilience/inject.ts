@@ -5,6 +5,7 @@
  * killNode and restartNode / restartTarget of @sfbench/provider-local), so
  * this works the same for every provider that can kill and restart.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { nodeSupport, type FaultKill, type TargetManifest } from "@sfbench/core";
 import { onSeriesClock } from "./k6-failures.ts";
 
@@ -58,18 +59,11 @@ export async function injectFault(input: InjectFaultInput): Promise<FaultKill> {
   // A timer may fire a millisecond before the wall clock reaches atMs; the
   // fault must never land before its planned instant, so wait out the rest.
   for (let wait = input.atMs - Date.now(); wait > 0; wait = input.atMs - Date.now()) {
-    await new Promise<void>((resolve, reject) => {
-      if (input.signalAbort?.aborted) return reject(new Error("the phase ended before the planned fault"));
-      const timer = setTimeout(resolve, wait);
-      input.signalAbort?.addEventListener(
-        "abort",
-        () => {
-          clearTimeout(timer);
-          reject(new Error("the phase ended before the planned fault"));
-        },
-        { once: true },
-      );
-    });
+    try {
+      await sleep(wait, undefined, { signal: input.signalAbort });
+    } catch {
+      throw new Error("the phase ended before the planned fault");
+    }
   }
   const { at } = await input.kill(input.plan.node, signal);
   const base: FaultKill = {
