@@ -61,6 +61,8 @@ export interface RepeatabilityResult {
   systems: SystemRepeat[];
   /** pairs of systems whose intervals did not overlap in the first campaign, and whether the second kept their order */
   order: Array<{ cell: string; higher: string; lower: string; kept: boolean }>;
+  /** counted trials that gave no figure for some cell, and why: the reason a median stands on fewer trials or an interval is missing */
+  noFigure: Array<{ campaign: 1 | 2; target: string; round: number; why: string }>;
   goals: { median: number; interval: number };
 }
 
@@ -109,7 +111,12 @@ export function compareCampaigns(
       order.push({ cell: cellOf(x), higher: x.target, lower: y.target, kept: bx !== null && by !== null && bx > by });
     }
   }
-  return { command, source, campaigns: files, systems, order, goals: { median: MEDIAN_GOAL, interval: INTERVAL_GOAL } };
+  const noFigure = [a, b].flatMap((doc, i) =>
+    doc.trials
+      .filter((t) => t.counted && (t.status !== "completed" || t.notes.length > 0))
+      .map((t) => ({ campaign: (i + 1) as 1 | 2, target: t.target, round: t.round, why: t.notes.join("; ") || t.status })),
+  );
+  return { command, source, campaigns: files, systems, order, noFigure, goals: { median: MEDIAN_GOAL, interval: INTERVAL_GOAL } };
 }
 
 const pct = (x: number | null) => (x === null ? "-" : `${(x * 100).toFixed(1)}%`);
@@ -151,8 +158,9 @@ export function repeatabilityReport(r: RepeatabilityResult): string {
   const order = r.order.length
     ? r.order.map((o) => `${o.cell}: ${o.higher} above ${o.lower} (intervals apart in campaign 1): ${o.kept ? "kept" : "NOT kept"} in campaign 2`)
     : ["no two systems' intervals were apart in campaign 1: no order to keep"];
+  const noFigure = r.noFigure.map((x) => `campaign ${x.campaign}: ${x.target} round ${x.round} gave no figure: ${x.why}`);
   const title = r.source === "ran" ? `${r.command} (twice)` : r.command;
-  return [`== repeatability: ${title}`, `campaign 1: ${r.campaigns[0]}`, `campaign 2: ${r.campaigns[1]}`, ...lines, ...order].join("\n") + "\n";
+  return [`== repeatability: ${title}`, `campaign 1: ${r.campaigns[0]}`, `campaign 2: ${r.campaigns[1]}`, ...lines, ...order, ...noFigure].join("\n") + "\n";
 }
 
 /** Runs one campaign through the CLI; its document. */

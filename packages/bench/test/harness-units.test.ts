@@ -4,7 +4,7 @@ import { cpuList } from "../src/lib/machine.ts";
 import { delaySource, injectedQuantile } from "../src/lib/injected.ts";
 import { table } from "../src/lib/report.ts";
 import { parseWrk } from "../src/lib/wrk.ts";
-import type { CampaignDocument, CellStatistics } from "@sfbench/core";
+import type { CampaignDocument, CampaignTrial, CellStatistics } from "@sfbench/core";
 import { compareCampaigns, repeatabilityReport } from "../src/repeatability.ts";
 import { summarize, type GeneratorTrial } from "../src/generator.ts";
 import { LatencyHistogram } from "@sfbench/engine";
@@ -62,10 +62,19 @@ describe("small helpers", () => {
   it("compares two campaigns: medians, interval half-widths, and the order of systems whose intervals are apart", () => {
     const stat = (target: string, median: number, low: number, high: number) =>
       ({ target, workload: "checkout", distribution: "uniform", median, interval: { low, high } }) as CellStatistics;
-    const campaign = (statistics: CellStatistics[]) => ({ statistics }) as CampaignDocument;
+    const trial = (target: string, round: number, notes: string[], status: CampaignTrial["status"] = "completed", counted = true) =>
+      ({ target, round, status, counted, notes }) as CampaignTrial;
+    const campaign = (statistics: CellStatistics[], trials: CampaignTrial[] = []) => ({ statistics, trials }) as unknown as CampaignDocument;
     const r = compareCampaigns(
-      campaign([stat("a", 200, 190, 210), stat("b", 100, 80, 120)]),
-      campaign([stat("a", 230, 200, 260), stat("b", 105, 100, 110)]),
+      campaign([stat("a", 200, 190, 210), stat("b", 100, 80, 120)], [trial("a", 1, []), trial("b", 1, [])]),
+      campaign(
+        [stat("a", 230, 200, 260), stat("b", 105, 100, 110)],
+        [
+          trial("a", 1, ["checkout/uniform: stable phase: p99 1200 ms (needs < 1000 ms, as a sustainable step)"]),
+          trial("b", 1, ["run: target did not start"], "failed"),
+          trial("b", 2, ["checkout/uniform: busy, repeated"], "completed", false),
+        ],
+      ),
       ["one.json", "two.json"],
       "sfbench campaign --targets a,b",
     );
@@ -80,6 +89,12 @@ describe("small helpers", () => {
     expect(b.halfWidths[0]).toBeCloseTo(0.2, 10);
     expect(r.order).toEqual([{ cell: "checkout/uniform", higher: "a", lower: "b", kept: true }]);
     expect(repeatabilityReport(r)).toMatch(/checkout\/uniform: a above b \(intervals apart in campaign 1\): kept in campaign 2/);
+    // counted trials without a figure are named with their reason; a trial that was repeated is not counted
+    expect(r.noFigure).toEqual([
+      { campaign: 2, target: "a", round: 1, why: "checkout/uniform: stable phase: p99 1200 ms (needs < 1000 ms, as a sustainable step)" },
+      { campaign: 2, target: "b", round: 1, why: "run: target did not start" },
+    ]);
+    expect(repeatabilityReport(r)).toMatch(/\ncampaign 2: b round 1 gave no figure: run: target did not start\n/);
   });
 
   it("cpuList expands taskset lists", () => {
