@@ -6,14 +6,25 @@ package sidecar
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net"
+	"os"
+	"strconv"
+	"strings"
 )
 
-// FreePorts asks the kernel for n distinct free loopback ports. daprd and
-// placement take port numbers as flags, not listeners, so a port is released
-// before the process binds it; the kernel hands out ephemeral ports in turn,
-// which makes a collision with another process's new listener unlikely, and a
-// collision makes the child exit, which fails the start with its log.
+// portFloor is the lowest port FreePorts hands out: above the services'
+// fixed ports (PostgreSQL's, Redis's and Kafka's defaults and the portal's
+// 3000 are below it or above the ephemeral range).
+const portFloor = 20000
+
+// FreePorts picks n distinct free loopback ports. daprd and placement take
+// port numbers as flags, not listeners, so a port is released before the
+// process binds it. The ports come from below the kernel's ephemeral range:
+// a port the kernel hands out (bind to 0) may be taken in that gap as the
+// source port of any outgoing connection, which on a busy machine (k6 and
+// its targets opening thousands) made daprd exit with "address already in
+// use". Below the range only a process that names the port can take it.
 func FreePorts(n int) ([]int, error) {
 	ls := make([]net.Listener, 0, n)
 	defer func() {
@@ -21,14 +32,34 @@ func FreePorts(n int) ([]int, error) {
 			_ = l.Close()
 		}
 	}()
+	top := EphemeralLow()
 	ports := make([]int, 0, n)
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	for tries := 0; len(ports) < n; tries++ {
+		if tries == 1000 {
+			return nil, fmt.Errorf("no free loopback port between %d and %d after %d tries", portFloor, top-1, tries)
+		}
+		p := portFloor + rand.IntN(top-portFloor)
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
 		if err != nil {
-			return nil, fmt.Errorf("no free loopback port: %w", err)
+			continue // in use, or already one of ours
 		}
 		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		ports = append(ports, p)
 	}
 	return ports, nil
+}
+
+// EphemeralLow is the first port of the kernel's ephemeral range
+// (net.ipv4.ip_local_port_range), 32768 where it cannot be read or leaves
+// fewer than 1,000 ports below it.
+func EphemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if low, err := strconv.Atoi(f[0]); err == nil && low >= portFloor+1000 {
+				return low
+			}
+		}
+	}
+	return 32768
 }
