@@ -13,11 +13,6 @@ import (
 	"strings"
 )
 
-// portFloor is the lowest port FreePorts hands out: above the services'
-// fixed ports (PostgreSQL's, Redis's and Kafka's defaults and the portal's
-// 3000 are below it or above the ephemeral range).
-const portFloor = 20000
-
 // FreePorts picks n distinct free loopback ports. daprd and placement take
 // port numbers as flags, not listeners, so a port is released before the
 // process binds it. The ports come from below the kernel's ephemeral range:
@@ -25,6 +20,8 @@ const portFloor = 20000
 // source port of any outgoing connection, which on a busy machine (k6 and
 // its targets opening thousands) made daprd exit with "address already in
 // use". Below the range only a process that names the port can take it.
+// The window is provider-local's for restartable nodes (nodePort): the
+// 10,000 ports below the range.
 func FreePorts(n int) ([]int, error) {
 	ls := make([]net.Listener, 0, n)
 	defer func() {
@@ -33,12 +30,13 @@ func FreePorts(n int) ([]int, error) {
 		}
 	}()
 	top := EphemeralLow()
+	floor := max(1025, top-10000)
 	ports := make([]int, 0, n)
 	for tries := 0; len(ports) < n; tries++ {
 		if tries == 1000 {
-			return nil, fmt.Errorf("no free loopback port between %d and %d after %d tries", portFloor, top-1, tries)
+			return nil, fmt.Errorf("no free loopback port between %d and %d after %d tries", floor, top-1, tries)
 		}
-		p := portFloor + rand.IntN(top-portFloor)
+		p := floor + rand.IntN(top-floor)
 		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
 		if err != nil {
 			continue // in use, or already one of ours
@@ -51,12 +49,12 @@ func FreePorts(n int) ([]int, error) {
 
 // EphemeralLow is the first port of the kernel's ephemeral range
 // (net.ipv4.ip_local_port_range), 32768 where it cannot be read or leaves
-// fewer than 1,000 ports below it.
+// almost no unprivileged port below it.
 func EphemeralLow() int {
 	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
 	if err == nil {
 		if f := strings.Fields(string(b)); len(f) == 2 {
-			if low, err := strconv.Atoi(f[0]); err == nil && low >= portFloor+1000 {
+			if low, err := strconv.Atoi(f[0]); err == nil && low >= 2048 {
 				return low
 			}
 		}
