@@ -5,10 +5,10 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { freePort } from "@sfbench/services";
 
 export const appDir = fileURLToPath(new URL("..", import.meta.url));
 const repoRoot = path.resolve(appDir, "../..");
@@ -54,17 +54,6 @@ export function ensureBuild(log: (line: string) => void = () => undefined): bool
   });
   if (result.status !== 0) throw new Error(`next build failed (exit ${result.status}):\n${(result.stdout + result.stderr).slice(-6000)}`);
   return true;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export interface RunningServer {

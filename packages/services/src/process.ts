@@ -164,8 +164,27 @@ export function run(command: string, args: string[], opts: RunOptions = {}): Pro
   });
 }
 
-/** A port nothing listens on right now on the services' loopback address. */
-export function freePort(): Promise<number> {
+/** The first port of the kernel's ephemeral range (what listen(0) and outgoing connections take). */
+export function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low >= 2048 ? low : 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+/** Whether a listener can bind `port` on the loopback address right now. */
+export function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once("error", () => resolve(false));
+    srv.listen(port, HOST, () => srv.close(() => resolve(true)));
+  });
+}
+
+/** A port the kernel hands out for listen(0), released again. */
+function kernelPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.once("error", reject);
@@ -174,4 +193,23 @@ export function freePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * A free port to hand to a process that binds it later (a service, a target
+ * node, k6's API, a portal). It comes from the 10,000 ports below the
+ * kernel's ephemeral range: a port from listen(0), released for the child,
+ * could meanwhile become an outgoing connection's source port or another
+ * listen(0)'s port, and the child would exit with "address in use"; a node
+ * killed and restarted on it could also see a connection to itself. Falls
+ * back to the kernel's choice when the ports below the range are taken.
+ */
+export async function freePort(): Promise<number> {
+  const high = ephemeralLow() - 1;
+  const low = Math.max(1025, high - 9999);
+  for (let i = 0; i < 50; i++) {
+    const port = low + Math.floor(Math.random() * (high - low + 1));
+    if (await portFree(port)) return port;
+  }
+  return kernelPort();
 }

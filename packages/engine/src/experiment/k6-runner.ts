@@ -3,9 +3,9 @@
  * and reports live figures from k6's REST API while it runs.
  */
 import { spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import type { K6Invocation, K6Outcome, LiveFigures } from "@sfbench/core";
+import { freePort } from "@sfbench/services";
 import { K6_DIR } from "@sfbench/workloads";
 import { tasksetPrefix } from "../cost/affinity.ts";
 
@@ -14,17 +14,6 @@ export type { LiveFigures } from "@sfbench/core";
 export type { K6Invocation, K6Outcome, LoadGenerator } from "@sfbench/core";
 
 export class K6Error extends Error {}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 interface MetricsBody {
   data?: Array<{ id: string; attributes: { sample: Record<string, number> } }>;

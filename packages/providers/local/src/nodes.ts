@@ -14,9 +14,9 @@ import { spawnBalancer, writeBackends } from "./run.ts";
 import { startTargetPostgres, targetPostgresDir } from "./storage.ts";
 import {
   baseEnv,
+  freePort,
   isAlive,
   killGroup,
-  nodePort,
   nodesOf,
   readState,
   spawnNode,
@@ -244,8 +244,8 @@ export async function addNode(name: string, opts: NodeOpOptions = {}): Promise<R
   const nodes = nodesOf(state);
   if (nodes.length >= support.max) throw new TargetError(`nodes: ${name} already runs ${nodes.length} nodes, its maximum (target.json nodes.max)`);
   const index = nodes.length;
-  const clusterPort = await nodePort();
-  const plan: NodePlan = { index, port: await nodePort(), clusterPort, nodes: index + 1, peers: [...nodes.map((n) => n.clusterPort!), clusterPort] };
+  const clusterPort = await freePort();
+  const plan: NodePlan = { index, port: await freePort(), clusterPort, nodes: index + 1, peers: [...nodes.map((n) => n.clusterPort!), clusterPort] };
   const base = baseEnv(target, {
     trace: state.trace ?? false,
     ...(state.postgres ? { postgres: state.postgres } : {}),

@@ -24,7 +24,6 @@ import {
   targetDataDir,
   freePort,
   isAlive,
-  nodePort,
   killGroup,
   nodesOf,
   portFree,
@@ -220,7 +219,7 @@ async function startClaimed(target: BundledTarget, count: number, opts: StartOpt
 
   const plans: NodePlan[] = [];
   for (let index = 0; index < count; index++) {
-    plans.push({ index, port: balanced || index > 0 ? await nodePort() : port, ...(cluster ? { clusterPort: await nodePort(), nodes: count } : {}) });
+    plans.push({ index, port: balanced || index > 0 ? await freePort() : port, ...(cluster ? { clusterPort: await freePort(), nodes: count } : {}) });
   }
   if (cluster) for (const p of plans) p.peers = plans.map((q) => q.clusterPort!);
 

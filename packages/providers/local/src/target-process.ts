@@ -5,12 +5,13 @@
  */
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { kafkaBrokers, paths, redisUrl } from "@sfbench/services";
 import { buildDir, expandArgs } from "./build.ts";
 import { TargetError, type BundledTarget } from "./catalog.ts";
 import type { TargetKafka, TargetPostgres } from "./storage.ts";
+
+export { ephemeralLow, freePort, portFree } from "@sfbench/services";
 
 /** One process of a target. A single-process target is node 0 of 1. */
 export interface RunningNode {
@@ -102,54 +103,6 @@ export function writeState(state: RunningTarget): void {
   mkdirSync(stateDir(), { recursive: true });
   const node0 = nodesOf(state)[0]!;
   writeFileSync(stateFile(state.name), JSON.stringify({ ...state, pid: node0.pid, log: node0.log }, null, 2));
-}
-
-export function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.once("error", () => resolve(false));
-    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
-  });
-}
-
-/** The first port of the kernel's ephemeral range (what listen(0) and outgoing connections take). */
-export function ephemeralLow(): number {
-  try {
-    const low = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
-    return Number.isInteger(low) && low > 1024 ? low : 32768;
-  } catch {
-    return 32768;
-  }
-}
-
-/**
- * A free port for a node that may be killed and restarted: below the
- * ephemeral range, so that while the node is down no listen(0) elsewhere on
- * the machine takes its port and no connection to it is given the same port
- * as its own source (a TCP self-connect): a request to a dead node is then
- * refused, and the balancer can send it to the next node. Falls back to
- * freePort() when the ports below the range are taken.
- */
-export async function nodePort(): Promise<number> {
-  const high = ephemeralLow() - 1;
-  const low = Math.max(1025, high - 9999);
-  for (let i = 0; i < 50; i++) {
-    const port = low + Math.floor(Math.random() * (high - low + 1));
-    if (await portFree(port)) return port;
-  }
-  return freePort();
-}
-
-/** A port the kernel says is free on 127.0.0.1 right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 export function tail(file: string, lines = 15): string {

@@ -20,8 +20,8 @@ import (
 // source port of any outgoing connection, which on a busy machine (k6 and
 // its targets opening thousands) made daprd exit with "address already in
 // use". Below the range only a process that names the port can take it.
-// The window is provider-local's for restartable nodes (nodePort): the
-// 10,000 ports below the range.
+// The window is the one sfbench's own free ports come from (freePort in
+// @sfbench/services): the 10,000 ports below the range.
 func FreePorts(n int) ([]int, error) {
 	ls := make([]net.Listener, 0, n)
 	defer func() {

@@ -1,0 +1,51 @@
+import net from "node:net";
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { ephemeralLow, freePort, portFree } from "../src/index.ts";
+
+function listen(port: number): Promise<net.Server> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve(server));
+  });
+}
+
+describe("ports handed to a child process", () => {
+  it("the ephemeral range's start is the kernel's", () => {
+    const low = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
+    expect(ephemeralLow()).toBe(low);
+  });
+
+  it("come from the 10,000 ports below the ephemeral range, and can be bound", async () => {
+    const low = ephemeralLow();
+    const ports = await Promise.all(Array.from({ length: 20 }, () => freePort()));
+    for (const port of ports) {
+      expect(port).toBeLessThan(low);
+      expect(port).toBeGreaterThanOrEqual(Math.max(1025, low - 10_000));
+    }
+    const server = await listen(ports[0]!);
+    try {
+      expect(await portFree(ports[0]!)).toBe(false);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    expect(await portFree(ports[0]!)).toBe(true);
+  });
+
+  it("are not the port an outgoing connection was just given", async () => {
+    // An outgoing connection's source port comes from the ephemeral range, so
+    // a port handed out here cannot be one some connection already holds.
+    const server = await listen(0);
+    const { port: serverPort } = server.address() as net.AddressInfo;
+    const client = net.connect(serverPort, "127.0.0.1");
+    await new Promise((resolve) => client.once("connect", resolve));
+    try {
+      expect(client.localPort).toBeGreaterThanOrEqual(ephemeralLow());
+      for (let i = 0; i < 20; i++) expect(await freePort()).not.toBe(client.localPort);
+    } finally {
+      client.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
