@@ -1,14 +1,45 @@
 import { spawn } from "node:child_process";
-import { accessSync, constants, readFileSync } from "node:fs";
+import { accessSync, constants, existsSync, readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { HOST } from "./env.ts";
 
+/** The state letter of a /proc stat line (R, S, D, Z, X, ...), after the command's parentheses. */
+function statState(text: string): string | undefined {
+  return text.slice(text.lastIndexOf(")") + 2)[0];
+}
+
 /**
- * Whether `pid` is alive (a zombie is not) and, when `command` is given, whether its command
- * line mentions it (so a pid reused by an unrelated process after a crash does not count).
+ * Whether any thread of process `pid` has yet to exit. A killed process's
+ * leader thread shows as a zombie while its other threads are still exiting,
+ * and those still hold the process's files: a killed server's listening
+ * socket keeps accepting connections (and resets them) until the last one
+ * has gone. Undefined without /proc.
+ */
+export function threadsLeft(pid: number): boolean | undefined {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" && existsSync("/proc/self") ? false : undefined;
+  }
+  return tids.some((tid) => {
+    try {
+      const state = statState(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8"));
+      return state !== "Z" && state !== "X";
+    } catch {
+      return false; // the thread is gone meanwhile
+    }
+  });
+}
+
+/**
+ * Whether `pid` is alive and, when `command` is given, whether its command
+ * line mentions it (so a pid reused by an unrelated process after a crash
+ * does not count). A zombie is not alive once every thread of it has exited
+ * (threadsLeft): until then it still holds its files and ports.
  */
 export function isAlive(pid: number, command?: string): boolean {
   try {
@@ -23,8 +54,9 @@ export function isAlive(pid: number, command?: string): boolean {
       return undefined; // no /proc (not Linux): trust kill(0)
     }
   };
-  const state = proc("stat")?.split(") ").pop()?.[0];
-  if (state === "Z" || state === "X") return false;
+  const stat = proc("stat");
+  const state = stat === undefined ? undefined : statState(stat);
+  if (state === "Z" || state === "X") return threadsLeft(pid) === true;
   if (command === undefined) return true;
   return proc("cmdline")?.includes(command) ?? true;
 }

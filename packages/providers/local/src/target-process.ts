@@ -6,12 +6,15 @@
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { kafkaBrokers, paths, redisUrl } from "@sfbench/services";
+import { isAlive as processAlive, kafkaBrokers, paths, redisUrl, threadsLeft } from "@sfbench/services";
 import { buildDir, expandArgs } from "./build.ts";
 import { TargetError, type BundledTarget } from "./catalog.ts";
 import type { TargetKafka, TargetPostgres } from "./storage.ts";
 
 export { ephemeralLow, freePort, portFree } from "@sfbench/services";
+
+/** Whether a process runs: a zombie whose threads have all exited does not (one argument, for filter). */
+export const isAlive = (pid: number): boolean => processAlive(pid);
 
 /** One process of a target. A single-process target is node 0 of 1. */
 export interface RunningNode {
@@ -71,21 +74,6 @@ export const targetDataDir = (name: string) => join(stateDir(), name, "data");
 export const nodeDataDir = (name: string, index: number) => (index === 0 ? targetDataDir(name) : join(stateDir(), name, `node-${index}`, "data"));
 export const nodeLog = (name: string, index: number) => join(stateDir(), index === 0 ? `${name}.log` : `${name}.node-${index}.log`);
 
-/** Whether a process runs; a zombie (dead, not yet reaped by its parent) does not. */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !["Z", "X"].includes(stat.slice(stat.lastIndexOf(")") + 2)[0]!);
-  } catch {
-    return true; // no /proc: kill(0) is all there is
-  }
-}
-
 export function nodesOf(state: RunningTarget): RunningNode[] {
   return (
     state.nodes ?? [
@@ -127,7 +115,7 @@ export async function waitGone(pid: number, timeoutMs: number): Promise<boolean>
   return !isAlive(pid);
 }
 
-/** The live (not zombie) processes of process group `pgid`, from /proc. */
+/** The processes of process group `pgid` with a thread yet to exit (a zombie leader's threads still hold its ports), from /proc. */
 export function groupMembers(pgid: number): number[] {
   const out: number[] = [];
   let entries: string[];
@@ -142,7 +130,7 @@ export function groupMembers(pgid: number): number[] {
       const stat = readFileSync(`/proc/${e}/stat`, "utf8");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       // fields after the name: state, ppid, pgrp, ...
-      if (Number(fields[2]) === pgid && !["Z", "X"].includes(fields[0]!)) out.push(Number(e));
+      if (Number(fields[2]) === pgid && (!["Z", "X"].includes(fields[0]!) || threadsLeft(Number(e)))) out.push(Number(e));
     } catch {
       /* gone meanwhile */
     }

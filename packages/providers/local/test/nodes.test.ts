@@ -37,7 +37,8 @@ interface WhoAmI {
 
 const getJson = async <T>(url: string, init?: RequestInit): Promise<T> => {
   const res = await fetch(url, init);
-  expect(res.status, `${init?.method ?? "GET"} ${url}`).toBe(200);
+  // a failed answer's body says why (the balancer's 502 names the node and the error)
+  expect(res.status, `${init?.method ?? "GET"} ${url}${res.status === 200 ? "" : `: ${await res.clone().text()}`}`).toBe(200);
   return (await res.json()) as T;
 };
 
