@@ -9,7 +9,7 @@ import type { Queue, Worker } from "bullmq";
 import { ProgressEvent } from "@sfbench/core";
 import type { Db } from "@sfbench/db";
 import { runningTarget, targetPostgresDir } from "@sfbench/provider-local";
-import { k6Path, paths, redisUrl } from "@sfbench/services";
+import { isAlive, k6Path, paths, redisUrl } from "@sfbench/services";
 import { createRunQueue, enqueueRun, redisConnection, type RunJob } from "../src/queue.ts";
 import { createWorker } from "../src/worker.ts";
 import type { PipelineOutcome } from "../src/pipeline.ts";
@@ -102,8 +102,7 @@ describe("the run pipeline", () => {
         .filter((n) => /^\d+$/.test(n))
         .filter((n) => {
           try {
-            const stat = readFileSync(`/proc/${n}/stat`, "utf8");
-            return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z" && readFileSync(`/proc/${n}/cmdline`, "utf8").includes(pgData);
+            return isAlive(Number(n)) && readFileSync(`/proc/${n}/cmdline`, "utf8").includes(pgData);
           } catch {
             return false;
           }

@@ -12,7 +12,7 @@ export { withLock } from "./lock.ts";
 export { k6Path } from "./k6.ts";
 export { pythonToolDir, pythonToolPath, SCHEMATHESIS, schemathesisPath, type PythonTool } from "./python-tools.ts";
 export { kafkaBrokers } from "./kafka.ts";
-export { ephemeralLow, freePort, isAlive, portFree, threadsLeft } from "./process.ts";
+export { ephemeralLow, exited, freePort, isAlive, portFree, statFields, threadsLeft } from "./process.ts";
 export { startKafkaInstance, stopKafkaInstance, type KafkaInstance, type KafkaInstanceOptions } from "./kafka-instance.ts";
 export { createDatabase, postgresUrl } from "./postgres.ts";
 export {

@@ -1,34 +1,42 @@
 import { spawn } from "node:child_process";
-import { accessSync, constants, existsSync, readdirSync, readFileSync } from "node:fs";
+import { accessSync, constants, readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { HOST } from "./env.ts";
 
-/** The state letter of a /proc stat line (R, S, D, Z, X, ...), after the command's parentheses. */
-function statState(text: string): string | undefined {
-  return text.slice(text.lastIndexOf(")") + 2)[0];
+/**
+ * The fields of a /proc stat line after the command's parentheses (the
+ * command may hold spaces and parentheses): state (R, S, D, Z, X, ...), ppid,
+ * pgrp, ...
+ */
+export function statFields(text: string): { state: string; ppid: number; pgrp: number } {
+  const [state = "", ppid, pgrp] = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  return { state, ppid: Number(ppid), pgrp: Number(pgrp) };
 }
+
+/** A zombie (Z) or dead (X) task: its exit is done, or under way. */
+export const exited = (state: string): boolean => state === "Z" || state === "X";
 
 /**
  * Whether any thread of process `pid` has yet to exit. A killed process's
  * leader thread shows as a zombie while its other threads are still exiting,
  * and those still hold the process's files: a killed server's listening
  * socket keeps accepting connections (and resets them) until the last one
- * has gone. Undefined without /proc.
+ * has gone. False when /proc cannot tell (the process is gone, or no
+ * /proc): its callers ask only after /proc showed the leader exited.
  */
-export function threadsLeft(pid: number): boolean | undefined {
+export function threadsLeft(pid: number): boolean {
   let tids: string[];
   try {
     tids = readdirSync(`/proc/${pid}/task`);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ENOENT" && existsSync("/proc/self") ? false : undefined;
+  } catch {
+    return false;
   }
   return tids.some((tid) => {
     try {
-      const state = statState(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8"));
-      return state !== "Z" && state !== "X";
+      return !exited(statFields(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8")).state);
     } catch {
       return false; // the thread is gone meanwhile
     }
@@ -55,8 +63,7 @@ export function isAlive(pid: number, command?: string): boolean {
     }
   };
   const stat = proc("stat");
-  const state = stat === undefined ? undefined : statState(stat);
-  if (state === "Z" || state === "X") return threadsLeft(pid) === true;
+  if (stat !== undefined && exited(statFields(stat).state)) return threadsLeft(pid);
   if (command === undefined) return true;
   return proc("cmdline")?.includes(command) ?? true;
 }

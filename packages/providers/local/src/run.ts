@@ -45,6 +45,7 @@ import {
 export {
   descendants,
   freePort,
+  groupMembers,
   isAlive,
   nodeDataDir,
   portFree,

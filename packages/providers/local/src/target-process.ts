@@ -6,7 +6,7 @@
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isAlive as processAlive, kafkaBrokers, paths, redisUrl, threadsLeft } from "@sfbench/services";
+import { exited, isAlive as processAlive, kafkaBrokers, paths, redisUrl, statFields, threadsLeft } from "@sfbench/services";
 import { buildDir, expandArgs } from "./build.ts";
 import { TargetError, type BundledTarget } from "./catalog.ts";
 import type { TargetKafka, TargetPostgres } from "./storage.ts";
@@ -127,10 +127,8 @@ export function groupMembers(pgid: number): number[] {
   for (const e of entries) {
     if (!/^\d+$/.test(e)) continue;
     try {
-      const stat = readFileSync(`/proc/${e}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      // fields after the name: state, ppid, pgrp, ...
-      if (Number(fields[2]) === pgid && (!["Z", "X"].includes(fields[0]!) || threadsLeft(Number(e)))) out.push(Number(e));
+      const { state, pgrp } = statFields(readFileSync(`/proc/${e}/stat`, "utf8"));
+      if (pgrp === pgid && (!exited(state) || threadsLeft(Number(e)))) out.push(Number(e));
     } catch {
       /* gone meanwhile */
     }
@@ -260,8 +258,7 @@ export function descendants(root: number): number[] {
   const children = new Map<number, number[]>();
   for (const name of readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
     try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const { ppid } = statFields(readFileSync(`/proc/${name}/stat`, "utf8"));
       children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
     } catch {
       // gone meanwhile

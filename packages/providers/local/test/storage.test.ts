@@ -5,12 +5,11 @@
  * its own server, never the shared server that the portal and the worker use;
  * it stops with the target, also when the target died first.
  */
-import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { postgresUrl, status, up } from "@sfbench/services";
-import { isAlive, runningTarget, startTarget, stopTarget } from "../src/run.ts";
+import { descendants, isAlive, runningTarget, startTarget, stopTarget } from "../src/run.ts";
 import { costPids, storageFingerprint, targetPostgresDir } from "../src/storage.ts";
 
 const fixtures = fileURLToPath(new URL("./fixtures", import.meta.url));
@@ -29,38 +28,8 @@ interface DbReport {
   backendPid: number;
 }
 
-/** Whether a process runs (a zombie waiting for its parent to reap it does not). */
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !["Z", "X"].includes(stat.slice(stat.lastIndexOf(")") + 2)[0]!);
-  } catch {
-    return false;
-  }
-}
-
-/** The roots and all their live descendants, from /proc. */
-function tree(roots: number[]): Set<number> {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-    } catch {
-      // gone
-    }
-  }
-  const out = new Set<number>();
-  const stack = [...roots];
-  while (stack.length) {
-    const pid = stack.pop()!;
-    if (out.has(pid)) continue;
-    out.add(pid);
-    stack.push(...(children.get(pid) ?? []));
-  }
-  return out;
-}
+/** The roots and all their live descendants, from /proc, as the cost of a target's own processes counts them. */
+const tree = (roots: number[]): Set<number> => new Set(roots.flatMap((root) => [root, ...descendants(root)]));
 
 describe("a target's own PostgreSQL", () => {
   it("is durable for a durable target: fsync, synchronous_commit and full_page_writes are on where the target writes", { timeout: 180_000 }, async () => {
@@ -110,14 +79,14 @@ describe("a target's own PostgreSQL", () => {
     const t = await startTarget("durable-db", opts);
     expect(await stopTarget("durable-db")).toBe(true);
     expect(isAlive(t.pid)).toBe(false);
-    expect(running(t.postgres!.pid)).toBe(false);
+    expect(isAlive(t.postgres!.pid)).toBe(false);
 
     const again = await startTarget("durable-db", opts);
     process.kill(-again.pid, "SIGKILL");
     while (isAlive(again.pid)) await new Promise((r) => setTimeout(r, 20));
-    expect(running(again.postgres!.pid)).toBe(true);
+    expect(isAlive(again.postgres!.pid)).toBe(true);
     expect(await stopTarget("durable-db")).toBe(true);
-    expect(running(again.postgres!.pid)).toBe(false);
+    expect(isAlive(again.postgres!.pid)).toBe(false);
     expect(await stopTarget("durable-db")).toBe(false);
     expect(again.postgres!.dir).toBe(targetPostgresDir("durable-db"));
   });

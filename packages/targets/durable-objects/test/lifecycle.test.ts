@@ -4,28 +4,13 @@
  * the target fail), and a missing SFBENCH_DATA_DIR is a clear error.
  */
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { isAlive } from "@sfbench/provider-local";
+import { groupMembers, isAlive } from "@sfbench/provider-local";
 import { start } from "./helpers.ts";
 
-/** Live pids in a process group. */
-function group(pgid: number): number[] {
-  return readdirSync("/proc")
-    .filter((d) => /^\d+$/.test(d))
-    .flatMap((d) => {
-      try {
-        const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        return Number(fields[2]) === pgid && fields[0] !== "Z" ? [Number(d)] : [];
-      } catch {
-        return [];
-      }
-    });
-}
-
-const workerdOf = (pgid: number) => group(pgid).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("workerd"));
+const workerdOf = (pgid: number) => groupMembers(pgid).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("workerd"));
 
 describe("the launcher and workerd", () => {
   it("runs workerd in the launcher's process group, and stopping the target leaves none of them", async () => {
@@ -33,7 +18,7 @@ describe("the launcher and workerd", () => {
     const pgid = t.started.pid;
     expect(workerdOf(pgid)).toHaveLength(1);
     await t.stop();
-    expect(group(pgid)).toEqual([]);
+    expect(groupMembers(pgid)).toEqual([]);
   });
 
   it("exits with code 1 when workerd dies on its own", async () => {
