@@ -7,7 +7,7 @@
  * campaign over them with `sfbench campaign --server`: n = 3 trials of each
  * system in randomised interleaved rounds, for the original benchmark's two
  * workloads (checkout/uniform and analytics/uniform), standard profile
- * (publishable numbers: the knee bisected to 10% and confirmed). The worker
+ * (publishable numbers: the knee bisected and confirmed to 5%). The worker
  * runs the rounds; the leaderboard at http://127.0.0.1:3000 shows each
  * system as provisional after its first trial and ranks the campaign's
  * medians with their intervals once its trials are in. The demo prints when
@@ -333,7 +333,7 @@ async function main(): Promise<void> {
     );
   say("  (a trial taken while the machine was busy runs once more at the end of the queue)");
 
-  say(`== runs (the worker verifies each system, then measures each cell: the knee bisected to 10% and confirmed, 30 s of stable load, the audit)`);
+  say(`== runs (the worker verifies each system, then measures each cell: the knee bisected and confirmed to 5%, 30 s of stable load, the audit)`);
   const clocks = await follow(campaign.campaignId, ARGS.trials);
   const timing = campaignTiming(portalUp, clocks);
   say(`\n== where the time went\n${timingTable(timing)}`);
