@@ -90,6 +90,35 @@ describe("the consistency audit", () => {
   });
 });
 
+describe("the analytics cell's audit: the co-purchase graph of earlier checkouts", () => {
+  async function graphAudit(fault: Fault, edit: (records: CheckoutRecord[]) => CheckoutRecord[] = (r) => r) {
+    target = await startMemoryTarget({ fault });
+    for (let i = 0; i < 8; i++) await call(target.url, "PATCH", `/products/${idOf(i)}`, { price: PRICE(i), stock: 1000 });
+    const earlier = edit(await workload(target.url, 40));
+    // no checkouts of its own and no stock in scope: only the graph its queries read is compared
+    return audit({ baseUrl: target.url, records: [], allRecords: earlier, idOf, priceOf, stockBefore: new Map(), quietMs: 50 });
+  }
+
+  it("finds nothing when the graph is the one the orders built", async () => {
+    const result = await graphAudit("none");
+    expect(result.total).toBe(0);
+    expect(result.checked.coPurchase).toBe(8);
+  });
+
+  it("finds a graph the orders did not build", async () => {
+    const result = await graphAudit("no-co-purchase");
+    expect(result.anomalies["co-purchase-wrong"]).toBeGreaterThan(0);
+  });
+
+  it("counts an earlier checkout that got no clear answer by its cart, not as failed", async () => {
+    // the answers of completed checkouts lost: their orders are in the graph all the same
+    const result = await graphAudit("none", (records) =>
+      records.map((r) => (r.status === 200 ? { ...r, status: 0, orderId: undefined, total: undefined } : r)),
+    );
+    expect(result.total).toBe(0);
+  });
+});
+
 describe("reads the target cannot answer", () => {
   it("are counted as unreadable, not as drift: a 500 on a read proves no lost update", async () => {
     const { createServer } = await import("node:http");

@@ -2,8 +2,11 @@
  * Populate (SPEC 4 analytics, first phase): POPULATE checkouts of k ~
  * U[CART_MIN, CART_MAX] uniformly chosen distinct products, as fast as VUS
  * connections allow, by USERS users created in setup() with CREDITS each.
- * Builds the co-purchase graph that k6/analytics.ts queries. No audit records.
- * DISTRIBUTION is ignored: the population is always uniform.
+ * Builds the co-purchase graph that k6/analytics.ts queries, and logs an
+ * audit record per checkout: the analytics cell's audit compares the graph
+ * its queries read with the orders that built it. The users are shared, so
+ * these records are never used to check credits. DISTRIBUTION is ignored:
+ * the population is always uniform.
  *
  *   k6 run -e BASE_URL=http://127.0.0.1:8080 -e SEED=1 k6/populate.ts
  */
@@ -11,10 +14,11 @@ import exec from "k6/execution";
 import type { Options } from "k6/options";
 import { productChooser, productId, productPrice } from "../src/distributions.ts";
 import { populateEnv } from "../src/workload-env.ts";
+import { audit } from "./lib/audit.ts";
 import { Api } from "./lib/http.ts";
 import { iterationRng } from "./lib/iteration.ts";
 import { commonOptions } from "./lib/options.ts";
-import { drawItems } from "./lib/shop.ts";
+import { drawItems, totalOf } from "./lib/shop.ts";
 
 const config = populateEnv(__ENV);
 const api = new Api(config.baseUrl);
@@ -56,5 +60,17 @@ export default function (data: SetupData): void {
   const cart = api.createCart();
   if (cart === undefined) return;
   for (const item of items) if (!api.addToCart(cart, item.id, item.amount)) return;
-  api.checkout(cart, data.users[iteration % data.users.length] as string, items.length, false);
+  const user = data.users[iteration % data.users.length] as string;
+  const answer = api.checkout(cart, user, items.length, false);
+  audit({
+    kind: "checkout",
+    scenario: exec.scenario.name,
+    iteration,
+    user,
+    credits: config.credits,
+    cart,
+    items: items.map((item): [string, number] => [item.id, item.amount]),
+    expectedTotal: totalOf(items),
+    ...answer,
+  });
 }

@@ -218,7 +218,7 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
     }
     let populated = false;
     for (const { workload, distribution } of orderCells(cellsToRun)) {
-      // populate's checkouts are not audited, so it runs after every audited cell
+      // populate's checkouts add to the co-purchase counts that every later audit compares, so it runs after the checkout cells
       if (workload === "analytics" && !populated) {
         progress({ cell: "analytics", phase: "populate", detail: `${settings.populate} checkouts build the co-purchase graph` });
         await setupScript(ctx, "populate", { ...env, POPULATE: String(settings.populate) }, "populate");
@@ -355,8 +355,10 @@ async function setupScript(ctx: RunContext, script: "seed" | "populate", env: Re
   ctx.rawFiles.push(out.csv, out.console);
   ctx.checkAlive(stage);
   if (out.exitCode !== 0) throw new StageError(stage, `${script} failed (k6 exit code ${out.exitCode}): ${out.stderrTail || "(no output)"}`);
-  const { products } = await readAuditRecords(out.console);
+  const { products, checkouts } = await readAuditRecords(out.console);
   for (const p of products) ctx.prices.set(p.product, p.price);
+  // populate's orders build the co-purchase graph that the analytics cell's audit compares
+  ctx.allCheckouts.push(...checkouts);
   const retried = products.filter((p) => (p.tries ?? 1) > 1).length;
   if (retried) {
     const detail = `${retried} of ${products.length} products were written on a later try: the first went unanswered (${script}.console.log says how)`;

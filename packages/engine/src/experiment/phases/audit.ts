@@ -1,7 +1,10 @@
 /**
  * Audit (SPEC 2.3) of what the cell's checkouts did: stock, charges, orders
  * and co-purchase counts read back from the target and compared with the
- * records k6 kept. Analytics sends no checkouts in its cell: nothing to audit.
+ * records k6 kept. Analytics sends no checkouts in its cell: its audit is of
+ * the co-purchase graph its queries read, compared with every order since the
+ * target started (populate's among them), so that a fast answer from a wrong
+ * graph is not ranked.
  */
 import { audit as auditTarget } from "../../audit/audit.ts";
 import { progress, StageError, type Phase } from "../phase.ts";
@@ -14,20 +17,27 @@ export const audit: Phase = {
     const loads = [...state.ramp!.steps, state.stable!.outcome];
     const checkouts = loads.flatMap((p) => p.checkouts);
     ctx.allCheckouts.push(...checkouts);
-    if (cell.workload === "analytics") return {};
+    const graphOnly = cell.workload === "analytics";
     const { scope, before } = state.stock!;
     ctx.checkAlive("audit");
-    progress(ctx, cell, "audit", `${checkouts.length} checkouts, ${scope.length} products`);
+    progress(
+      ctx,
+      cell,
+      "audit",
+      graphOnly
+        ? `the co-purchase graph of ${ctx.allCheckouts.length} checkouts, ${ctx.settings.coPurchaseSample} products`
+        : `${checkouts.length} checkouts, ${scope.length} products`,
+    );
     const stockAdded = new Map<string, number>();
     for (const p of loads) for (const [id, n] of p.stockAdded) stockAdded.set(id, (stockAdded.get(id) ?? 0) + n);
     const s = ctx.settings;
     const result = await auditTarget({
       baseUrl: ctx.baseUrl,
-      records: checkouts,
+      records: graphOnly ? [] : checkouts,
       allRecords: ctx.allCheckouts,
       idOf: (p) => String(p),
       priceOf: (id) => ctx.prices.get(id) ?? NaN,
-      stockBefore: before,
+      stockBefore: graphOnly ? new Map() : before,
       stockAdded,
       sampleRecords: s.auditSample,
       coPurchaseSample: s.coPurchaseSample,
