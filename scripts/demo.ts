@@ -109,6 +109,8 @@ interface Progress {
   live: ProgressEvent | null;
   errorStage: string | null;
   errorMessage: string | null;
+  /** queued: runs the worker takes before this one */
+  ahead: number | null;
 }
 
 /** What a run is doing for the time accounting: its stage, and within seed and load the experiment's phase (populate, ramp, stable, ...). */
@@ -122,6 +124,7 @@ async function follow(campaignId: string, rounds: number): Promise<TrialClock[]>
   const last = new Map<string, string>();
   let provisional = false;
   const ranked = new Set<string>();
+  let waitingBehind: number | null = null;
   for (;;) {
     // the campaign's runs as queued: a busy trial's repeat appears when the worker queues it
     const listed = (
@@ -135,6 +138,8 @@ async function follow(campaignId: string, rounds: number): Promise<TrialClock[]>
       if ((r.attempt ?? 1) > 1) say(`  ${clock()} round ${r.round}/${rounds} ${r.system}: the last attempt was busy: attempt ${r.attempt} queued`);
     }
     let open = 0;
+    // the campaign's first run still queued behind runs of others (an interrupted demo's leftovers): say so, or the demo seems stuck
+    let behind: number | null = null;
     for (const c of clocks) {
       if (c.endedMs !== undefined) continue;
       const p = (await getJson<{ result: { data: Progress } }>(`${server}/api/trpc/runs.progress?input=${encodeURIComponent(JSON.stringify({ id: c.runId }))}`))
@@ -148,6 +153,7 @@ async function follow(campaignId: string, rounds: number): Promise<TrialClock[]>
             ? `${p.status} during ${p.errorStage}: ${p.errorMessage}`
             : p.status;
       if (last.get(c.runId) !== line && p.status !== "queued") say(`  ${clock()} round ${c.round}/${rounds} ${c.system}: ${line}`);
+      if (p.status === "queued" && behind === null) behind = clocks.some((x) => x.status === "running") ? 0 : (p.ahead ?? 0);
       last.set(c.runId, line);
       if (p.status === "queued" || p.status === "running") open++;
       if (c.status === "completed" && !provisional) {
@@ -177,6 +183,11 @@ async function follow(campaignId: string, rounds: number): Promise<TrialClock[]>
         );
       }
     }
+    if (behind !== waitingBehind && (behind ?? 0) > 0)
+      say(
+        `  ${clock()} waiting: the worker takes ${behind} ${behind === 1 ? "run" : "runs"} of earlier campaigns or submissions first (queued before this one, or running)`,
+      );
+    waitingBehind = behind;
     if (!open) return clocks;
     await new Promise((r) => setTimeout(r, 1000));
   }

@@ -131,6 +131,8 @@ describe("the portal in Chromium", () => {
     await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
     const runId = page.url().split("/").pop()!;
     await page.waitForSelector("[data-testid=run-progress][data-status=queued]");
+    // no worker takes it here: it waits, and says what for
+    expect(await page.textContent("[data-testid=run-ahead]")).toMatch(/^Waiting/);
     await shot("05-run-queued");
     await t.db.run.update({ where: { id: runId }, data: { status: "running", stage: "load", progress: 40, startedAt: new Date() } });
     await page.waitForSelector("[data-testid=run-progress][data-status=running]");

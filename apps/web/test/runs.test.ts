@@ -22,10 +22,12 @@ afterAll(async () => {
   await t?.drop();
 });
 
-const get = async (procedure: string) => {
-  const res = await handleTrpc(new Request(`${ORIGIN}/api/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify({ id: runId }))}`), { db: t.db });
+const get = async (procedure: string, id = runId) => {
+  const res = await handleTrpc(new Request(`${ORIGIN}/api/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify({ id }))}`), { db: t.db });
   return { status: res.status, text: await res.text() };
 };
+const progressOf = async (id: string) =>
+  (JSON.parse((await get("runs.progress", id)).text) as { result: { data: { status: string; ahead: number | null } } }).result.data;
 
 describe("a run, to anyone", () => {
   it("runs.byId returns the run and its result document, but not the server's path of the result file", async () => {
@@ -50,5 +52,28 @@ describe("a run, to anyone", () => {
     expect(status).toBe(200);
     expect(text).not.toContain("resultPath");
     expect(text).not.toContain("/srv/sfbench/results");
+  });
+});
+
+describe("a queued run's place in the queue", () => {
+  it("counts the runs the worker takes before it: queued earlier, or running now", async () => {
+    const done = await t.db.run.findUniqueOrThrow({ where: { id: runId } });
+    const queue = async (createdAt: Date) =>
+      (
+        await t.db.run.create({
+          data: { systemId: done.systemId, targetVersionId: done.targetVersionId, environmentKind: "local", nodes: 1, profile: "standard", createdAt },
+        })
+      ).id;
+    const first = await queue(new Date("2026-11-29T10:00:00Z"));
+    const second = await queue(new Date("2026-11-29T10:00:01Z"));
+    const third = await queue(new Date("2026-11-29T10:00:02Z"));
+    expect(await progressOf(runId)).toMatchObject({ status: "completed", ahead: null });
+    expect(await progressOf(first)).toMatchObject({ status: "queued", ahead: 0 });
+    expect(await progressOf(third)).toMatchObject({ status: "queued", ahead: 2 });
+    await t.db.run.update({ where: { id: first }, data: { status: "running" } });
+    expect(await progressOf(first)).toMatchObject({ status: "running", ahead: null });
+    expect(await progressOf(second)).toMatchObject({ ahead: 1 });
+    await t.db.run.update({ where: { id: first }, data: { status: "completed" } });
+    expect(await progressOf(third)).toMatchObject({ ahead: 1 });
   });
 });

@@ -18,6 +18,8 @@ interface Progress {
   stage: string | null;
   progress: number;
   live?: unknown;
+  /** queued: how many runs the worker takes before this one */
+  ahead?: number | null;
 }
 
 export function RunProgress({ id, initial }: { id: string; initial: Progress }) {
@@ -59,7 +61,14 @@ export function RunProgress({ id, initial }: { id: string; initial: Progress }) 
           ) : null}
         </p>
       ) : null}
-      {now.status === "queued" ? <p className="hint">Waiting for a worker. This page updates by itself.</p> : null}
+      {now.status === "queued" ? (
+        <p className="hint" data-testid="run-ahead">
+          {now.ahead
+            ? `Waiting: the worker takes ${now.ahead} ${now.ahead === 1 ? "run" : "runs"} before this one (queued earlier, or running now).`
+            : "Waiting for a worker."}{" "}
+          This page updates by itself.
+        </p>
+      ) : null}
     </div>
   );
 }

@@ -16,8 +16,18 @@ const progressSelect = {
   finishedAt: true,
 } as const;
 
+/**
+ * A run's progress and, while it is queued, how many runs the worker takes
+ * before it: those queued earlier (it takes them oldest first) and those
+ * running now. A run queued behind an earlier campaign says so instead of
+ * seeming stuck.
+ */
 export async function getRunProgress(db: Db, id: string) {
-  return db.run.findUnique({ where: { id }, select: progressSelect });
+  const run = await db.run.findUnique({ where: { id }, select: progressSelect });
+  if (!run) return null;
+  const ahead =
+    run.status === "queued" ? await db.run.count({ where: { OR: [{ status: "running" }, { status: "queued", createdAt: { lt: run.createdAt } }] } }) : null;
+  return { ...run, ahead };
 }
 export type RunProgress = NonNullable<Awaited<ReturnType<typeof getRunProgress>>>;
 
