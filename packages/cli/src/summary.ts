@@ -53,7 +53,7 @@ export function resilienceLines(doc: ResultDocument): string[] {
     const f = c.fault;
     if (f) {
       lines.push(
-        `fault ${c.workload}/${c.distribution}: kill -9 of node ${f.kill.node} of ${f.kill.nodes} at ${f.kill.atS.toFixed(1)} s${f.kill.restarted ? `, healthy again after ${sec(f.kill.restartHealthyAfterS)}` : ""}; errors for ${f.errorWindow ? `${f.errorWindow.durationS.toFixed(1)} s` : "0 s"}, throughput back within ${Math.round(f.tolerance * 100)}% after ${sec(f.recoveredAfterS)}; ${f.lost} lost, ${f.failed} failed, ${f.dropped} dropped; p99 ${f.baselineP99Ms?.toFixed(1) ?? "-"} -> ${f.peakP99Ms?.toFixed(1) ?? "-"} ms; audit: ${c.anomalies ? `${c.anomalies.total} anomalies` : "none"}`,
+        `fault ${c.workload}/${c.distribution}: kill -9 of node ${f.kill.node} of ${f.kill.nodes} at ${f.kill.atS.toFixed(1)} s${f.kill.restarted ? `, healthy again after ${sec(f.kill.restartHealthyAfterS)}` : ""}; errors for ${f.errorWindow ? `${f.errorWindow.durationS.toFixed(1)} s` : "0 s"}, ${f.recoveredAfterS === null ? `throughput not seen back within ${Math.round(f.tolerance * 100)}%${f.notRecovered ? ` (${f.notRecovered})` : ""}` : `throughput back within ${Math.round(f.tolerance * 100)}% after ${sec(f.recoveredAfterS)}`}; ${f.lost} lost, ${f.failed} failed, ${f.dropped} dropped; p99 ${f.baselineP99Ms?.toFixed(1) ?? "-"} -> ${f.peakP99Ms?.toFixed(1) ?? "-"} ms; audit: ${c.anomalies ? `${c.anomalies.total} anomalies` : "none"}`,
       );
     }
     const u = c.scaleUp;

@@ -141,6 +141,8 @@ export const FaultResult = z.strictObject({
   errorWindow: z.strictObject({ startS: seconds, endS: seconds, durationS: seconds }).nullable(),
   /** from the kill until throughput stays within `tolerance` below the baseline for `sustainS` seconds; null when it never did */
   recoveredAfterS: seconds.nullable(),
+  /** why recoveredAfterS is null: what the seconds after the kill showed against the threshold (absent when it recovered) */
+  notRecovered: z.string().min(1).optional(),
   tolerance: z.number().positive().max(1),
   sustainS: z.number().int().positive(),
   /** requests after the kill that got no answer (status 0: connection refused or reset, timeout) */

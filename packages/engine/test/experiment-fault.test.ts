@@ -82,16 +82,23 @@ describe("the fault experiment", () => {
     expect(cell.stable, "a fault phase's latency is not a stable-load figure").toBeUndefined();
   });
 
-  it("kills node-postgres mid-load: it comes back with everything (no anomaly), and the phase says how long it took", { timeout: 300_000 }, async () => {
-    const doc = await faultRun(await start("node-postgres", 19661));
-    expect(doc.status, doc.error?.message).toBe("completed");
-    const cell = doc.cells[0]!;
-    const f = cell.fault!;
-    expect(f.kill.restarted).toBe(true);
-    expect(f.recoveredAfterS).not.toBeNull();
-    expect(f.baselineRate).toBeGreaterThan(0);
-    expect(cell.anomalies!.total, JSON.stringify(cell.anomalies)).toBe(0);
-  });
+  it(
+    "kills node-postgres mid-load: it comes back with everything (no anomaly), and the phase says how long it took or why it could not tell",
+    { timeout: 300_000 },
+    async () => {
+      const doc = await faultRun(await start("node-postgres", 19661));
+      expect(doc.status, doc.error?.message).toBe("completed");
+      const cell = doc.cells[0]!;
+      const f = cell.fault!;
+      expect(f.kill.restarted).toBe(true);
+      expect(f.kill.restartHealthyAfterS, f.kill.restartError).not.toBeNull();
+      // how soon throughput is back depends on the machine's load: the phase measures it, or says why it could not
+      if (f.recoveredAfterS === null) expect(f.notRecovered).toMatch(/after the kill/);
+      else expect(f.notRecovered).toBeUndefined();
+      expect(f.baselineRate).toBeGreaterThan(0);
+      expect(cell.anomalies!.total, JSON.stringify(cell.anomalies)).toBe(0);
+    },
+  );
 
   it("records a target it cannot kill (given by URL, no control) as not supported, with no cells", { timeout: 120_000 }, async () => {
     const doc = await faultRun(await start("fragile", 19662, providerFixtures), "fault", false);

@@ -66,6 +66,19 @@ describe("the fault analysis", () => {
     const r = analyzeFault({ ...input, series: series([...Array<number>(10).fill(100), 0, 0, 0, 0]), failures: [] });
     expect(r.recoveredAfterS).toBeNull();
     expect(r.missingSuccessful).toBe(400);
+    expect(r.notRecovered).toBe(
+      "in the 4 s after the kill, 0 s reached the threshold but never 3 s in a row at or above 90.0/s (10% below the baseline); best 0.0/s, last second 0.0/s",
+    );
+  });
+
+  it("says when the phase ended too soon after the kill to see a recovery, and says nothing when it recovered", () => {
+    const short = analyzeFault({ ...input, series: series([...Array<number>(10).fill(100), 100, 100]), failures: [] });
+    expect(short.recoveredAfterS).toBeNull();
+    expect(short.notRecovered).toMatch(/^the phase had 2 s of series after the kill, fewer than the 3 s in a row/);
+    expect(analyzeFault(input).notRecovered).toBeUndefined();
+    expect(
+      FaultResult.safeParse({ ...short, kill: { node: 0, nodes: 1, signal: "SIGKILL", atS: 10.4, restarted: true, restartHealthyAfterS: 1 } }).success,
+    ).toBe(true);
   });
 
   it("refuses a fault with nothing before it and a series out of order, naming the field", () => {

@@ -52,6 +52,7 @@ export function analyzeFault(input: FaultAnalysisInput): FaultAnalysis {
 
   const back = firstSustained(series, faultAtS, sustainS, (p) => p.successful >= threshold);
   const recoveredAfterS = back ? Math.max(0, back.t - faultAtS) : null;
+  const notRecovered = back ? undefined : whyNotRecovered(series, faultAtS, threshold, tolerance, sustainS);
   const disturbed = secondsBetween(series, faultAtS, back?.t);
   const spike = secondsBetween(series, faultAtS, back ? back.t + sustainS : undefined);
 
@@ -67,6 +68,7 @@ export function analyzeFault(input: FaultAnalysisInput): FaultAnalysis {
     baselineSeconds: baseline.length,
     errorWindow,
     recoveredAfterS,
+    ...(notRecovered ? { notRecovered } : {}),
     tolerance,
     sustainS,
     lost: after.filter((f) => f.status === 0).length,
@@ -77,4 +79,19 @@ export function analyzeFault(input: FaultAnalysisInput): FaultAnalysis {
     baselineP99Ms: median(baseline.map((p) => p.p99).filter((x): x is number => x !== null)),
     peakP99Ms: maxOf(spike.map((p) => p.p99)),
   };
+}
+
+/**
+ * What the seconds after the kill showed when throughput never stayed back:
+ * a phase too short after the kill for `sustainS` seconds says so, which a
+ * slow restart on a loaded machine explains, and is not a lost capacity.
+ */
+function whyNotRecovered(series: readonly SeriesPoint[], faultAtS: number, threshold: number, tolerance: number, sustainS: number): string {
+  const after = secondsBetween(series, faultAtS);
+  const need = `${sustainS} s in a row at or above ${threshold.toFixed(1)}/s (${Math.round(tolerance * 100)}% below the baseline)`;
+  if (after.length < sustainS) return `the phase had ${after.length} s of series after the kill, fewer than the ${need} it takes to count as recovered`;
+  const good = after.filter((p) => p.successful >= threshold);
+  const best = Math.max(...after.map((p) => p.successful));
+  const last = after[after.length - 1]!;
+  return `in the ${after.length} s after the kill, ${good.length} s reached the threshold but never ${need}; best ${best.toFixed(1)}/s, last second ${last.successful.toFixed(1)}/s`;
 }

@@ -40,7 +40,7 @@ export function faultFigures(f: FaultResult): Array<{ label: string; value: stri
       label: "recovered after",
       value:
         f.recoveredAfterS === null
-          ? `never back within ${round(f.tolerance * 100, 1)}% of before`
+          ? `not seen back within ${round(f.tolerance * 100, 1)}% of before${f.notRecovered ? `: ${f.notRecovered}` : ""}`
           : `${secs(f.recoveredAfterS)} (within ${round(f.tolerance * 100, 1)}% for ${f.sustainS} s)`,
     },
     { label: "lost (no answer)", value: String(f.lost) },

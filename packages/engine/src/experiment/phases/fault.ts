@@ -86,7 +86,7 @@ export const fault: Phase = {
       ctx,
       cell,
       "fault",
-      `errors for ${analysis.errorWindow ? `${analysis.errorWindow.durationS.toFixed(1)} s` : "0 s"}, back within 10% after ${analysis.recoveredAfterS === null ? "never" : `${analysis.recoveredAfterS.toFixed(1)} s`}, ${analysis.lost} lost, ${analysis.failed} failed`,
+      `errors for ${analysis.errorWindow ? `${analysis.errorWindow.durationS.toFixed(1)} s` : "0 s"}, ${analysis.recoveredAfterS === null ? `not back within 10%: ${analysis.notRecovered}` : `back within 10% after ${analysis.recoveredAfterS.toFixed(1)} s`}, ${analysis.lost} lost, ${analysis.failed} failed`,
     );
     return {
       state: { stable: { outcome, stats: stableResult(outcome.agg) } },
