@@ -10,7 +10,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+t0=$SECONDS
 bash scripts/bootstrap.sh || exit 1
+bootstrap_secs=$((SECONDS - t0))
 
 sfbench() { node packages/cli/bin/sfbench.mjs "$@"; }
 services_up() { sfbench services status 2>/dev/null | awk '$2 == "up" && $1 != "k6" { print $1 }'; }
@@ -29,13 +31,19 @@ stop_started() {
 trap stop_started EXIT
 trap 'exit 130' INT TERM
 
+t0=$SECONDS
 npx turbo run typecheck lint --continue
 checks=$?
 # one formatting for every package (.prettierrc.json); `npm run format` applies it
 npm run --silent format:check || checks=1
+checks_secs=$((SECONDS - t0))
 log=$(mktemp /tmp/sfbench-test.XXXXXX.log)
-npx turbo run test --concurrency=1 --continue 2>&1 | tee "$log"
+npx turbo run test --concurrency=1 --continue --summarize 2>&1 | tee "$log"
 tests=${PIPESTATUS[0]}
+# each package's time and the slowest files, where a CI log shows them before it is cut
+summary=$(sed 's/\x1b\[[0-9;]*m//g' "$log" | sed -n 's/^ *Summary: *//p' | tail -1)
+node scripts/test-times.mjs --step "bootstrap=$bootstrap_secs" --step "typecheck, lint, format=$checks_secs" \
+  ${summary:+--summary "$summary"} --log "$log" || true
 if [ "$tests" -ne 0 ]; then
   # the failures again at the end, where a truncated CI log still shows them
   echo "sfbench test: the failed tests (full output above):" >&2
