@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
@@ -17,6 +18,12 @@ const port = z.coerce.number().int().min(1024).max(65535);
 const EnvSchema = z.object({
   /** Where service data, logs, pid files and locks live. */
   SFBENCH_HOME: z.string().min(1).optional(),
+  /**
+   * The machine's store of finished builds (targets' builds, k6), shared by
+   * every clone on the machine; default `$XDG_CACHE_HOME/sfbench`.
+   */
+  SFBENCH_CACHE_DIR: z.string().min(1).optional(),
+  XDG_CACHE_HOME: z.string().min(1).optional(),
   SFBENCH_PG_PORT: port.default(54329),
   SFBENCH_REDIS_PORT: port.default(63799),
   /** The Kafka broker port; the KRaft controller listens on the next port. */
@@ -43,6 +50,11 @@ export const paths = {
   root,
   /** Service data (default `<root>/.sfbench`, gitignored). */
   home: path.resolve(root, env.SFBENCH_HOME ?? ".sfbench"),
+  /**
+   * Builds that never change between commits, kept outside the clone so a
+   * fresh clone reuses them (default `~/.cache/sfbench`): `build/<target>/<key>/`, `bin/k6-*`.
+   */
+  cache: path.resolve(root, env.SFBENCH_CACHE_DIR ?? path.join(env.XDG_CACHE_HOME ?? path.join(env.HOME ?? os.homedir(), ".cache"), "sfbench")),
 };
 
 export const ports = {
