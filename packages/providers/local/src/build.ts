@@ -8,33 +8,49 @@
  * changed, or when the previous build did not finish. The command runs in the
  * target folder with SFBENCH_BUILD_DIR set; the target's start command gets
  * the same variable, so it finds what was built.
+ *
+ * A finished build is also kept in the machine's store (paths.cache, see
+ * build-store.ts) under the same key: a fresh clone whose inputs give a key
+ * the store holds copies that build instead of running the command. Every
+ * build's output must therefore be self-contained: pekko and statefun copy
+ * their runtime jars into $SFBENCH_BUILD_DIR/lib (nothing read from ~/.m2 at
+ * start), dapr and protoactor-go leave Go binaries.
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { paths, withLock } from "@sfbench/services";
 import { glob } from "tinyglobby";
-import { findTarget, TargetError } from "./catalog.ts";
+import { copyStored, publishBuild, STAMP, storedBuild, type Stamp } from "./build-store.ts";
+import { findTarget, TargetError, targetsDir } from "./catalog.ts";
 
 export const buildDir = (name: string) => join(paths.home, "build", name);
-const stampFile = (name: string) => join(buildDir(name), ".sfbench-build.json");
+const stampFile = (name: string) => join(buildDir(name), STAMP);
 const logFile = (name: string) => join(paths.home, "build", `${name}.log`);
 
 export interface BuildResult {
   name: string;
   dir: string;
-  /** false when the cached build was still current */
+  /** false when the cached build was still current, or was copied from the machine's store */
   built: boolean;
   seconds: number;
   key: string;
+  /** the store entry the build was copied from, when it was */
+  reusedFrom?: string;
 }
 
 export interface BuildOptions {
   targetsRoot?: string;
   onProgress?: (message: string) => void;
-  /** build even when the cache is current */
+  /** build even when the cache is current (and do not take the machine's stored build) */
   force?: boolean;
+  /**
+   * The machine's store of finished builds. Default: paths.cache
+   * (SFBENCH_CACHE_DIR) for the bundled targets, none for a target folder
+   * elsewhere (a test's copy of a fixture): those build in the clone only.
+   */
+  cacheDir?: string;
 }
 
 /**
@@ -72,11 +88,30 @@ export async function ensureBuilt(name: string, opts: BuildOptions = {}): Promis
   const build = manifest.build;
   if (!build) return undefined;
   const out = buildDir(name);
+  const bundled = resolve(opts.targetsRoot ?? targetsDir()) === resolve(targetsDir());
+  const store = opts.cacheDir ?? (bundled ? paths.cache : undefined);
   const started = performance.now();
   return withLock(`build-${name}`, (build.timeoutSeconds + 60) * 1000, async () => {
     const key = await buildKey(targetDir, build);
-    const stamp = existsSync(stampFile(name)) ? (JSON.parse(readFileSync(stampFile(name), "utf8")) as { key?: string }) : {};
+    const stamp = existsSync(stampFile(name)) ? (JSON.parse(readFileSync(stampFile(name), "utf8")) as Partial<Stamp>) : {};
     if (!opts.force && stamp.key === key) return { name, dir: out, built: false, seconds: 0, key };
+    const stored = opts.force || !store ? undefined : await storedBuild(store, name, key);
+    if (stored) {
+      rmSync(out, { recursive: true, force: true });
+      mkdirSync(out, { recursive: true });
+      try {
+        await copyStored(stored.dir, out);
+        writeFileSync(stampFile(name), JSON.stringify({ ...stored.stamp, reusedFrom: stored.dir } satisfies Stamp, null, 2));
+        const seconds = (performance.now() - started) / 1000;
+        opts.onProgress?.(
+          `${name}: reused the machine's build ${key.slice(0, 12)} (built ${stored.stamp.builtAt ?? "at an unknown time"}, from ${stored.dir})`,
+        );
+        return { name, dir: out, built: false, seconds, key, reusedFrom: stored.dir };
+      } catch (error) {
+        // the entry can vanish mid-copy (another clone pruned it): building is always possible
+        opts.onProgress?.(`${name}: could not copy the machine's build from ${stored.dir} (${(error as Error).message}); building instead`);
+      }
+    }
     rmSync(out, { recursive: true, force: true });
     mkdirSync(out, { recursive: true });
     opts.onProgress?.(`building ${name}: ${build.command.join(" ")} (log: ${logFile(name)})`);
@@ -104,9 +139,20 @@ export async function ensureBuilt(name: string, opts: BuildOptions = {}): Promis
     });
     closeSync(fd);
     if (exit !== null) throw new TargetError(`building ${name} failed (${exit}): ${build.command.join(" ")}; last log lines:\n${tail(logFile(name))}`);
-    writeFileSync(stampFile(name), JSON.stringify({ key, builtAt: new Date().toISOString() }, null, 2));
+    writeFileSync(stampFile(name), JSON.stringify({ key, builtAt: new Date().toISOString() } satisfies Stamp, null, 2));
     const seconds = (performance.now() - started) / 1000;
     opts.onProgress?.(`built ${name} in ${seconds.toFixed(0)} s`);
+    if (store) await publish(store, name, key, out, opts);
     return { name, dir: out, built: true, seconds, key };
   });
+}
+
+async function publish(store: string, name: string, key: string, out: string, opts: BuildOptions): Promise<void> {
+  try {
+    await publishBuild(store, name, key, out, { replace: opts.force === true });
+    opts.onProgress?.(`${name}: kept the build ${key.slice(0, 12)} in the machine's store (${store})`);
+  } catch (error) {
+    // the store only saves time: a read-only or full one must not fail a build that succeeded
+    opts.onProgress?.(`warning: ${name}: could not keep the build in the machine's store ${store}: ${(error as Error).message}`);
+  }
 }
