@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { chmod, copyFile, mkdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { env, paths } from "./env.ts";
 import { withLock } from "./lock.ts";
@@ -24,6 +25,35 @@ export interface K6Lookup {
   pathEnv: string;
   /** Where `go install` puts k6. */
   gobin?: string;
+  /** The machine's store of finished builds (default paths.cache). */
+  cacheDir?: string;
+}
+
+const GOARCH: Partial<Record<string, string>> = { x64: "amd64", ia32: "386" };
+const GOOS: Partial<Record<string, string>> = { win32: "windows" };
+
+/**
+ * The machine's copy of k6 (`<store>/bin/k6-v1.8.1-linux-amd64`), shared by
+ * every clone: a fresh clone copies it instead of spending minutes on `go
+ * install`. k6 is one static binary, so the module version and the platform
+ * (Go's names for it, as `go env GOOS GOARCH` gives them) decide which build it is.
+ */
+export function storedK6(cacheDir: string = paths.cache): string {
+  const platform = `${GOOS[process.platform] ?? process.platform}-${GOARCH[process.arch] ?? process.arch}`;
+  return path.join(cacheDir, "bin", `k6-${K6_VERSION}-${platform}`);
+}
+
+/** Copies an executable into place by rename, so nobody runs a half-written file. */
+async function installCopy(from: string, to: string): Promise<void> {
+  await mkdir(path.dirname(to), { recursive: true });
+  const tmp = `${to}.tmp-${process.pid}-${Date.now()}`;
+  try {
+    await copyFile(from, tmp);
+    await chmod(tmp, 0o755);
+    await rename(tmp, to);
+  } finally {
+    await rm(tmp, { force: true });
+  }
 }
 
 /** Where a k6 might be: PATH, then our GOBIN. */
@@ -48,11 +78,23 @@ export async function findK6(lookup: K6Lookup): Promise<K6Found> {
   return { others };
 }
 
-/** A k6 of the pinned version: found, or built with `go install` (minutes on a fresh machine). */
+/**
+ * A k6 of the pinned version: found, copied from the machine's store, or
+ * built with `go install` (minutes on a fresh machine) and then kept in the store.
+ */
 export async function ensureK6(lookup: K6Lookup, progress: Progress): Promise<string> {
   const found = await findK6(lookup);
   if (found.path) return found.path;
   const gobin = lookup.gobin ?? binDir;
+  const stored = storedK6(lookup.cacheDir);
+  if ((await versionOf(stored)) === K6_VERSION) {
+    const copy = path.join(gobin, "k6");
+    await installCopy(stored, copy);
+    if ((await versionOf(copy)) === K6_VERSION) {
+      progress(`reused the machine's k6 ${K6_VERSION} (${stored})`);
+      return copy;
+    }
+  }
   const go = findExecutable("go", lookup.pathEnv);
   if (!go) {
     throw new MissingPrerequisiteError(`k6 not found and Go is not installed: install Go 1.22+ or put k6 ${K6_VERSION} on PATH`);
@@ -77,6 +119,13 @@ export async function ensureK6(lookup: K6Lookup, progress: Progress): Promise<st
   const version = await versionOf(built);
   if (version !== K6_VERSION) throw new Error(`go install built ${built}, but it reports ${version ?? "no version"}`);
   progress("built");
+  try {
+    await installCopy(built, stored);
+    progress(`kept k6 in the machine's store (${stored})`);
+  } catch (error) {
+    // the store only saves the next clone time: a read-only or full one must not fail this one
+    progress(`warning: could not keep k6 in the machine's store (${stored}): ${(error as Error).message}`);
+  }
   return built;
 }
 
