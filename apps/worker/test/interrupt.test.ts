@@ -9,7 +9,7 @@ import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Queue } from "bullmq";
 import { parseResult } from "@sfbench/core";
-import { latestRuns, type Db } from "@sfbench/db";
+import type { Db } from "@sfbench/db";
 import { runningTarget } from "@sfbench/provider-local";
 import { redisUrl } from "@sfbench/services";
 import { createRunQueue, enqueueRun, redisConnection, type RunJob } from "../src/queue.ts";
@@ -82,7 +82,6 @@ describe("a worker stopped mid-run", () => {
     expect(run.stage).toBeNull();
     expect(run.finishedAt).not.toBeNull();
     expect(await db.cellResult.count({ where: { runId } })).toBe(0);
-    expect((await latestRuns(db)).map((r) => r.runId)).not.toContain(runId);
     // the document is kept (append-only) and says interrupted
     expect(run.resultPath && existsSync(run.resultPath)).toBeTruthy();
     const doc = parseResult(readFileSync(run.resultPath!, "utf8"));

@@ -12,12 +12,12 @@ export const DISTRIBUTIONS = ["uniform", "zipf"] as const;
  * quick: a smoke test (coarse knee, never ranked); standard: publishable (knee
  * bisected and confirmed to 5%, short steps); thesis: the 2023 paper's long
  * steps (knee to 5%). The
- * numbers of each are in @sfbench/workloads PROFILE_SETTINGS.
+ * numbers of each are in @sfbench/engine PROFILE_SETTINGS.
  */
 export const PROFILES = ["quick", "standard", "thesis"] as const;
 /**
  * An experiment is a sequence of phases run for every cell (workload x
- * distribution); @sfbench/workloads EXPERIMENT_PHASES says which.
+ * distribution); @sfbench/engine EXPERIMENT_PHASES says which.
  * throughput: the max-throughput ramp, then stable load at 80% of the knee.
  * fault: the ramp, then load at 50% of the knee with one kill -9 in it.
  * scale-up: the ramp on one node, then load at 120% of it with a node added.

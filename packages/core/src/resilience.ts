@@ -59,7 +59,7 @@ export interface TargetCost {
 /**
  * What the resilience experiments may do to a running target: the local
  * provider's localTargetControl (@sfbench/provider-local) implements it, the
- * phases of @sfbench/workloads use it.
+ * phases of @sfbench/engine use it.
  */
 export interface TargetControl {
   manifest: TargetManifest;

@@ -1,4 +1,4 @@
-/** @sfbench/workloads: k6 workloads, their analysis, the audit, and the run orchestration. */
+/** @sfbench/engine: the experiment engine: phases, the analysis of k6's output, the audit, cost, tracing, trials and campaigns. */
 export * from "./analysis/index.ts";
 export * from "./experiment/index.ts";
 export { audit, snapshotStock, ANOMALY_KINDS, type AnomalyKind, type AuditResult } from "./audit/audit.ts";

@@ -3,7 +3,7 @@
  * kill a node, start it again, add one, and, since those change
  * the processes, the liveness check and the cost pids follow the state file
  * instead of the first process. The fault, recovery and scale-up phases of
- * @sfbench/workloads take this as their RunContext `target`.
+ * @sfbench/engine take this as their RunContext `target`.
  */
 import { nodeSupport, type TargetControl } from "@sfbench/core";
 import { findTarget } from "./catalog.ts";

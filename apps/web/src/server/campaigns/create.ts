@@ -1,7 +1,7 @@
 /**
  * A campaign: one queued Run per system and round, in randomised interleaved
  * order (every round one trial of each system, shuffled by a seeded
- * generator, @sfbench/workloads interleavedRounds). The worker takes queued
+ * generator, @sfbench/engine interleavedRounds). The worker takes queued
  * runs oldest first, so each run's createdAt is set one millisecond after the
  * previous one: rows written in one transaction would otherwise share the
  * transaction's timestamp and lose their order. Every run carries the
