@@ -11,7 +11,7 @@
  * is always whole. Only a few keys per target are kept, the least recently
  * used go first.
  */
-import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes } from "node:fs/promises";
+import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes } from "node:fs/promises";
 import { dirname, join } from "node:path";
 
 /** The stamp a finished build leaves in its directory (build.ts writes it last). */
@@ -75,6 +75,7 @@ export async function publishBuild(store: string, name: string, key: string, out
   const tmp = await mkdtemp(join(parent, ".tmp-"));
   try {
     await copyTree(out, tmp);
+    await chmod(tmp, (await stat(out)).mode & 0o7777); // mkdtemp's 0700 is not the build's
     const entry = join(parent, key);
     if (opts.replace) await discard(entry);
     try {

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { accessSync, constants, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { accessSync, constants, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -42,6 +42,7 @@ describe("the machine's store of finished builds", () => {
     const entry = join(store, "build", name, first!.key);
     expect(JSON.parse(readFileSync(join(entry, ".sfbench-build.json"), "utf8"))).toMatchObject({ key: first!.key });
     accessSync(join(entry, "bin", "app"), constants.X_OK);
+    expect(statSync(entry).mode & 0o777).toBe(statSync(buildDir(name)).mode & 0o777);
     expect(messages.join("\n")).toMatch(/kept the build [0-9a-f]{12} in the machine's store/);
   });
 
