@@ -1,0 +1,2 @@
+export { call, eventually, shopper, type Answer } from "./http.ts";
+export { globToRegExp, locSide, sourceFiles } from "./sources.ts";

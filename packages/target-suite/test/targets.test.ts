@@ -1,0 +1,199 @@
+/**
+ * The same checks on every bundled target (packages/targets/<name>/), each
+ * target started once for all of them: its manifest, its build, the whole
+ * conformance suite, a quick benchmark cell, and kill -9 of the whole target
+ * with a restart on the same data. A target folder's own tests cover only its
+ * system's quirks. SFBENCH_TARGETS=a,b narrows the run (src/env.ts).
+ */
+import { mkdtempSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatFailure, runConformance } from "@sfbench/conformance";
+import { CheckoutResult, manifestDigest, parseManifestText, parseResult } from "@sfbench/core";
+import { aliveCheck, runBenchmark } from "@sfbench/engine";
+import {
+  costPids,
+  ensureBuilt,
+  findTarget,
+  isAlive,
+  killTarget,
+  listTargets,
+  nodeLogs,
+  restartTarget,
+  startTarget,
+  stopTarget,
+  storageFingerprint,
+  type BundledTarget,
+  type StartedTarget,
+} from "@sfbench/provider-local";
+import { k6Path, kafkaBrokers, paths, up } from "@sfbench/services";
+import { selectTargets } from "../src/env.ts";
+import { call, eventually, shopper } from "../src/http.ts";
+import { locSide, sourceFiles } from "../src/sources.ts";
+
+/** The suite's ports, one per target of the catalogue (no other test listens in 19700-19799). */
+const FIRST_PORT = 19700;
+
+let catalogue: BundledTarget[] = [];
+let catalogueError: unknown;
+try {
+  catalogue = listTargets();
+} catch (e) {
+  catalogueError = e;
+}
+
+if (catalogueError) {
+  it("reads every bundled target.json", () => {
+    throw catalogueError;
+  });
+}
+
+const selected = selectTargets(catalogue.map((t) => t.name));
+
+for (const [index, bundled] of catalogue.entries()) {
+  if (!selected.includes(bundled.name)) continue;
+  const { name, dir, manifest } = bundled;
+
+  describe(name, () => {
+    let started: StartedTarget | undefined;
+    let startFailure: string | undefined;
+    let since = 0;
+    const tracing = manifest.tracing;
+
+    /** The running target, or an error that says why there is none (its start failed: that test shows the cause). */
+    const running = (): StartedTarget => {
+      if (started) return started;
+      throw new Error(`${name} is not running: ${startFailure ?? "its start did not run"}`);
+    };
+
+    beforeAll(async () => {
+      since = performance.now();
+      await stopTarget(name); // an instance a crashed earlier test run left behind
+    });
+    afterAll(async () => {
+      await stopTarget(name);
+      console.log(`${name}: checked in ${((performance.now() - since) / 1000).toFixed(0)} s`);
+    });
+
+    it("has a valid target.json whose loc globs count every source file once, as app or as gateway", () => {
+      const result = parseManifestText(readFileSync(join(dir, "target.json"), "utf8"));
+      expect(result, JSON.stringify(result)).toMatchObject({ ok: true });
+      // the catalogue's own rules: the name is the folder's, and a bundled target has a local start command
+      expect(() => findTarget(name)).not.toThrow();
+      const sources = sourceFiles(dir);
+      expect(sources.length).toBeGreaterThan(0);
+      for (const file of sources) {
+        const side = locSide(manifest, file);
+        expect(side.app !== side.gateway, `${file}: app ${side.app}, gateway ${side.gateway}`).toBe(true);
+      }
+      expect(sources.some((f) => locSide(manifest, f).app)).toBe(true);
+      expect(sources.some((f) => locSide(manifest, f).gateway)).toBe(true);
+    });
+
+    it("has a current build", { timeout: ((manifest.build?.timeoutSeconds ?? 0) + 120) * 1000 }, async () => {
+      // bootstrap built it already; this rebuilds only when a source changed since
+      const built = await ensureBuilt(name);
+      if (manifest.build) expect(built).toMatchObject({ name });
+      else expect(built).toBeUndefined();
+    });
+
+    it("starts through provider-local and answers its health route", { timeout: (manifest.local!.startupTimeoutSeconds + 300) * 1000 }, async () => {
+      try {
+        // span lines go through Kafka to the quick cell's breakdown, as `sfbench run` ships them
+        if (tracing) await up(["kafka"]);
+        started = await startTarget(name, { port: FIRST_PORT + index, trace: tracing });
+      } catch (e) {
+        startFailure = e instanceof Error ? e.message : String(e);
+        throw e;
+      }
+      expect((await call(started.url, "GET", manifest.health)).status).toBe(200);
+    });
+
+    it(`passes the whole conformance suite${manifest.micro ? ", the micro group included (target.json declares micro)" : ""}`, async () => {
+      const report = await runConformance(running().url, { micro: manifest.micro === true });
+      const failures = report.checks.filter((c) => !c.passed).map(formatFailure);
+      expect(failures, failures.join("\n\n")).toEqual([]);
+      expect(report.failed).toBe(0);
+      expect(report.passed).toBeGreaterThan(100);
+      if (manifest.micro) expect(report.checks.filter((c) => c.group === "micro").length).toBeGreaterThan(40);
+    });
+
+    it("runs a quick checkout cell, as `sfbench run --profile quick` does, with a valid document and no anomaly", async () => {
+      const target = running();
+      const out = mkdtempSync(join(tmpdir(), `suite-${name}-`));
+      const { doc } = await runBenchmark({
+        target: { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: manifestDigest(manifest) },
+        baseUrl: target.url,
+        k6: await k6Path(),
+        profile: "quick",
+        cells: [{ workload: "checkout", distribution: "uniform" }],
+        seed: 1,
+        repoRoot: paths.root,
+        resultsDir: join(out, "results"),
+        rawRoot: join(out, "raw"),
+        // the target's processes and its own PostgreSQL server or Kafka broker
+        targetPids: () => costPids(target),
+        storage: storageFingerprint(target),
+        checkAlive: aliveCheck(() => target.exited() ?? (isAlive(target.pid) ? undefined : "an unknown code")),
+        systemVersion: `${manifest.system} ${manifest.version}`,
+        ...(manifest.audit?.readsPerSecond ? { auditReadsPerSecond: manifest.audit.readsPerSecond } : {}),
+        ...(tracing ? { trace: { logFile: target.log, logFiles: () => nodeLogs(name), brokers: kafkaBrokers() } } : {}),
+      });
+      expect(parseResult(doc).ok).toBe(true);
+      expect(doc.status, `${JSON.stringify(doc.error)}\n${readFileSync(target.log, "utf8").slice(-2000)}`).toBe("completed");
+      const cell = doc.cells.find((c) => c.workload === "checkout")!;
+      // checkouts without a clear answer are resolved by reading their carts: anomalies only if a cart contradicts the workload
+      expect(cell.anomalies, JSON.stringify(cell.anomalies?.examples)).toMatchObject({ total: 0 });
+      // whether the cell is a publishable figure depends on the machine's load, not on the target: defined, never compared
+      expect(cell.maxThroughput).toBeDefined();
+      expect(cell.cost!.targetCpuSeconds).toBeGreaterThan(0);
+      if (tracing) {
+        const breakdown = cell.breakdown as { overall?: { functionMs: Record<string, number>; count: number } };
+        expect(breakdown.overall!.count).toBeGreaterThan(0);
+        expect(Object.keys(breakdown.overall!.functionMs)).toContain("cart");
+      }
+    });
+
+    it("keeps every answered write through kill -9 of the whole target and a restart on the same data", async () => {
+      const before = running();
+      const s = shopper(before.url);
+      const a = await s.product(10, 100);
+      const b = await s.product(3, 50);
+      await s.ok("PATCH", `/products/${a}`, { price: 11, stock: 5 });
+      const userId = await s.user(1000);
+      await s.ok("PATCH", `/users/${userId}/credits/add`, { credits: 500 });
+      const cartId = await s.cart({ [a]: 2, [b]: 4 });
+      const open = await s.cart({ [b]: 1 });
+      const checkout = await s.checkout(cartId, userId);
+      expect(checkout.status, checkout.text).toBe(200);
+      const { orderId, total } = CheckoutResult.parse(checkout.body);
+      expect(total).toBe(11 * 2 + 3 * 4);
+      // co-purchase counts may be written after the answer: what was visible before the crash must be there after it
+      await eventually(async () => expect((await call(before.url, "GET", `/products/${a}/freq-items`)).body).toEqual([b]));
+
+      const killed = await killTarget(name);
+      expect(killed.nodes.filter((n) => n.goneAt === undefined)).toEqual([]);
+      expect(
+        await fetch(`${before.url}${manifest.health}`).then(
+          (r) => r.status,
+          () => "nothing answers",
+        ),
+      ).toBe("nothing answers");
+      const after = await restartTarget(name);
+      const t = shopper(after.url);
+
+      expect(await t.ok("GET", `/products/${a}`)).toEqual({ id: a, price: 11, stock: 105 - 2 });
+      expect(await t.ok("GET", `/products/${b}`)).toEqual({ id: b, price: 3, stock: 50 - 4 });
+      expect(await t.ok("GET", `/users/${userId}`)).toEqual({ id: userId, credits: 1500 - total });
+      expect(await t.ok("GET", `/orders/${orderId}`)).toEqual({ id: orderId, cartId, userId, status: "completed", total });
+      expect(await t.ok("GET", `/shopping-carts/${cartId}`)).toMatchObject({ checkedOut: true });
+      expect(await t.ok("GET", `/shopping-carts/${open}`)).toEqual({ id: open, items: [{ productId: b, amount: 1 }], checkedOut: false });
+      expect(await t.ok("GET", `/products/${b}/freq-items`)).toEqual([a]);
+      // a cart is charged at most once, also across a crash
+      const again = await t.checkout(cartId, userId);
+      expect(again.status).toBe(409);
+      expect(again.body).toMatchObject({ error: "cart-checked-out" });
+    });
+  });
+}
