@@ -11,7 +11,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { killNode, restartNode, startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
-import { call, eventually, shopper, TARGET } from "./helpers.ts";
+import { call, eventually, shopper } from "@sfbench/target-suite";
+import { TARGET } from "./helpers.ts";
 
 const PORT = 18953;
 let target: StartedTarget;

@@ -5,14 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Cart, CheckoutResult, ErrorBody, FreqItems, Product, User } from "@sfbench/core";
-import { eventually, shopper, start, type RunningTarget } from "./helpers.ts";
+import { eventually, shopper } from "@sfbench/target-suite";
+import { start, type RunningTarget } from "./helpers.ts";
 
 let t: RunningTarget;
 let s: ReturnType<typeof shopper>;
 
 beforeAll(async () => {
   t = await start(18711);
-  s = shopper(t);
+  s = shopper(t.url);
 });
 afterAll(async () => {
   await t?.stop();

@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseSpanLine, type Span } from "@sfbench/core";
-import { eventually, shopper, start, type RunningTarget } from "./helpers.ts";
+import { eventually, shopper } from "@sfbench/target-suite";
+import { start, type RunningTarget } from "./helpers.ts";
 
 let t: RunningTarget;
 
@@ -30,7 +31,7 @@ function spansOf(traceId: string): Span[] {
 
 describe("tracing (SPEC 3)", () => {
   it("writes the gateway span, the cart's checkout span and the spans of the objects it calls, as a tree", async () => {
-    const s = shopper(t);
+    const s = shopper(t.url);
     const p1 = await s.product(2, 10);
     const p2 = await s.product(3, 10);
     const u = await s.user(100);
@@ -65,7 +66,7 @@ describe("tracing (SPEC 3)", () => {
   });
 
   it("spans every product visit of freq-items, children under their parent visit", async () => {
-    const s = shopper(t);
+    const s = shopper(t.url);
     for (const id of ["tr-a", "tr-b", "tr-c"]) await s.namedProduct(id);
     await s.buy(["tr-a", "tr-b"]);
     await s.buy(["tr-b", "tr-c"]);

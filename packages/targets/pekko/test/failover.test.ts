@@ -7,13 +7,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { killNode, restartNode, startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
-import { call, eventually, freePort, shopper, TARGET } from "./helpers.ts";
+import { call, eventually, shopper } from "@sfbench/target-suite";
+import { TARGET } from "./helpers.ts";
 
 let target: StartedTarget;
 
 beforeAll(async () => {
   await stopTarget(TARGET);
-  target = await startTarget(TARGET, { port: await freePort(), nodes: 2 });
+  target = await startTarget(TARGET, { port: "free", nodes: 2 });
 });
 afterAll(async () => {
   await stopTarget(TARGET);

@@ -1,22 +1,42 @@
 /**
- * The target as a multi-node run sees it: built and started by
- * provider-local as two cluster members behind sfbench's balancer (tracing
- * on), the whole conformance suite with the micro routes, the largest micro
- * requests SPEC 8 allows, and span lines of every hop of a checkout.
+ * What is Pekko's own in the target as a multi-node run sees it (the
+ * conformance suite on one member, a quick cell and kill -9 of the whole
+ * target are @sfbench/target-suite's): how target.json builds and starts it,
+ * and, on two cluster members behind sfbench's balancer (tracing on), the
+ * whole conformance suite with the micro routes, the largest micro requests
+ * SPEC 8 allows, and span lines of every hop of a checkout.
  */
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { divideExpected, formatFailure, runConformance } from "@sfbench/conformance";
-import { startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
-import { call, eventually, freePort, shopper, spansOf, TARGET } from "./helpers.ts";
+import { findTarget, startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
+import { call, eventually, locSide, shopper, sourceFiles } from "@sfbench/target-suite";
+import { spansOf, TARGET } from "./helpers.ts";
 
 let target: StartedTarget;
 
-beforeAll(async () => {
-  await stopTarget(TARGET);
-  target = await startTarget(TARGET, { port: await freePort(), trace: true, nodes: 2 });
-});
-afterAll(async () => {
-  await stopTarget(TARGET);
+describe("target.json", () => {
+  const { manifest } = findTarget(TARGET);
+
+  it("builds with Maven into the build directory, needs its own PostgreSQL and runs as several nodes", () => {
+    expect(manifest.build?.command[0]).toBe("mvn");
+    expect(manifest.build?.command).toContain("-Dsfbench.out=$SFBENCH_BUILD_DIR");
+    expect(manifest.build?.inputs).toEqual(expect.arrayContaining(["pom.xml", "src/main/**/*.java", "src/main/resources/**"]));
+    expect(manifest.local?.command.join(" ")).toContain("$SFBENCH_BUILD_DIR/pekko-app.jar");
+    expect(manifest.services).toEqual(["postgres"]);
+    expect(manifest.guarantees.durability).toBe("durable");
+    expect(manifest.nodes?.max).toBeGreaterThanOrEqual(2);
+    expect(manifest.micro).toBe(true);
+    expect(manifest.tracing).toBe(true);
+    expect(manifest.port).toBeGreaterThanOrEqual(18900);
+    expect(manifest.port).toBeLessThanOrEqual(18949);
+  });
+
+  it("counts the entities as app and the HTTP gateway and start-up as gateway", () => {
+    const sources = sourceFiles(fileURLToPath(new URL("..", import.meta.url)));
+    expect(sources.length).toBeGreaterThan(20);
+    for (const file of sources) expect(locSide(manifest, file).app, file).toBe(file.includes("/pekko/app/"));
+  });
 });
 
 async function ok(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
@@ -26,6 +46,14 @@ async function ok(method: string, path: string, body?: unknown): Promise<Record<
 }
 
 describe("pekko on two members through provider-local", () => {
+  beforeAll(async () => {
+    await stopTarget(TARGET);
+    target = await startTarget(TARGET, { port: "free", trace: true, nodes: 2 });
+  });
+  afterAll(async () => {
+    await stopTarget(TARGET);
+  });
+
   it("passes the whole conformance suite, micro routes included", { timeout: 600_000 }, async () => {
     const report = await runConformance(target.url, { micro: true });
     const failures = report.checks.filter((c) => !c.passed).map(formatFailure);

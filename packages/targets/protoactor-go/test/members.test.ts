@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createDatabase, up } from "@sfbench/services";
-import { builtBinary, call, eventually, shopper, spawnTarget, type Process } from "./helpers.ts";
+import { call, eventually, shopper } from "@sfbench/target-suite";
+import { builtBinary, spawnTarget, type Process } from "./helpers.ts";
 
 const PORT = 18805;
 let binary: string;

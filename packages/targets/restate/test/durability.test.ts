@@ -1,7 +1,9 @@
 /**
  * durability: durable means state survives kill -9 of every process of the
  * target (launcher, Restate server, service endpoint, gateway) and a restart
- * on the same SFBENCH_DATA_DIR.
+ * on the same SFBENCH_DATA_DIR. What is Restate's own: the registered
+ * deployment moves when the endpoint's old port is taken at the restart, and
+ * a fresh data directory starts empty.
  */
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
@@ -9,7 +11,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { CheckoutResult, FreqItems, Order } from "@sfbench/core";
 import { targetDataDir } from "@sfbench/provider-local";
-import { crash, eventually, NAME, shopper, start, type RunningTarget } from "./helpers.ts";
+import { eventually, shopper } from "@sfbench/target-suite";
+import { crash, NAME, start, type RunningTarget } from "./helpers.ts";
 
 const PORT = 18612;
 let t: RunningTarget | undefined;
@@ -42,7 +45,7 @@ afterAll(async () => {
 describe("durability", () => {
   it("keeps every answered write through kill -9 of all four processes and a restart", { timeout: 240_000 }, async () => {
     t = await start(PORT);
-    const s = shopper(t);
+    const s = shopper(t.url);
     const p = await s.product(3, 10);
     const q = await s.product(4, 10);
     await s.ok("PATCH", `/products/${p}`, { stock: 5 });
@@ -85,7 +88,7 @@ describe("durability", () => {
   it("starts empty on a fresh data directory", { timeout: 240_000 }, async () => {
     await t?.stop();
     t = await start(PORT);
-    const s = shopper(t);
+    const s = shopper(t.url);
     const p = await s.product(1, 1);
     await t.stop();
     t = await start(PORT); // keepData false: the provider clears SFBENCH_DATA_DIR

@@ -3,18 +3,15 @@
  * from target.json (launcher, Restate server, service endpoint, gateway), on a
  * port of 18600-18699. provider-local keeps one running instance per target
  * name, so the test files run one after another (vitest.config.ts).
+ * Requests, the shopper and polls are the helpers every target folder shares
+ * (@sfbench/target-suite).
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { isAlive, startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
+import { call, type Answer } from "@sfbench/target-suite";
 
 export const NAME = "restate";
-
-export interface Answer {
-  status: number;
-  body: unknown;
-  text: string;
-}
 
 export interface RunningTarget {
   started: StartedTarget;
@@ -29,23 +26,13 @@ export async function start(port: number, opts: { trace?: boolean; keepData?: bo
   await stopTarget(NAME); // an instance a crashed earlier test run left behind
   const started = await startTarget(NAME, { port, trace: opts.trace ?? false, keepData: opts.keepData ?? false });
   const url = started.url;
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
-    const init: RequestInit = { method, headers };
-    if (body !== undefined) {
-      init.body = typeof body === "string" ? body : JSON.stringify(body);
-      init.headers = { "content-type": "application/json", ...headers };
-    }
-    const res = await fetch(url + path, init);
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.status, body: parsed, text };
+  return {
+    started,
+    url,
+    call: (method, path, body, headers) => call(url, method, path, body, headers),
+    log: () => readFileSync(started.log, "utf8"),
+    stop: async () => void (await stopTarget(NAME)),
   };
-  return { started, url, call, log: () => readFileSync(started.log, "utf8"), stop: async () => void (await stopTarget(NAME)) };
 }
 
 /** The pids of every process in the target's process group (the launcher is its leader). */
@@ -74,43 +61,4 @@ export async function crash(t: RunningTarget): Promise<void> {
   process.kill(-t.started.pid, "SIGKILL");
   while (pids.some(isAlive)) await new Promise((r) => setTimeout(r, 20));
   await stopTarget(NAME); // forgets the dead instance's state file
-}
-
-/** Helpers that build state through the API and insist on 200. */
-export function shopper(t: RunningTarget) {
-  const ok = async (method: string, path: string, body?: unknown): Promise<unknown> => {
-    const answer = await t.call(method, path, body);
-    if (answer.status !== 200) throw new Error(`${method} ${path} -> ${answer.status} ${answer.text}`);
-    return answer.body;
-  };
-  const cart = async (items: Record<string, number> = {}) => {
-    const cartId = (await ok("POST", "/shopping-carts")) as string;
-    for (const [productId, amount] of Object.entries(items)) await ok("POST", `/shopping-carts/${cartId}/products`, { productId, amount });
-    return cartId;
-  };
-  return {
-    ok,
-    cart,
-    product: async (price: number, stock: number) => (await ok("POST", "/products", { price, stock })) as string,
-    namedProduct: async (id: string, price = 1, stock = 1_000_000) => (await ok("PATCH", `/products/${encodeURIComponent(id)}`, { price, stock })) as string,
-    user: async (credits: number) => (await ok("POST", "/users", { credits })) as string,
-    checkout: (cartId: string, userId: string, headers?: Record<string, string>) => t.call("POST", "/orders/checkout", { cartId, userId }, headers),
-    /** one completed order of these products, bought by a rich user */
-    buy: async (productIds: readonly string[]) => {
-      const userId = (await ok("POST", "/users", { credits: 1_000_000_000 })) as string;
-      const cartId = await cart(Object.fromEntries(productIds.map((p) => [p, 1])));
-      const answer = await t.call("POST", "/orders/checkout", { cartId, userId });
-      if (answer.status !== 200) throw new Error(`checkout -> ${answer.status} ${answer.text}`);
-      return answer.body as { orderId: string; total: number };
-    },
-  };
-}
-
-/** Waits until `probe` returns true (co-purchase counts are written after the answer). */
-export async function eventually(probe: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }

@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseSpanLine, type Span } from "@sfbench/core";
-import { shopper, start, type RunningTarget } from "./helpers.ts";
+import { shopper } from "@sfbench/target-suite";
+import { start, type RunningTarget } from "./helpers.ts";
 
 const PORT = 18614;
 let t: RunningTarget;
@@ -38,7 +39,7 @@ const name = (s: Span) => `${s.entity}.${s.op}`;
 
 describe("tracing (SPEC 3)", () => {
   it("spans a checkout: gateway, the cart's saga, and the product, user and order handlers it called", async () => {
-    const s = shopper(t);
+    const s = shopper(t.url);
     const p1 = await s.product(2, 10);
     const p2 = await s.product(3, 10);
     const u = await s.user(100);
@@ -76,7 +77,7 @@ describe("tracing (SPEC 3)", () => {
   });
 
   it("spans freq-items as a tree of visits, and starts a trace when the request has none", async () => {
-    const s = shopper(t);
+    const s = shopper(t.url);
     for (const id of ["tr-a", "tr-b", "tr-c"]) await s.namedProduct(id);
     await s.buy(["tr-a", "tr-b"]);
     await s.buy(["tr-b", "tr-c"]);

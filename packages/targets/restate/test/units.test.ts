@@ -1,9 +1,12 @@
-/** The parts that need no Restate server: top-n, the server's config, the port choice. */
+/** The parts that need no Restate server: top-n, the server's config, the port choice, the loc split. */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { findTarget } from "@sfbench/provider-local";
+import { locSide, sourceFiles } from "@sfbench/target-suite";
 import { topOf } from "../src/app/co-purchase.ts";
 import { MAX_FREQ_VISITS, visitBound } from "../src/gateway/routes.ts";
 import { choosePorts } from "../src/launcher/ports.ts";
@@ -101,5 +104,13 @@ describe("visitBound (freq-items queries the gateway refuses)", () => {
   it("exceeds the limit for top=100 depth=20 without overflowing", () => {
     expect(visitBound(100, 20)).toBeGreaterThan(MAX_FREQ_VISITS);
     expect(Number.isFinite(visitBound(100, 20))).toBe(true);
+  });
+});
+
+describe("target.json", () => {
+  it("counts the Virtual Objects as the app, and the gateway and the launcher as gateway", () => {
+    const { manifest } = findTarget("restate");
+    const sources = sourceFiles(fileURLToPath(new URL("..", import.meta.url)));
+    for (const file of sources) expect(locSide(manifest, file).app, file).toBe(file.startsWith("src/app/"));
   });
 });

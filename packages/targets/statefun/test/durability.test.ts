@@ -1,14 +1,16 @@
 /**
- * What survives kill -9 of the whole target (launcher, gateway and JVM at
- * once): everything that was answered. State up to the last completed Flink
+ * How StateFun keeps what was answered through kill -9 of the whole target
+ * (launcher, gateway and JVM at once; that every answered write survives is
+ * @sfbench/target-suite's check): state up to the last completed Flink
  * checkpoint comes back from the checkpoint; requests answered after it are
  * replayed from the ingress topic, whose offsets the checkpoint holds.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { isAlive, startTarget, stopTarget, targetDataDir } from "@sfbench/provider-local";
-import { call, eventually, freePort, portFree, shopper, TARGET } from "./helpers.ts";
+import { freePort, isAlive, portFree, startTarget, stopTarget, targetDataDir } from "@sfbench/provider-local";
+import { call, eventually, shopper } from "@sfbench/target-suite";
+import { TARGET } from "./helpers.ts";
 
 afterAll(async () => {
   await stopTarget(TARGET);
