@@ -33,14 +33,16 @@ const GOARCH: Partial<Record<string, string>> = { x64: "amd64", ia32: "386" };
 const GOOS: Partial<Record<string, string>> = { win32: "windows" };
 
 /**
- * The machine's copy of k6 (`<store>/bin/k6-v1.8.1-linux-amd64`), shared by
+ * The machine's copy of k6 (`<store>/bin/k6-v1.8.1-linux-amd64/k6`), shared by
  * every clone: a fresh clone copies it instead of spending minutes on `go
  * install`. k6 is one static binary, so the module version and the platform
- * (Go's names for it, as `go env GOOS GOARCH` gives them) decide which build it is.
+ * (Go's names for it, as `go env GOOS GOARCH` gives them) decide which build
+ * it is. The file itself stays named k6: `k6 version` prints the name it was
+ * started by, and versionOf reads "k6 v1.8.1".
  */
 export function storedK6(cacheDir: string = paths.cache): string {
   const platform = `${GOOS[process.platform] ?? process.platform}-${GOARCH[process.arch] ?? process.arch}`;
-  return path.join(cacheDir, "bin", `k6-${K6_VERSION}-${platform}`);
+  return path.join(cacheDir, "bin", `k6-${K6_VERSION}-${platform}`, "k6");
 }
 
 /** Copies an executable into place by rename, so nobody runs a half-written file. */

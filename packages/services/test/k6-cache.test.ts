@@ -8,7 +8,8 @@ import { MissingPrerequisiteError } from "../src/types.ts";
 // No real k6 and no real Go: a fake k6 is a script that prints the pinned
 // version, a fake go "installs" one into GOBIN and counts its calls.
 const root = mkdtempSync(path.join(tmpdir(), "sfbench-k6-cache-"));
-const fakeK6 = (version: string) => `#!/bin/sh\necho "k6 ${version} (fake, linux/amd64)"\n`;
+// like the real one, it names itself by the name it was started with
+const fakeK6 = (version: string) => `#!/bin/sh\necho "$(basename "$0") ${version} (fake, linux/amd64)"\n`;
 const executable = (file: string, text: string) => {
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, text);
@@ -39,7 +40,7 @@ afterAll(() => {
 
 describe("k6 from the machine's store", () => {
   it("names the stored k6 by version and platform", () => {
-    expect(path.basename(storedK6(root))).toMatch(/^k6-v1\.8\.1-[a-z0-9]+-[a-z0-9]+$/);
+    expect(path.relative(root, storedK6(root))).toMatch(/^bin\/k6-v1\.8\.1-[a-z0-9]+-[a-z0-9]+\/k6$/);
   });
 
   it("copies the stored k6 of the pinned version into the clone, with neither k6 nor Go on PATH", async () => {
