@@ -50,7 +50,15 @@ export async function target(argv: string[]): Promise<number> {
             .map((t) => t.name);
       for (const name of names) {
         const r = await ensureBuilt(name, { force: values.force, onProgress: note });
-        note(r ? (r.built ? `${name}: built in ${r.seconds.toFixed(0)} s (${r.dir})` : `${name}: build is current (${r.dir})`) : `${name}: nothing to build`);
+        note(
+          !r
+            ? `${name}: nothing to build`
+            : r.built
+              ? `${name}: built in ${r.seconds.toFixed(0)} s (${r.dir})`
+              : r.reusedFrom
+                ? `${name}: copied the machine's build in ${r.seconds.toFixed(1)} s (${r.dir})`
+                : `${name}: build is current (${r.dir})`,
+        );
       }
       return 0;
     }
