@@ -90,8 +90,8 @@ export async function publishBuild(store: string, name: string, key: string, out
   await prune(parent, key);
 }
 
-/** Moves a directory out of its name first (atomic), so nobody sees it half removed. */
-async function discard(dir: string): Promise<void> {
+/** Moves a directory (or file) out of its name first (atomic), so nobody sees it half removed. */
+export async function discard(dir: string): Promise<void> {
   const aside = join(dirname(dir), `.old-${process.pid}-${Date.now()}`);
   try {
     await rename(dir, aside);
@@ -101,8 +101,12 @@ async function discard(dir: string): Promise<void> {
   await rm(aside, { recursive: true, force: true });
 }
 
-/** Keeps the KEEP most recently used keys of a target (`keep` always among them) and drops abandoned copies. */
-async function prune(parent: string, keep: string): Promise<void> {
+/**
+ * Keeps the KEEP most recently used entries of `parent` (`keep` always among
+ * them) and drops abandoned copies (names starting with a dot). provider-container's
+ * image store prunes its archives with it too.
+ */
+export async function prune(parent: string, keep: string): Promise<void> {
   const entries = await Promise.all(
     (await readdir(parent)).map(async (name) => ({ name, mtime: (await stat(join(parent, name)).catch(() => undefined))?.mtimeMs ?? 0 })),
   );
