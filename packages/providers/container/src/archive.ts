@@ -2,6 +2,10 @@
  * Images that arrive as a file (an uploaded `docker save` / `podman save`
  * archive, OCI or docker-archive format): loaded into the project's podman
  * storage, since no registry can be pulled from here.
+ *
+ * Such an archive is the submitter's, never sfbench's own build: it is neither
+ * saved into nor loaded from the machine's image store (image-store.ts), which
+ * hands an image to any clone on the strength of its key alone.
  */
 import { existsSync } from "node:fs";
 import { TargetError } from "@sfbench/provider-local";

@@ -11,13 +11,17 @@
  *   1000 as in the official image.
  *
  * Each is built once and kept in the project's podman storage; the Node one is
- * rebuilt when the machine's Node version changes (a label records it). The
- * Go ones: go-bases.ts; which ARG gets which: local-bases.ts.
+ * rebuilt when the machine's Node version changes (a label records it), the
+ * Debian one when the mirror or suite does. Both are also kept in the
+ * machine's store (image-store.ts) under that key, so a fresh clone loads them
+ * instead of building. The Go ones: go-bases.ts; which ARG gets which:
+ * local-bases.ts.
  */
 import { execFile } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { MissingPrerequisiteError, withLock } from "@sfbench/services";
+import { ensureStoredImage } from "./image-store.ts";
 import { ensurePodman, podman, podmanEnv, podmanHome } from "./podman.ts";
 
 export const DEBIAN_BASE = "localhost/sfbench-base/debian:bookworm-slim";
@@ -27,6 +31,9 @@ export const NODE_BASE = `localhost/sfbench-base/node:${NODE_MAJOR}-slim`;
 /** uid and gid of the `node` user in the official Node images. */
 const NODE_UID = 1000;
 const VERSION_LABEL = "org.sfbench.node-version";
+/** Debian's suite and the label that records where its root file system came from. */
+const SUITE = "bookworm";
+const DEBIAN_LABEL = "org.sfbench.debian-source";
 
 export async function imageExists(ref: string): Promise<boolean> {
   try {
@@ -59,8 +66,15 @@ export function run(cmd: string, args: string[], timeoutMs: number): Promise<voi
 export const DEBOOTSTRAP_TIMEOUT_MS = 1_200_000;
 export const BUILD_TIMEOUT_MS = 1_200_000;
 
+/** What decides the Debian stand-in: debootstrap's variant, the suite and the mirror it came from. */
+export const debianKey = () => `minbase:${SUITE}:${aptMirror()}`;
+
 export async function ensureDebian(onProgress?: (m: string) => void): Promise<void> {
-  if (await imageExists(DEBIAN_BASE)) return;
+  const key = debianKey();
+  await ensureStoredImage({ ref: DEBIAN_BASE, key, label: DEBIAN_LABEL }, () => debootstrapDebian(key, onProgress), onProgress ? { onProgress } : {});
+}
+
+async function debootstrapDebian(key: string, onProgress?: (m: string) => void): Promise<void> {
   if (!existsSync("/usr/sbin/debootstrap")) {
     if (process.getuid?.() !== 0)
       throw new MissingPrerequisiteError("debootstrap not found (it builds the local Debian base image): run `sudo apt-get install -y debootstrap`");
@@ -71,26 +85,28 @@ export async function ensureDebian(onProgress?: (m: string) => void): Promise<vo
   rmSync(root, { recursive: true, force: true });
   mkdirSync(dirname(root), { recursive: true });
   const mirror = aptMirror();
-  onProgress?.(`building ${DEBIAN_BASE}: debootstrap --variant=minbase bookworm from ${mirror}`);
+  onProgress?.(`building ${DEBIAN_BASE}: debootstrap --variant=minbase ${SUITE} from ${mirror}`);
   try {
-    await run("debootstrap", ["--variant=minbase", "bookworm", root, mirror], DEBOOTSTRAP_TIMEOUT_MS);
+    await run("debootstrap", ["--variant=minbase", SUITE, root, mirror], DEBOOTSTRAP_TIMEOUT_MS);
     // apt's lists and caches are not part of a slim image
     for (const d of ["var/cache/apt/archives", "var/lib/apt/lists"]) rmSync(join(root, d), { recursive: true, force: true });
-    await run("sh", ["-c", `tar -C '${root}' -c . | podman import --change 'CMD ["bash"]' - ${DEBIAN_BASE}`], BUILD_TIMEOUT_MS);
+    // the key's label: the machine's store hands this image to a clone only for the same key
+    await run(
+      "sh",
+      ["-c", `tar -C '${root}' -c . | podman import --change 'CMD ["bash"]' --change 'LABEL ${DEBIAN_LABEL}=${key}' - ${DEBIAN_BASE}`],
+      BUILD_TIMEOUT_MS,
+    );
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
 }
 
-async function nodeBaseVersion(): Promise<string | undefined> {
-  if (!(await imageExists(NODE_BASE))) return undefined;
-  const { stdout } = await podman(["image", "inspect", "--format", `{{ index .Labels "${VERSION_LABEL}" }}`, NODE_BASE]);
-  return stdout.trim();
-}
-
 export async function ensureNode(onProgress?: (m: string) => void): Promise<void> {
   const version = process.version;
-  if ((await nodeBaseVersion()) === version) return;
+  await ensureStoredImage({ ref: NODE_BASE, key: version, label: VERSION_LABEL }, () => buildNode(version, onProgress), onProgress ? { onProgress } : {});
+}
+
+async function buildNode(version: string, onProgress?: (m: string) => void): Promise<void> {
   const major = Number(version.slice(1).split(".")[0]);
   if (major !== NODE_MAJOR)
     throw new MissingPrerequisiteError(

@@ -17,6 +17,10 @@
  * set to offline. A target built on the host (Maven, Dapr's sidecar) gets its
  * host build's files instead of compiling inside the image build
  * (host-build.ts).
+ *
+ * A built image is also kept in the machine's store (image-store.ts) under its
+ * context digest, so another clone on the machine (a CI run) whose context
+ * gives the same digest loads it instead of building.
  */
 import { createHash } from "node:crypto";
 import { execFileSync, execFile } from "node:child_process";
@@ -26,6 +30,7 @@ import { findTarget, TargetError, type BundledTarget } from "@sfbench/provider-l
 import { paths, withLock } from "@sfbench/services";
 import { imageExists } from "./bases.ts";
 import { hostBuild } from "./host-build.ts";
+import { loadStoredImage, saveStoredImage } from "./image-store.ts";
 import { ensureLocalBases } from "./local-bases.ts";
 import { podman, podmanHome } from "./podman.ts";
 
@@ -40,7 +45,7 @@ export function localImageRef(target: BundledTarget): string {
 export interface BuiltImage {
   name: string;
   ref: string;
-  /** false: the image was already there for this context (nothing rebuilt) */
+  /** false: the image was already there for this context, or loaded from the machine's store (nothing rebuilt) */
   built: boolean;
   digest: string;
 }
@@ -192,11 +197,23 @@ async function buildLocked(target: BundledTarget, opts: { force?: boolean; targe
   const ctx = stageContext(target);
   try {
     const digest = await contextDigest(ctx, Object.values(args), host?.key);
+    const stored = { ref, key: digest, label: DIGEST_LABEL };
+    const progress = opts.onProgress ? { onProgress: opts.onProgress } : {};
     if (!opts.force && (await labelOf(ref)) === digest) {
+      await saveStoredImage(stored, progress); // a clone that built it before the store existed fills it
       opts.onProgress?.(`${ref} is up to date`);
       return { name, ref, built: false, digest };
     }
     const previous = (await imageExists(ref)) ? (await podman(["image", "inspect", "--format", "{{.Id}}", ref])).stdout.trim() : undefined;
+    // the image this build or load replaced (untagged now) and its own layers go, unless a container still uses them
+    const dropPrevious = async () => {
+      const now = (await podman(["image", "inspect", "--format", "{{.Id}}", ref])).stdout.trim();
+      if (previous && previous !== now) await podman(["rmi", previous]).catch(() => undefined);
+    };
+    if (!opts.force && (await loadStoredImage(stored, progress))) {
+      await dropPrevious();
+      return { name, ref, built: false, digest };
+    }
     await prefetchNpm(target, ctx, opts.onProgress);
     // with the host build, the Dockerfile's Go build stage is the one skipped: no module is read
     if (!host) await prefetchGo(target, ctx, opts.onProgress);
@@ -235,9 +252,8 @@ async function buildLocked(target: BundledTarget, opts: { force?: boolean; targe
       ],
       { timeoutMs: BUILD_TIMEOUT_MS },
     );
-    // the image this build replaced (untagged now) and its own layers go, unless a container still uses them
-    const now = (await podman(["image", "inspect", "--format", "{{.Id}}", ref])).stdout.trim();
-    if (previous && previous !== now) await podman(["rmi", previous]).catch(() => undefined);
+    await dropPrevious();
+    await saveStoredImage(stored, progress);
     return { name, ref, built: true, digest };
   } finally {
     rmSync(ctx.dir, { recursive: true, force: true });

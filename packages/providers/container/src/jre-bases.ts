@@ -7,13 +7,16 @@
  * keeps its configuration and CA store under /etc and links to them), leaving
  * out links that point nowhere (its source archive, when not installed).
  *
- * Rebuilt when the machine's Java version changes (a label records it).
+ * Rebuilt when the machine's Java version changes (a label records it), and
+ * kept in the machine's store (image-store.ts) under that version, so a fresh
+ * clone loads it.
  */
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { MissingPrerequisiteError } from "@sfbench/services";
-import { BUILD_TIMEOUT_MS, DEBIAN_BASE, ensureDebian, imageExists } from "./bases.ts";
+import { BUILD_TIMEOUT_MS, DEBIAN_BASE, ensureDebian } from "./bases.ts";
+import { ensureStoredImage } from "./image-store.ts";
 import { podman, podmanHome } from "./podman.ts";
 
 /** The Java feature version of the real base (eclipse-temurin:17-jre) the stand-in replaces. */
@@ -42,11 +45,10 @@ export function hostJava(): { home: string; version: string } {
 
 export async function ensureJre(onProgress?: (m: string) => void): Promise<void> {
   const { home, version } = hostJava();
-  if (
-    (await imageExists(JRE_BASE)) &&
-    (await podman(["image", "inspect", "--format", `{{ index .Labels "${JAVA_LABEL}" }}`, JRE_BASE])).stdout.trim() === version
-  )
-    return;
+  await ensureStoredImage({ ref: JRE_BASE, key: version, label: JAVA_LABEL }, () => buildJre(home, version, onProgress), onProgress ? { onProgress } : {});
+}
+
+async function buildJre(home: string, version: string, onProgress?: (m: string) => void): Promise<void> {
   if (Number(version.split(".")[0]) !== JAVA_FEATURE)
     throw new MissingPrerequisiteError(
       `the local ${JRE_BASE} image copies this machine's Java, which is ${version} (${home}), not ${JAVA_FEATURE}: install Java ${JAVA_FEATURE} and make it the default java`,
