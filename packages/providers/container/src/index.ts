@@ -4,6 +4,7 @@ export { GLIBC_BASE, GO_BASE, STATIC_BASE } from "./go-bases.ts";
 export { JRE_BASE } from "./jre-bases.ts";
 export { ensureLocalBases, LOCAL_BASES, type LocalBase } from "./local-bases.ts";
 export { buildTargetImage, localImageRef, type BuiltImage } from "./image.ts";
+export { ensureStoredImage, type StoredImage } from "./image-store.ts";
 export { loadImageArchive, requireImage } from "./archive.ts";
 export { MachineClass, defaultMachineClass, parseMachineClass } from "./machine.ts";
 export {

@@ -16,11 +16,15 @@
  * uses, `k6Path()`) copied onto the same base, with the official image's
  * entry point and user: the runner pods then run the very binary the
  * archive was made with, and the image is rebuilt when that binary changes.
+ *
+ * Both are kept in the machine's image store (provider-container's
+ * ensureStoredImage) under the digest that decides their build, so a fresh
+ * clone loads them instead of running apt or copying k6 again.
  */
 import { createHash } from "node:crypto";
 import { createReadStream, copyFileSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEBIAN_BASE, ensureBaseImages, imageExists, podman, podmanHome } from "@sfbench/provider-container";
+import { DEBIAN_BASE, ensureBaseImages, ensureStoredImage, podman, podmanHome } from "@sfbench/provider-container";
 import { k6Path, withLock } from "@sfbench/services";
 import { RunStackConfig } from "@sfbench/infra-pulumi/config";
 
@@ -89,20 +93,25 @@ export async function ensureStandins(onProgress?: (m: string) => void): Promise<
 }
 
 async function ensurePostgresStandin(onProgress?: (m: string) => void): Promise<void> {
-  await withLock("kube-play-standins", BUILD_TIMEOUT_MS, async () => {
-    if ((await imageExists(POSTGRES_STANDIN)) && (await labelOf(POSTGRES_STANDIN)) === digest) return;
-    const ctx = join(podmanHome(), "context", "kube-play-postgres");
+  await withLock("kube-play-standins", BUILD_TIMEOUT_MS, () =>
+    ensureStoredImage({ ref: POSTGRES_STANDIN, key: digest, label: DIGEST_LABEL }, () => buildPostgresStandin(onProgress), progress(onProgress)),
+  );
+}
+
+const progress = (onProgress?: (m: string) => void) => (onProgress ? { onProgress } : {});
+
+async function buildPostgresStandin(onProgress?: (m: string) => void): Promise<void> {
+  const ctx = join(podmanHome(), "context", "kube-play-postgres");
+  rmSync(ctx, { recursive: true, force: true });
+  mkdirSync(ctx, { recursive: true });
+  writeFileSync(join(ctx, "Containerfile"), `${CONTAINERFILE}\nLABEL ${DIGEST_LABEL}=${digest}\n`);
+  writeFileSync(join(ctx, "entrypoint.sh"), ENTRYPOINT, { mode: 0o755 });
+  onProgress?.(`building ${POSTGRES_STANDIN} from ${DEBIAN_BASE} with Debian's postgresql-${PG_MAJOR}`);
+  try {
+    await podman(["build", "-t", POSTGRES_STANDIN, "-f", join(ctx, "Containerfile"), ctx], { timeoutMs: BUILD_TIMEOUT_MS });
+  } finally {
     rmSync(ctx, { recursive: true, force: true });
-    mkdirSync(ctx, { recursive: true });
-    writeFileSync(join(ctx, "Containerfile"), `${CONTAINERFILE}\nLABEL ${DIGEST_LABEL}=${digest}\n`);
-    writeFileSync(join(ctx, "entrypoint.sh"), ENTRYPOINT, { mode: 0o755 });
-    onProgress?.(`building ${POSTGRES_STANDIN} from ${DEBIAN_BASE} with Debian's postgresql-${PG_MAJOR}`);
-    try {
-      await podman(["build", "-t", POSTGRES_STANDIN, "-f", join(ctx, "Containerfile"), ctx], { timeoutMs: BUILD_TIMEOUT_MS });
-    } finally {
-      rmSync(ctx, { recursive: true, force: true });
-    }
-  });
+  }
 }
 
 /** the k6 binary's digest, by path, size and modification time: hashing 70 MB once per process is enough */
@@ -127,24 +136,23 @@ export async function ensureK6Standin(onProgress?: (m: string) => void): Promise
     .update(await fileDigest(k6))
     .digest("hex")
     .slice(0, 16);
-  await withLock("kube-play-standins", BUILD_TIMEOUT_MS, async () => {
-    if ((await imageExists(K6_STANDIN)) && (await labelOf(K6_STANDIN)) === k6Digest) return;
-    await ensureBaseImages(onProgress);
-    const ctx = join(podmanHome(), "context", "kube-play-k6");
-    rmSync(ctx, { recursive: true, force: true });
-    mkdirSync(ctx, { recursive: true });
-    writeFileSync(join(ctx, "Containerfile"), `${K6_CONTAINERFILE}\nLABEL ${DIGEST_LABEL}=${k6Digest}\n`);
-    copyFileSync(k6, join(ctx, "k6"));
-    onProgress?.(`building ${K6_STANDIN} from ${DEBIAN_BASE} with this machine's k6 (${k6})`);
-    try {
-      await podman(["build", "-t", K6_STANDIN, "-f", join(ctx, "Containerfile"), ctx], { timeoutMs: BUILD_TIMEOUT_MS });
-    } finally {
-      rmSync(ctx, { recursive: true, force: true });
-    }
-  });
+  await withLock("kube-play-standins", BUILD_TIMEOUT_MS, () =>
+    ensureStoredImage({ ref: K6_STANDIN, key: k6Digest, label: DIGEST_LABEL }, () => buildK6Standin(k6, k6Digest, onProgress), progress(onProgress)),
+  );
   return K6_STANDIN;
 }
 
-async function labelOf(ref: string): Promise<string> {
-  return (await podman(["image", "inspect", "--format", `{{ index .Labels "${DIGEST_LABEL}" }}`, ref])).stdout.trim();
+async function buildK6Standin(k6: string, k6Digest: string, onProgress?: (m: string) => void): Promise<void> {
+  await ensureBaseImages(onProgress);
+  const ctx = join(podmanHome(), "context", "kube-play-k6");
+  rmSync(ctx, { recursive: true, force: true });
+  mkdirSync(ctx, { recursive: true });
+  writeFileSync(join(ctx, "Containerfile"), `${K6_CONTAINERFILE}\nLABEL ${DIGEST_LABEL}=${k6Digest}\n`);
+  copyFileSync(k6, join(ctx, "k6"));
+  onProgress?.(`building ${K6_STANDIN} from ${DEBIAN_BASE} with this machine's k6 (${k6})`);
+  try {
+    await podman(["build", "-t", K6_STANDIN, "-f", join(ctx, "Containerfile"), ctx], { timeoutMs: BUILD_TIMEOUT_MS });
+  } finally {
+    rmSync(ctx, { recursive: true, force: true });
+  }
 }
