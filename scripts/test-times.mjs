@@ -34,7 +34,7 @@ if (summaryFile) {
   try {
     const summary = JSON.parse(readFileSync(summaryFile, "utf8"));
     const tasks = (summary.tasks ?? [])
-      .filter((t) => t.execution?.startTime && t.execution?.endTime)
+      .filter((t) => Number.isFinite(t.execution?.startTime) && Number.isFinite(t.execution?.endTime))
       .map((t) => ({ id: t.taskId, secs: (t.execution.endTime - t.execution.startTime) / 1000, exit: t.execution.exitCode }))
       .sort((a, b) => b.secs - a.secs);
     // the test tasks' dependencies (typecheck) were mostly done, and cached, by the checks step

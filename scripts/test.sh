@@ -32,7 +32,8 @@ trap stop_started EXIT
 trap 'exit 130' INT TERM
 
 t0=$SECONDS
-npx turbo run typecheck lint --continue
+# types and lint of every package, in as few processes as give the same verdict (scripts/check.mjs)
+node scripts/check.mjs
 checks=$?
 # one formatting for every package (.prettierrc.json); `npm run format` applies it
 npm run --silent format:check || checks=1
