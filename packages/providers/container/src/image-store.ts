@@ -25,7 +25,7 @@ import { mkdir, rename, rm, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { paths } from "@sfbench/services";
 // provider-local's store of target builds: the same pruning and discarding, not a copy of them
-import { discard, prune } from "../../local/src/build-store.ts";
+import { discard, prune } from "@sfbench/provider-local/build-store";
 import { podman } from "./podman.ts";
 
 const SAVE_TIMEOUT_MS = 900_000;
