@@ -36,8 +36,18 @@ describe("the checks before the tests", () => {
     const typed = jobs.filter((j) => j.label.startsWith("types of")).flatMap((j) => j.covers);
     const linted = jobs.filter((j) => j.label.startsWith("lint of")).flatMap((j) => j.covers);
     const packages = workspaces();
-    expect(typed.sort()).toEqual(packages.filter((p) => p.scripts.typecheck).map((p) => p.name).sort());
-    expect(linted.sort()).toEqual(packages.filter((p) => p.scripts.lint).map((p) => p.name).sort());
+    expect(typed.sort()).toEqual(
+      packages
+        .filter((p) => p.scripts.typecheck)
+        .map((p) => p.name)
+        .sort(),
+    );
+    expect(linted.sort()).toEqual(
+      packages
+        .filter((p) => p.scripts.lint)
+        .map((p) => p.name)
+        .sort(),
+    );
   });
 
   it("keep the targets whose own source declares globals apart from the shared program, and lint every folder a package names", () => {
