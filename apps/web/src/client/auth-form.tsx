@@ -8,6 +8,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
+import { localPath } from "../shared/safe-url.ts";
 import { Field } from "./field.tsx";
 import { fieldsOf, messageOf, useTRPC } from "./trpc.ts";
 
@@ -17,8 +18,7 @@ export function AuthForm({ mode, next }: { mode: "signIn" | "signUp"; next?: str
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const done = () => {
-    // only a path on this site: "//evil.example" and "/\\evil.example" would leave it
-    router.push(next && /^\/(?![/\\])/.test(next) ? next : "/");
+    router.push(localPath(next));
     router.refresh();
   };
   const signIn = useMutation(trpc.auth.signIn.mutationOptions({ onSuccess: done }));
