@@ -61,7 +61,7 @@ async function call<T>(remote: Remote, kind: "query" | "mutation", path: string,
   }
   let body: TrpcBody;
   try {
-    body = (await res.json()) as TrpcBody;
+    body = parsePortalJson(await res.text()) as TrpcBody;
   } catch {
     throw new ApiError(`${remote.server} answered ${res.status} without JSON: is it an sfbench portal?`, res.status);
   }
@@ -77,6 +77,25 @@ async function call<T>(remote: Remote, kind: "query" | "mutation", path: string,
     throw new ApiError(detail, status, fields);
   }
   return body.result?.data as T;
+}
+
+/**
+ * The portal's text as a terminal may show it: C0 controls but tab and newline,
+ * DEL, C1 controls and the bidirectional overrides become visible escapes
+ * (\x1b, \u{202e}). A run's error carries a container's log tail, which the
+ * team that submitted it wrote; it must not move the cursor, retitle the
+ * window or reorder the text on the terminal of whoever reads it.
+ */
+export function inert(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    const n = c.codePointAt(0)!;
+    return n <= 0xff ? `\\x${n.toString(16).padStart(2, "0")}` : `\\u{${n.toString(16)}}`;
+  });
+}
+
+/** JSON from the portal with every string made inert: what the CLI prints of it, or hands on as --json, cannot drive a terminal. */
+export function parsePortalJson(text: string): unknown {
+  return JSON.parse(text, (_key, value: unknown) => (typeof value === "string" ? inert(value) : value));
 }
 
 export const query = <T>(remote: Remote, path: string, input?: unknown) => call<T>(remote, "query", path, input);

@@ -12,7 +12,7 @@ import { Readable } from "node:stream";
 import { promisify } from "node:util";
 import type { TargetManifest } from "@sfbench/core";
 import { locFiles } from "@sfbench/provider-local/loc";
-import { ApiError, badTokenError, noTokenError, type Remote } from "./api.ts";
+import { ApiError, badTokenError, noTokenError, parsePortalJson, type Remote } from "./api.ts";
 import { UsageError } from "./args.ts";
 
 export type UploadKind = "image-archive" | "source-archive";
@@ -38,7 +38,10 @@ export async function upload(r: Remote, kind: UploadKind, file: string): Promise
     throw new ApiError(`cannot reach ${r.server}: ${((e as Error).cause as Error | undefined)?.message ?? (e as Error).message}`, 0);
   }
   if (res.status === 401) throw r.token ? badTokenError(r) : noTokenError(r);
-  const body = (await res.json().catch(() => undefined)) as (Uploaded & { error?: { message: string; field: string } }) | undefined;
+  const body = (await res
+    .text()
+    .then(parsePortalJson)
+    .catch(() => undefined)) as (Uploaded & { error?: { message: string; field: string } }) | undefined;
   if (!body) throw new ApiError(`${r.server} answered ${res.status} without JSON to the ${kind} upload: is it an sfbench portal?`, res.status);
   if (!res.ok)
     throw new ApiError(

@@ -38,7 +38,10 @@ const cell = {
   anomalies: { total: 0 },
 };
 
-const errorOf = (ending: Ending) => (ending === "failed" ? "the target exited with code 1" : "interrupted during load: the worker was stopped (SIGTERM)");
+/** A failed run's reason ends with the target's log tail, which its team wrote: here escapes that retitle the window and clear the screen. */
+const HOSTILE_TAIL = "\u001b]0;owned\u0007\u001b[2J\u009b31m\u202eevil";
+const errorOf = (ending: Ending) =>
+  ending === "failed" ? `the target exited with code 1; last log line: ${HOSTILE_TAIL}` : "interrupted during load: the worker was stopped (SIGTERM)";
 
 function document(id: string, ending: Ending) {
   const base = { runId: id, target: { name: "node-postgres", version: "0.1.0" }, profile: "standard", status: ending };

@@ -98,11 +98,15 @@ describe("submit --wait", () => {
     ]);
   });
 
-  it("a failed run: exit 1, with the reason in the table's title", async () => {
+  it("a failed run: exit 1, with the reason in the table's title, its log tail shown as text whose escapes cannot drive the terminal", async () => {
     const r = await submit("sfb_fails", "--wait", "--workload", "checkout", "--distribution", "uniform");
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/\[checkout\/uniform\] failed during load: the target exited with code 1/);
-    expect(r.stdout).toMatch(/\nnode-postgres 0\.1\.0, profile standard, failed during load: the target exited with code 1\n/);
+    expect(r.stdout).toMatch(/\nnode-postgres 0\.1\.0, profile standard, failed during load: the target exited with code 1; last log line: /);
+    for (const out of [r.stdout, r.stderr]) {
+      expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+      expect(out).toContain("last log line: \\x1b]0;owned\\x07\\x1b[2J\\x9b31m\\u{202e}evil");
+    }
   });
 
   it("an interrupted run: exit 3 (not the target's fault)", async () => {
