@@ -2,6 +2,7 @@
 import type { ResultDocument } from "@sfbench/core";
 import type { Db, EnvironmentJson } from "@sfbench/db";
 import { storedResult } from "./stored-result.ts";
+import { manifestView } from "./manifest-view.ts";
 
 const progressSelect = {
   id: true,
@@ -50,6 +51,8 @@ export async function getRun(db: Db, id: string) {
   const { document, environment, ...rest } = run;
   return {
     ...rest,
+    // anyone may read a run: its target's environment values stay with the system's owner
+    targetVersion: { ...rest.targetVersion, manifest: manifestView(rest.targetVersion.manifest, false) },
     environment: environment as EnvironmentJson | null,
     document: document ? storedResult(document.document) : null,
     documentDigest: document?.digest ?? null,

@@ -2,6 +2,7 @@
 import { TargetManifest } from "@sfbench/core";
 import type { Db, LocCounts } from "@sfbench/db";
 import { bundledTargetNames } from "../operator/bundled.ts";
+import { manifestView } from "./manifest-view.ts";
 import { pendingRatings, ratingSummary } from "./ratings.ts";
 
 export const HISTORY_LIMIT = 100;
@@ -63,15 +64,16 @@ export async function getSystem(db: Db, slug: string, viewerId?: string | null) 
       : null,
   ]);
   const { ownerId, _count, versions, ...rest } = system;
+  const owned = Boolean(viewerId && ownerId === viewerId);
   return {
     ...rest,
-    owned: Boolean(viewerId && ownerId === viewerId),
+    owned,
     // a bundled target's name (packages/targets/*), whether the operator submitted it or the worker imported it
     bundled: bundledTargetNames().has(rest.slug),
     runCount: _count.runs,
     versions: versions.map((v) => ({
       ...v,
-      manifest: inSchemaOrder(v.manifest),
+      manifest: manifestView(inSchemaOrder(v.manifest), owned),
       loc: v.loc as LocCounts | null,
       declaredLoc: v.declaredLoc as LocCounts | null,
     })),
