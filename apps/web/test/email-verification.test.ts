@@ -112,4 +112,19 @@ describe("email verification", () => {
     await sink.next("fresh@example.com");
     expect(sink.received.filter((m) => m.to.includes("once@example.com"))).toHaveLength(1);
   });
+
+  it("points a mailed link where the portal listens, never to the Host or X-Forwarded-Host a request names", async () => {
+    const was = process.env.PORT;
+    process.env.PORT = "3999"; // as `next start --port 3999` records it
+    try {
+      const anon = (
+        await caller(t.db, { headers: { origin: "http://evil.example", host: "evil.example", "x-forwarded-host": "evil.example" }, portal: mailingTo(sink) })
+      ).api;
+      await anon.auth.signUp({ email: "target@example.com", password: "correct horse battery" });
+      expect(new URL(linkIn(await sink.next("target@example.com"), "/verify-email")).origin).toBe("http://127.0.0.1:3999");
+    } finally {
+      if (was === undefined) delete process.env.PORT;
+      else process.env.PORT = was;
+    }
+  });
 });

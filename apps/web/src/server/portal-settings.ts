@@ -11,8 +11,19 @@ export interface PortalSettings {
   /** SFBENCH_OPERATOR_EMAIL (lower-cased): its account, once verified, owns the bundled targets' names (operator/operator.ts) */
   operatorEmail: string | null;
   verification: VerificationSettings;
-  /** the origin links in mail point to: SFBENCH_PUBLIC_ORIGIN's first, else the one the request was sent to */
+  /** the origin links in mail point to: SFBENCH_PUBLIC_ORIGIN's first, else where the portal listens (listenOrigin) */
   linkOrigin: string | null;
+}
+
+/**
+ * Where this portal listens, as `next start` records it (PORT, on loopback as
+ * sfbench runs it), for mailed links when SFBENCH_PUBLIC_ORIGIN is not set;
+ * null outside a server. Never the request's Host or X-Forwarded-Host: anyone
+ * can send those, and a verification link to an origin of theirs hands them
+ * the token of an address they do not own.
+ */
+export function listenOrigin(port = process.env.PORT): string | null {
+  return port && /^\d+$/.test(port) ? `http://127.0.0.1:${port}` : null;
 }
 
 export function defaultPortalSettings(): PortalSettings {

@@ -18,6 +18,7 @@ import { sendVerification, verifyEmail } from "../auth/email-verification.ts";
 import { dummyHash, hashPassword, verifyPassword } from "../auth/password.ts";
 import { createSession, deleteSession } from "../auth/sessions.ts";
 import { attemptSucceeded, beginAttempt } from "../auth/throttle.ts";
+import { listenOrigin } from "../portal-settings.ts";
 import type { Context } from "../trpc/context.ts";
 import { protectedProcedure, publicProcedure, router } from "../trpc/init.ts";
 
@@ -28,8 +29,12 @@ const Email = z
 const Password = z.string().min(10, { message: "must be at least 10 characters" }).max(200, { message: "must be at most 200 characters" });
 const Credentials = z.object({ email: Email, password: Password });
 
-/** Where a mailed link points: the configured public origin, else the origin this request was sent to. */
-const linkOrigin = (ctx: Context) => ctx.portal.linkOrigin ?? ctx.origin;
+/**
+ * Where a mailed link points: the configured public origin, else where the
+ * portal listens; the request's own origin only in-process, where no server
+ * listens (the tests' callers) and no stranger sends the headers it comes from.
+ */
+const linkOrigin = (ctx: Context) => ctx.portal.linkOrigin ?? listenOrigin() ?? ctx.origin;
 
 async function signIn(ctx: Context, userId: string) {
   const { secret, maxAge } = await createSession(ctx.db, userId);
