@@ -68,7 +68,8 @@ export async function demoAccount(
     }
     verifiedWith = await verificationLink(account.email);
     const token = new URL(verifiedWith).searchParams.get("token") ?? "";
-    const verified = await mutation(server, "auth.verifyEmail", { token });
+    // a link verifies its account only for the account's signed-in owner
+    const verified = await mutation(server, "auth.verifyEmail", { token }, session.cookie);
     if (verified.status !== 200) throw new Error(`could not verify the demo account's address: ${verified.error?.message ?? verified.status}`);
   }
   const token = await mutation(server, "tokens.create", { name: `demo ${new Date().toISOString()}` }, session.cookie);

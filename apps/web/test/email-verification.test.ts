@@ -48,7 +48,11 @@ describe("email verification", () => {
     const anon = (await caller(t.db, { headers: { origin: ORIGIN } })).api;
     expect((await anon.systems.bySlug({ slug: "rated" })).ratingsPending).toBe(1);
 
-    expect(await anon.auth.verifyEmail({ token })).toEqual({ email: "rater@example.com", verified: true });
+    // the link verifies its account for the account's signed-in owner only: not for an anonymous click
+    expect((await failure(anon.auth.verifyEmail({ token }), "UNAUTHORIZED")).message).toBe(
+      "sign in as the account that asked for this link, then follow the link again",
+    );
+    expect(await rater.api.auth.verifyEmail({ token })).toEqual({ email: "rater@example.com", verified: true });
     expect(await anon.ratings.summary({ slug: "rated" })).toEqual({ programmingModel: 5, understandability: 4, count: 1 });
     const page = await anon.systems.bySlug({ slug: "rated" });
     expect(page.ratingsPending).toBe(0);
@@ -63,11 +67,10 @@ describe("email verification", () => {
   });
 
   it("refuses a link that was already used, with a message that says so", async () => {
-    await browser(t.db, "twice@example.com", undefined, mailingTo(sink));
+    const twice = await browser(t.db, "twice@example.com", undefined, mailingTo(sink));
     const token = await mailedToken("twice@example.com");
-    const anon = (await caller(t.db, { headers: { origin: ORIGIN } })).api;
-    await anon.auth.verifyEmail({ token });
-    const error = await failure(anon.auth.verifyEmail({ token }), "CONFLICT");
+    await twice.api.auth.verifyEmail({ token });
+    const error = await failure(twice.api.auth.verifyEmail({ token }), "CONFLICT");
     expect(error.message).toMatch(/^this verification link was already used \(\d{4}-\d\d-\d\d \d\d:\d\d UTC\); a link works once/);
   });
 
@@ -75,17 +78,16 @@ describe("email verification", () => {
     const late = await browser(t.db, "late@example.com", undefined, mailingTo(sink));
     const token = await mailedToken("late@example.com");
     await t.db.emailVerification.update({ where: { tokenHash: hashSecret(token) }, data: { expiresAt: new Date(Date.now() - 60_000) } });
-    const anon = (await caller(t.db, { headers: { origin: ORIGIN } })).api;
-    const expired = await failure(anon.auth.verifyEmail({ token }), "BAD_REQUEST");
+    const expired = await failure(late.api.auth.verifyEmail({ token }), "BAD_REQUEST");
     expect(expired.message).toMatch(/^this verification link expired at \d{4}-\d\d-\d\d \d\d:\d\d UTC; sign in to send a new one$/);
     expect(await t.db.user.findUniqueOrThrow({ where: { email: "late@example.com" } })).toMatchObject({ emailVerifiedAt: null });
-    const unknown = await failure(anon.auth.verifyEmail({ token: `${token}x` }), "NOT_FOUND");
+    const unknown = await failure(late.api.auth.verifyEmail({ token: `${token}x` }), "NOT_FOUND");
     expect(unknown.message).toMatch(/^this verification link is not valid/);
 
     // a new link (resend) works
     const resent = await late.api.auth.resendVerification();
     expect(resent).toMatchObject({ alreadyVerified: false, email: "late@example.com" });
-    await anon.auth.verifyEmail({ token: await mailedToken("late@example.com") });
+    await late.api.auth.verifyEmail({ token: await mailedToken("late@example.com") });
     const later = (await caller(t.db, { headers: { origin: ORIGIN, cookie: late.cookie } })).api;
     expect(await later.auth.me()).toMatchObject({ emailVerified: true });
     expect(await later.auth.resendVerification()).toEqual({ alreadyVerified: true, email: "late@example.com" });
@@ -126,5 +128,22 @@ describe("email verification", () => {
       if (was === undefined) delete process.env.PORT;
       else process.env.PORT = was;
     }
+  });
+
+  it("verifies nobody's address for another account: a stranger who signed up first with it gets no verified account from its owner's click", async () => {
+    // the stranger signs up with the operator's address and a password of their own; the mail goes to the address's owner
+    const portal = mailingTo(sink);
+    const stranger = await browser(t.db, "owner-of-address@example.com", undefined, portal);
+    const token = await mailedToken("owner-of-address@example.com");
+    // the address's owner, signed in with an account of their own, follows the link: refused, and nothing is verified
+    const owner = await browser(t.db, "someone-else@example.com", undefined, portal);
+    await sink.next("someone-else@example.com");
+    const refused = await failure(owner.api.auth.verifyEmail({ token }), "FORBIDDEN");
+    expect(refused.message).toMatch(/^this link verifies another account than the one signed in/);
+    expect(await t.db.user.findUniqueOrThrow({ where: { email: "owner-of-address@example.com" } })).toMatchObject({ emailVerifiedAt: null });
+    // signed out, the page asks to sign in as the account that asked for the link; the stranger never receives the token
+    const anon = (await caller(t.db, { headers: { origin: ORIGIN } })).api;
+    await failure(anon.auth.verifyEmail({ token }), "UNAUTHORIZED");
+    expect(await stranger.api.auth.me()).toMatchObject({ emailVerified: false });
   });
 });

@@ -28,7 +28,7 @@ async function verifiedAccount(email: string) {
   const portal = mailingTo(sink, { operatorEmail: OPERATOR });
   const signedUp = await browser(t.db, email, undefined, portal);
   const token = new URL(linkIn(await sink.next(email), "/verify-email")).searchParams.get("token")!;
-  await (await caller(t.db, { headers: { origin: ORIGIN }, portal })).api.auth.verifyEmail({ token });
+  await signedUp.api.auth.verifyEmail({ token });
   const { api } = await caller(t.db, { headers: { origin: ORIGIN, cookie: signedUp.cookie }, portal });
   return { api, user: signedUp.user };
 }

@@ -70,16 +70,27 @@ export async function sendVerification(
 }
 
 /**
- * Follows a link: marks the address verified and uses the token up. A token
- * that is unknown, used or expired is refused with what to do instead.
+ * Follows a link: marks the address verified and uses the token up, for the
+ * account that asked for it and only when its owner is the one signed in. The
+ * mail proves the address; the session proves whose account it is: without
+ * it, whoever signed up first with someone else's address (the operator's,
+ * say) would have that account verified by the address's owner's click. A
+ * token that is unknown, used or expired is refused with what to do instead.
  */
-export async function verifyEmail(db: Db, token: string, now = new Date()): Promise<{ email: string }> {
+export async function verifyEmail(db: Db, token: string, viewerId: string | undefined, now = new Date()): Promise<{ email: string }> {
   const found = await db.emailVerification.findUnique({
     where: { tokenHash: hashSecret(token) },
     select: { id: true, expiresAt: true, usedAt: true, user: { select: { id: true, email: true } } },
   });
   if (!found)
     throw new TRPCError({ code: "NOT_FOUND", message: "this verification link is not valid (check that it was copied whole); sign in to send a new one" });
+  if (!viewerId) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in as the account that asked for this link, then follow the link again" });
+  if (viewerId !== found.user.id) {
+    throw new TRPCError({
+      code: "FORBIDDEN",
+      message: "this link verifies another account than the one signed in: sign in as the account that asked for it, then follow the link again",
+    });
+  }
   if (found.usedAt) {
     throw new TRPCError({
       code: "CONFLICT",

@@ -87,9 +87,9 @@ export const authRouter = router({
     return { alreadyVerified: false as const, email: sent.sentTo, expiresAt: sent.expiresAt.toISOString() };
   }),
 
-  /** Follows a verification link (the token from its query): the address is verified, the token used up. */
+  /** Follows a verification link (the token from its query) as the signed-in account that asked for it: the address is verified, the token used up. */
   verifyEmail: publicProcedure.input(z.object({ token: z.string().min(1, { message: "is required" }).max(200) })).mutation(async ({ ctx, input }) => {
-    const { email } = await verifyEmail(ctx.db, input.token);
+    const { email } = await verifyEmail(ctx.db, input.token, ctx.user?.id);
     return { email, verified: true as const };
   }),
 });
