@@ -28,6 +28,22 @@ describe("submissions", () => {
     expect((run.targetVersion.manifest as { name: string }).name).toBe("restate-ts");
   });
 
+  it("queues the experiment and the microbenchmarks a submission chooses, and refuses a run with nothing to measure, naming the field", async () => {
+    const { api } = await browser(t.db, "experiments@example.com");
+    const params = async (runId: string) => (await t.db.run.findUniqueOrThrow({ where: { id: runId } })).parameters;
+    const fault = await api.submissions.submit(submission("exp-fault", { experiment: "fault", workloads: ["checkout"], distributions: ["uniform"] }));
+    expect(await params(fault.runId)).toEqual({ workloads: ["checkout"], distributions: ["uniform"], experiment: "fault" });
+    const micro = await api.submissions.submit(submission("exp-micro", { workloads: [], micro: true }));
+    expect(await params(micro.runId)).toEqual({ workloads: [], micro: true });
+    // throughput is the default and is not stored as a choice
+    const plain = await api.submissions.submit(submission("exp-plain", { experiment: "throughput" }));
+    expect(await params(plain.runId)).toEqual({});
+    const nothing = await failure(api.submissions.submit(submission("exp-none", { workloads: [] })), "BAD_REQUEST");
+    expect(fields(nothing).workloads).toEqual(["must name at least one workload, unless micro is true (microbenchmarks only)"]);
+    const unknown = await failure(api.submissions.submit(submission("exp-bad", { experiment: "chaos" as "fault" })), "BAD_REQUEST");
+    expect(fields(unknown).experiment![0]).toMatch(/throughput.*fault.*scale-up.*recovery/);
+  });
+
   it("lets the form's fields override the uploaded target.json", async () => {
     const { api } = await browser(t.db, "override@example.com");
     const { runId } = await api.submissions.submit(submission("override-me", { version: "2.0.0", system: "Overridden" }));

@@ -270,6 +270,7 @@ export function createRunPipeline(deps: PipelineDeps) {
           k6: deps.k6,
           profile,
           cells,
+          ...(params.data.experiment ? { experiment: params.data.experiment } : {}),
           ...(microOf(params.data) ? { micro: { declared: manifest.micro === true } } : {}),
           ...(manifest.audit?.readsPerSecond ? { auditReadsPerSecond: manifest.audit.readsPerSecond } : {}),
           seed: params.data.seed ?? 1,

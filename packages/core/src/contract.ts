@@ -27,6 +27,13 @@ export const SMOKE_PROFILES: readonly Profile[] = ["quick"];
 
 export const Experiment = z.enum(EXPERIMENTS);
 export type Experiment = z.infer<typeof Experiment>;
+/** What each experiment does to every cell, in a few words (the CLI's help, the submission form). */
+export const EXPERIMENT_TEXT: Record<Experiment, string> = {
+  throughput: "the max-throughput ramp, then stable load at 80% of the knee",
+  fault: "the ramp, then load at 50% of the knee with one kill -9 in it",
+  "scale-up": "the ramp on one node, then load at 120% of it with a node added",
+  recovery: "no cells: kill and restart after loading N entities, per state size",
+};
 
 export const EnvironmentKind = z.enum(ENVIRONMENT_KINDS);
 export type EnvironmentKind = z.infer<typeof EnvironmentKind>;
@@ -73,6 +80,8 @@ export const RunParameters = z
       .optional(),
     /** a campaign trial that completed while the machine was busy is run again, at most this many times (RunParameters of a campaign's runs) */
     busyRepeats: z.number().int().min(0).max(MAX_BUSY_REPEATS).optional(),
+    /** the phases each cell goes through (EXPERIMENTS); absent: throughput. recovery runs no cells; the microbenchmarks belong to throughput */
+    experiment: Experiment.optional(),
   })
   .refine((p) => p.workloads === undefined || p.workloads.length > 0 || p.micro === true, {
     path: ["workloads"],

@@ -9,7 +9,17 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState, type ChangeEvent, type FormEvent } from "react";
-import { buildManifest, DEFAULT_PROFILE, ENVIRONMENT_KINDS, formFieldsOf, PROFILES, SMOKE_PROFILES, SubmitInput } from "../shared/submit.ts";
+import {
+  buildManifest,
+  DEFAULT_PROFILE,
+  ENVIRONMENT_KINDS,
+  EXPERIMENT_TEXT,
+  EXPERIMENTS,
+  formFieldsOf,
+  PROFILES,
+  SMOKE_PROFILES,
+  SubmitInput,
+} from "../shared/submit.ts";
 import { Field, FieldErrorText } from "./field.tsx";
 import { fieldsOf, messageOf, useTRPC } from "./trpc.ts";
 import { uploadFile, type FormUploadKind } from "./upload-file.ts";
@@ -25,6 +35,7 @@ export function SubmitForm() {
   const [environmentKind, setKind] = useState<(typeof ENVIRONMENT_KINDS)[number]>("local");
   const [nodes, setNodes] = useState("1");
   const [profile, setProfile] = useState<(typeof PROFILES)[number]>(DEFAULT_PROFILE);
+  const [experiment, setExperiment] = useState<(typeof EXPERIMENTS)[number]>("throughput");
   const [local, setLocal] = useState<Record<string, string[]>>({});
   const [files, setFiles] = useState<Partial<Record<FormUploadKind, File>>>({});
   const [uploading, setUploading] = useState(false);
@@ -47,7 +58,7 @@ export function SubmitForm() {
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
     submit.reset();
-    const input = { ...values, manifest: manifest?.text ?? "", environmentKind, nodes: Number(nodes), profile };
+    const input = { ...values, manifest: manifest?.text ?? "", environmentKind, nodes: Number(nodes), profile, experiment };
     const parsed = SubmitInput.safeParse(input);
     const found: Record<string, string[]> = {};
     if (!parsed.success) {
@@ -189,6 +200,15 @@ export function SubmitForm() {
               <option key={p} value={p}>
                 {p}
                 {SMOKE_PROFILES.includes(p) ? " (smoke test, not ranked)" : ""}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field name="experiment" label="Experiment" errors={errors.experiment}>
+          <select id="experiment" value={experiment} onChange={(e) => setExperiment(e.target.value as typeof experiment)}>
+            {EXPERIMENTS.map((x) => (
+              <option key={x} value={x}>
+                {x}: {EXPERIMENT_TEXT[x]}
               </option>
             ))}
           </select>

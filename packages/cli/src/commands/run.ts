@@ -9,7 +9,17 @@
  * the cluster program's pods under podman kube play (kube-play-run.ts).
  */
 import { join } from "node:path";
-import { cellsOf, DISTRIBUTION_CHOICES, EXPERIMENTS, nodeSupport, parametersOfChoice, PROFILES, WORKLOAD_CHOICES, type Profile } from "@sfbench/core";
+import {
+  cellsOf,
+  DISTRIBUTION_CHOICES,
+  EXPERIMENT_TEXT,
+  EXPERIMENTS,
+  nodeSupport,
+  parametersOfChoice,
+  PROFILES,
+  WORKLOAD_CHOICES,
+  type Profile,
+} from "@sfbench/core";
 import { parseMachineClass } from "@sfbench/provider-container";
 import { findTarget } from "@sfbench/provider-local";
 import { k6Path, paths } from "@sfbench/services";
@@ -38,7 +48,11 @@ export const runFlags = {
   workload: { type: "string", value: WORKLOAD_CHOICES.join("|"), help: "default all" },
   distribution: { type: "string", value: DISTRIBUTION_CHOICES.join("|"), help: "default both" },
   profile: { type: "string", value: PROFILES.join("|"), help: "default quick" },
-  experiment: { type: "string", value: EXPERIMENTS.join("|"), help: "the phases run per cell, default throughput (ramp, then stable load)" },
+  experiment: {
+    type: "string",
+    value: EXPERIMENTS.join("|"),
+    help: `the phases run per cell, default throughput (${EXPERIMENT_TEXT.throughput}); fault: ${EXPERIMENT_TEXT.fault}; scale-up: ${EXPERIMENT_TEXT["scale-up"]}; recovery: ${EXPERIMENT_TEXT.recovery}`,
+  },
   seed: { type: "string", value: "N", help: "seeds every random choice, default 1" },
   results: { type: "string", value: "DIR", help: "where result documents go, default results/" },
   json: { type: "boolean", help: "print the result document instead of the summary" },

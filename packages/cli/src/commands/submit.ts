@@ -8,7 +8,17 @@
  */
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
-import { cellName, cellsOf, DISTRIBUTION_CHOICES, ENVIRONMENT_KINDS, parametersOfChoice, PROFILES, WORKLOAD_CHOICES } from "@sfbench/core/contract";
+import {
+  cellName,
+  cellsOf,
+  DISTRIBUTION_CHOICES,
+  ENVIRONMENT_KINDS,
+  EXPERIMENT_TEXT,
+  EXPERIMENTS,
+  parametersOfChoice,
+  PROFILES,
+  WORKLOAD_CHOICES,
+} from "@sfbench/core/contract";
 import { ApiError, mutation, noTokenError, remote } from "../api.ts";
 import { intFlag, oneOf, parseFlags, UsageError, urlFlag } from "../args.ts";
 import { followRun } from "../follow.ts";
@@ -37,6 +47,11 @@ export async function submit(argv: string[]): Promise<number> {
     nodes: { type: "string", value: "N", help: "node count for kubernetes, default 1" },
     workload: { type: "string", value: WORKLOAD_CHOICES.join("|"), help: "default all" },
     distribution: { type: "string", value: DISTRIBUTION_CHOICES.join("|"), help: "default both" },
+    experiment: {
+      type: "string",
+      value: EXPERIMENTS.join("|"),
+      help: `default throughput (${EXPERIMENT_TEXT.throughput}); fault: ${EXPERIMENT_TEXT.fault}; scale-up: ${EXPERIMENT_TEXT["scale-up"]}; recovery: ${EXPERIMENT_TEXT.recovery}`,
+    },
   });
   if (!values.manifest) throw new UsageError(`${cmd}: --manifest FILE is required (the target's target.json)`);
   if (values["register-only"] && values.wait) throw new UsageError(`${cmd}: --register-only queues no run, so there is nothing to --wait for`);
@@ -48,6 +63,7 @@ export async function submit(argv: string[]): Promise<number> {
   const workload = oneOf(cmd, "--workload", values.workload, WORKLOAD_CHOICES) ?? "all";
   const distribution = oneOf(cmd, "--distribution", values.distribution, DISTRIBUTION_CHOICES) ?? "both";
   const chosen = parametersOfChoice(workload, distribution);
+  const experiment = oneOf(cmd, "--experiment", values.experiment, EXPERIMENTS) ?? "throughput";
   const r = remote(urlFlag(cmd, "server", values.server));
   if (!r.token) throw noTokenError(r);
 
@@ -85,6 +101,7 @@ export async function submit(argv: string[]): Promise<number> {
       sourceArchive,
       ...(imageArchive ? { imageArchive } : {}),
       ...chosen,
+      experiment,
     });
   } catch (e) {
     if (e instanceof ApiError) throw new ApiError(`${cmd}: refused by ${r.server} (${e.status}):\n${e.message}`, e.status, e.fields);
@@ -100,5 +117,6 @@ export async function submit(argv: string[]): Promise<number> {
   process.stdout.write(`${url}\n`);
   if (!values.wait) return 0;
 
-  return followRun(r, submitted.runId, { cells: cellsOf(chosen).map(cellName) });
+  // the recovery experiment runs no cells
+  return followRun(r, submitted.runId, { cells: experiment === "recovery" ? [] : cellsOf(chosen).map(cellName) });
 }

@@ -74,6 +74,8 @@ async function store(
           parameters: {
             ...(input.workloads ? { workloads: [...new Set(input.workloads)] } : {}),
             ...(input.distributions ? { distributions: [...new Set(input.distributions)] } : {}),
+            ...(input.micro !== undefined ? { micro: input.micro } : {}),
+            ...(input.experiment !== "throughput" ? { experiment: input.experiment } : {}),
           },
           submittedById: userId,
         },
