@@ -27,11 +27,41 @@ interface WebpackContext {
 const appDir = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(appDir, "../..");
 
-const securityHeaders = [
-  { key: "X-Content-Type-Options", value: "nosniff" },
-  { key: "X-Frame-Options", value: "DENY" },
-  { key: "Referrer-Policy", value: "same-origin" },
-];
+/**
+ * The headers every response of the portal carries. The
+ * Content-Security-Policy lets the page load and talk to the portal only:
+ * scripts, styles, fonts and images from its own origin, requests to its own
+ * API, no plugins, no <base> elsewhere, forms posted only here, and no other
+ * site framing it. Scripts and styles keep 'unsafe-inline': Next.js inlines
+ * its hydration data as scripts and Recharts sets inline styles; per-request
+ * nonces would take that away at the cost of every page being rendered per
+ * request. Team-written text is rendered as text (React escapes it), which
+ * is what keeps it from running; this policy limits what a slip could do.
+ */
+export function contentSecurityPolicy(dev: boolean): string {
+  return [
+    "default-src 'self'",
+    // next dev evaluates its hot-reloaded modules
+    `script-src 'self' 'unsafe-inline'${dev ? " 'unsafe-eval'" : ""}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    `connect-src 'self'${dev ? " ws: wss:" : ""}`,
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+export function securityHeaders(dev: boolean): { key: string; value: string }[] {
+  return [
+    { key: "Content-Security-Policy", value: contentSecurityPolicy(dev) },
+    { key: "X-Content-Type-Options", value: "nosniff" },
+    { key: "X-Frame-Options", value: "DENY" },
+    { key: "Referrer-Policy", value: "same-origin" },
+  ];
+}
 
 const config: NextConfig = {
   reactStrictMode: true,
@@ -53,7 +83,7 @@ const config: NextConfig = {
   outputFileTracingRoot: repoRoot,
   // `npm test` type-checks first (tsc); the browser test's build skips doing it again
   typescript: { ignoreBuildErrors: process.env.SFBENCH_SKIP_BUILD_TYPECHECK === "1" },
-  headers: async () => [{ source: "/:path*", headers: securityHeaders }],
+  headers: async () => [{ source: "/:path*", headers: securityHeaders(process.env.NODE_ENV !== "production") }],
 };
 
 export default config;

@@ -65,6 +65,8 @@ beforeAll(async () => {
     void d.dismiss();
   });
   page.on("pageerror", (e) => pageErrors.push(e.message));
+  // what the Content-Security-Policy blocked shows as a console error: the pages must need nothing it forbids
+  page.on("console", (m) => void (m.type() === "error" && /Content Security Policy/i.test(m.text()) && pageErrors.push(m.text())));
 }, 400_000);
 
 afterAll(async () => {
@@ -79,7 +81,8 @@ const shot = (name: string) => page.screenshot({ path: path.join(artifacts, `${n
 
 describe("the portal in Chromium", () => {
   it("signs up and shows the signed-in user", async () => {
-    await go("/signup");
+    const res = await go("/signup");
+    expect(res!.headers()["content-security-policy"]).toContain("frame-ancestors 'none'");
     await page.fill("#email", "e2e@example.com");
     await page.fill("#password", "a long enough password");
     await page.click("button[type=submit]");
