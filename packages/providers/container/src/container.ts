@@ -45,6 +45,9 @@ import { z } from "zod";
 import { MachineClass } from "./machine.ts";
 import { podman, podmanEnv } from "./podman.ts";
 
+/** Tasks (processes and threads) one node may have: podman's default, written down; the JVM targets use a few hundred. */
+export const PIDS_LIMIT = 2048;
+
 export const RUN_LABEL = "org.sfbench.run";
 
 const ContainerNode = z.strictObject({
@@ -210,6 +213,11 @@ export async function launchNode(
     "--label",
     `${RUN_LABEL}=${state.runId}`,
     "--network=host",
+    // a submitted image is code its team wrote: no capabilities (the bundled images run as a user of their own and need none),
+    // no gaining any through setuid binaries, and a bounded number of tasks (a fork bomb stops at the limit, not at the host's)
+    "--cap-drop=ALL",
+    "--security-opt=no-new-privileges",
+    `--pids-limit=${PIDS_LIMIT}`,
     `--cpus=${machine.cpus}`,
     `--memory=${machine.memoryBytes}`,
     // no swap beyond the limit: the class's memory is the node's memory

@@ -19,7 +19,7 @@ import { runBenchmark } from "@sfbench/engine";
 import { manifestDigest } from "@sfbench/core";
 import { buildTargetImage } from "../src/image.ts";
 import { podman } from "../src/podman.ts";
-import { readContainerState, runContainers, startContainerTarget, teardownRun } from "../src/container.ts";
+import { PIDS_LIMIT, readContainerState, runContainers, startContainerTarget, teardownRun } from "../src/container.ts";
 import { containerTargetControl } from "../src/control.ts";
 
 const PORT = 19101;
@@ -56,6 +56,17 @@ describe("node-postgres from its image, in a podman container", () => {
       await podman(["inspect", "--format", "{{.HostConfig.NanoCpus}} {{.HostConfig.Memory}} {{.HostConfig.NetworkMode}}", node.container])
     ).stdout.trim();
     expect(limits).toBe(`${machine.cpus * 1e9} ${machine.memoryBytes} host`);
+    // confined: no capability at all, none to gain, a bounded number of tasks
+    const [info] = JSON.parse((await podman(["inspect", node.container])).stdout) as {
+      EffectiveCaps: string[] | null;
+      HostConfig: { SecurityOpt: string[]; PidsLimit: number };
+    }[];
+    expect(info!.EffectiveCaps ?? []).toEqual([]);
+    expect(info!.HostConfig.SecurityOpt).toContain("no-new-privileges");
+    expect(info!.HostConfig.PidsLimit).toBe(PIDS_LIMIT);
+    const status = (await podman(["exec", node.container, "cat", "/proc/1/status"])).stdout;
+    expect(status).toMatch(/^CapEff:\s+0+$/m);
+    expect(status).toMatch(/^NoNewPrivs:\s+1$/m);
     // the cost roots: the container's first process and the run's own PostgreSQL
     expect(control.pids()).toHaveLength(2);
     expect(control.pids()).toContain(started.postgres!.pid);
