@@ -41,6 +41,29 @@ describe("API tokens", () => {
     await failure(api.tokens.revoke({ id }), "NOT_FOUND");
   });
 
+  it("expires after the days its owner chose (90 unless told), or works until revoked when told so", async () => {
+    const { api } = await browser(t.db, "expiring@example.com");
+    const day = 86_400_000;
+    const plain = await api.tokens.create({ name: "default" });
+    expect(plain.expiresAt!.getTime() - plain.createdAt.getTime()).toBeCloseTo(90 * day, -4);
+    const never = await api.tokens.create({ name: "forever", days: null });
+    expect(never.expiresAt).toBeNull();
+    const short = await api.tokens.create({ name: "short", days: 30 });
+    expect((await cli(t.db, short.token).then((c) => c.auth.me()))?.email).toBe("expiring@example.com");
+    // a day past its end the token is anonymous, and says so as a refused token would
+    await t.db.apiToken.update({ where: { id: short.id }, data: { expiresAt: new Date(Date.now() - day) } });
+    expect(await (await cli(t.db, short.token)).auth.me()).toBeNull();
+    await failure((await cli(t.db, short.token)).tokens.list(), "UNAUTHORIZED");
+    expect((await cli(t.db, never.token).then((c) => c.auth.me()))?.email).toBe("expiring@example.com");
+    expect((await api.tokens.list()).map((x) => [x.name, x.expiresAt === null])).toEqual([
+      ["short", false],
+      ["forever", true],
+      ["default", false],
+    ]);
+    const tooLong = await failure(api.tokens.create({ name: "x", days: 5000 }), "BAD_REQUEST");
+    expect(JSON.stringify(tooLong.cause)).toContain("days");
+  });
+
   it("does not let one user revoke or list another user's tokens", async () => {
     const alice = await browser(t.db, "alice@example.com");
     const bob = await browser(t.db, "bob@example.com");

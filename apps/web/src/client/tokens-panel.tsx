@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { fmtDate } from "../shared/format.ts";
+import { DEFAULT_TOKEN_DAYS, TOKEN_DAYS } from "../shared/token-days.ts";
 import { Field } from "./field.tsx";
 import { fieldsOf, messageOf, useTRPC } from "./trpc.ts";
 
@@ -10,6 +11,7 @@ export function TokensPanel() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [name, setName] = useState("");
+  const [days, setDays] = useState<string>(String(DEFAULT_TOKEN_DAYS));
   const [created, setCreated] = useState<{ name: string; token: string } | null>(null);
   const list = useQuery(trpc.tokens.list.queryOptions());
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.tokens.list.queryKey() });
@@ -25,13 +27,22 @@ export function TokensPanel() {
   const revoke = useMutation(trpc.tokens.revoke.mutationOptions({ onSuccess: () => void refresh() }));
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
-    create.mutate({ name });
+    create.mutate({ name, days: days === "never" ? null : Number(days) });
   };
   return (
     <div>
       <form className="form inline" onSubmit={onSubmit} noValidate>
         <Field name="token-name" label="Token name" errors={fieldsOf(create.error).name}>
           <input id="token-name" name="name" value={name} onChange={(e) => setName(e.target.value)} placeholder="laptop" />
+        </Field>
+        <Field name="token-days" label="Expires after" errors={fieldsOf(create.error).days}>
+          <select id="token-days" value={days} onChange={(e) => setDays(e.target.value)}>
+            {TOKEN_DAYS.map((d) => (
+              <option key={String(d)} value={d === null ? "never" : String(d)}>
+                {d === null ? "never (until revoked)" : `${d} days`}
+              </option>
+            ))}
+          </select>
         </Field>
         <button type="submit" disabled={create.isPending}>
           Create token
@@ -56,6 +67,7 @@ export function TokensPanel() {
             <th>Token</th>
             <th>Created</th>
             <th>Last used</th>
+            <th>Expires</th>
             <th />
           </tr>
         </thead>
@@ -68,6 +80,7 @@ export function TokensPanel() {
               </td>
               <td>{fmtDate(t.createdAt)}</td>
               <td>{fmtDate(t.lastUsedAt)}</td>
+              <td data-testid="token-expires">{t.expiresAt ? `${new Date(t.expiresAt) <= new Date() ? "expired " : ""}${fmtDate(t.expiresAt)}` : "never"}</td>
               <td>
                 {t.revokedAt ? (
                   `revoked ${fmtDate(t.revokedAt)}`
