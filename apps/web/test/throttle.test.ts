@@ -16,6 +16,7 @@ beforeAll(async () => {
   t = await testDatabase();
   await browser(t.db, "victim@example.com"); // password "correct horse battery"
   await browser(t.db, "regular@example.com");
+  await browser(t.db, "owner@example.com");
 });
 afterAll(async () => {
   await t?.drop();
@@ -25,15 +26,17 @@ interface Answer {
   status: number;
   retryAfter: string | null;
   cookie: boolean;
+  /** the device cookie a successful sign-in set, as a Cookie header value */
+  device?: string;
   message?: string;
   retryAfterSeconds?: number | null;
 }
 
-async function post(procedure: string, input: unknown, address: string, limits?: Partial<ThrottleLimits>): Promise<Answer> {
+async function post(procedure: string, input: unknown, address: string, limits?: Partial<ThrottleLimits>, cookie?: string): Promise<Answer> {
   const res = await handleTrpc(
     new Request(`${ORIGIN}/api/trpc/${procedure}`, {
       method: "POST",
-      headers: { origin: ORIGIN, "content-type": "application/json", "x-forwarded-for": address },
+      headers: { origin: ORIGIN, "content-type": "application/json", "x-forwarded-for": address, ...(cookie ? { cookie } : {}) },
       body: JSON.stringify(input),
     }),
     { db: t.db, limits },
@@ -43,12 +46,16 @@ async function post(procedure: string, input: unknown, address: string, limits?:
     status: res.status,
     retryAfter: res.headers.get("retry-after"),
     cookie: res.headers.getSetCookie().length > 0,
+    device: res.headers
+      .getSetCookie()
+      .find((c) => c.startsWith("sfbench_device="))
+      ?.split(";")[0],
     message: body.error?.message,
     retryAfterSeconds: body.error?.data.retryAfterSeconds,
   };
 }
-const signIn = (email: string, password: string, address: string, limits?: Partial<ThrottleLimits>) =>
-  post("auth.signIn", { email, password }, address, limits);
+const signIn = (email: string, password: string, address: string, limits?: Partial<ThrottleLimits>, cookie?: string) =>
+  post("auth.signIn", { email, password }, address, limits, cookie);
 
 /** Moves every recorded attempt back in time (as if that much time had passed). */
 async function age(minutes: number) {
@@ -81,6 +88,29 @@ describe("sign-in throttling", () => {
     const right = await signIn("victim@example.com", "correct horse battery", "192.0.2.200");
     expect(right).toMatchObject({ status: 200, cookie: true });
     for (let i = 0; i < 4; i++) expect((await signIn("regular@example.com", "correct horse battery", "192.0.2.201", { signInPerAccount: 3 })).status).toBe(200);
+  });
+
+  it("lets the owner's browser in while strangers' wrong passwords hold the account, and limits that browser's own attempts apart", async () => {
+    const first = await signIn("owner@example.com", "correct horse battery", "198.51.100.1");
+    expect(first.status).toBe(200);
+    const device = first.device!;
+    expect(device).toMatch(/^sfbench_device=sfd_/);
+    const stranger = (await signIn("regular@example.com", "correct horse battery", "198.51.100.2")).device!;
+    // strangers spend the account's attempts from everywhere
+    await Promise.all(Array.from({ length: 12 }, (_, i) => signIn("owner@example.com", `guess ${i}`, `198.51.100.${i + 10}`)));
+    expect((await signIn("owner@example.com", "correct horse battery", "198.51.100.99")).status).toBe(429);
+    // a device cookie that is not this account's (another account's, or made up) is no device at all
+    expect((await signIn("owner@example.com", "correct horse battery", "198.51.100.99", undefined, stranger)).status).toBe(429);
+    expect((await signIn("owner@example.com", "correct horse battery", "198.51.100.99", undefined, "sfbench_device=sfd_made-up")).status).toBe(429);
+    // the owner's browser gets in, and is not given a second device cookie
+    const owner = await signIn("owner@example.com", "correct horse battery", "198.51.100.1", undefined, device);
+    expect(owner).toMatchObject({ status: 200, cookie: true, device: undefined });
+    // a stolen device cookie buys a guesser its own limit, no more
+    const limits = { signInPerAccount: 3 };
+    for (let i = 0; i < 3; i++) expect((await signIn("owner@example.com", `device guess ${i}`, "198.51.100.3", limits, device)).status).toBe(401);
+    const held = await signIn("owner@example.com", "correct horse battery", "198.51.100.3", limits, device);
+    expect(held.status).toBe(429);
+    expect(held.message).toMatch(/^too many sign-in attempts from this browser \(at most 3 in 15 minutes\)/);
   });
 
   it("limits one address trying many accounts, and not the other addresses", async () => {

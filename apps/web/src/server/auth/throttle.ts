@@ -10,6 +10,11 @@
  * password after them until the window has passed. A refused attempt is not
  * recorded (hammering does not extend the wait); a successful sign-in stops
  * counting. Rows older than the longest window are deleted now and then.
+ *
+ * A sign-in from a browser that signed in to the account before (its device
+ * cookie, auth/device-cookies.ts) is limited per device instead of per
+ * account, and does not count against the account: the account's limit
+ * stops strangers guessing, not its owner.
  */
 import type { Db } from "@sfbench/db";
 import { env } from "../../env.ts";
@@ -42,21 +47,24 @@ export function defaultThrottleLimits(): ThrottleLimits {
 }
 
 interface Rule {
-  scope: "account" | "address";
+  /** account: attempts on the account without one of its device cookies; device: with that cookie; address: from the address */
+  scope: "account" | "device" | "address";
   limit: number;
   windowMs: number;
   /** what was refused, for the message */
   what: string;
 }
 
-function rules(action: AuthAction, limits: ThrottleLimits): Rule[] {
+function rules(action: AuthAction, limits: ThrottleLimits, device: boolean): Rule[] {
   if (action === "sign-in") {
     return [
       {
-        scope: "account",
+        scope: device ? "device" : "account",
         limit: limits.signInPerAccount,
         windowMs: SIGN_IN_WINDOW_MS,
-        what: `too many sign-in attempts for this account (at most ${limits.signInPerAccount} in 15 minutes)`,
+        what: device
+          ? `too many sign-in attempts from this browser (at most ${limits.signInPerAccount} in 15 minutes)`
+          : `too many sign-in attempts for this account (at most ${limits.signInPerAccount} in 15 minutes)`,
       },
       {
         scope: "address",
@@ -88,12 +96,17 @@ export interface AttemptKey {
   email: string;
   /** clientAddress(); null when the request did not say (then only the account is limited) */
   address: string | null;
+  /** the id of the account's device cookie the request carried (deviceOf); null or absent: none */
+  device?: string | null;
 }
 
 /** Records an attempt, or throws a 429 (TOO_MANY_REQUESTS, with the time to retry) when a limit is reached. Returns the attempt's id. */
 export async function beginAttempt(db: Db, key: AttemptKey, limits: ThrottleLimits): Promise<string> {
-  const values = { account: hashSecret(key.email), address: key.address };
-  const applicable = rules(key.action, limits).filter((r) => values[r.scope] !== null);
+  const device = key.action === "sign-in" ? (key.device ?? null) : null;
+  const values = { account: hashSecret(key.email), address: key.address, device };
+  // what each scope counts: the account's limit counts only the attempts that came without one of its device cookies
+  const scoped = (scope: Rule["scope"]) => (scope === "account" ? { account: values.account, device: null } : { [scope]: values[scope] });
+  const applicable = rules(key.action, limits, device !== null).filter((r) => values[r.scope] !== null);
   const id = await db.$transaction(async (tx) => {
     const locks = applicable.map((r) => `auth:${key.action}:${r.scope}:${values[r.scope]}`).sort();
     for (const lock of locks) await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${lock}, 0))`;
@@ -102,7 +115,7 @@ export async function beginAttempt(db: Db, key: AttemptKey, limits: ThrottleLimi
     for (const rule of applicable) {
       // the limit-th newest attempt that counts: while it is inside the window, the limit is reached
       const nth = await tx.authAttempt.findFirst({
-        where: { action: key.action, [rule.scope]: values[rule.scope], counts: true, createdAt: { gt: new Date(now.getTime() - rule.windowMs) } },
+        where: { action: key.action, ...scoped(rule.scope), counts: true, createdAt: { gt: new Date(now.getTime() - rule.windowMs) } },
         orderBy: { createdAt: "desc" },
         skip: rule.limit - 1,
         select: { createdAt: true },

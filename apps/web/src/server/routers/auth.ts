@@ -14,6 +14,7 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { sessionCookie } from "../auth/cookies.ts";
+import { deviceOf, issueDeviceCookie } from "../auth/device-cookies.ts";
 import { sendVerification, verifyEmail } from "../auth/email-verification.ts";
 import { dummyHash, hashPassword, verifyPassword } from "../auth/password.ts";
 import { createSession, deleteSession } from "../auth/sessions.ts";
@@ -63,12 +64,15 @@ export const authRouter = router({
   signIn: publicProcedure
     .input(z.object({ email: Email, password: z.string().min(1, { message: "is required" }).max(200) }))
     .mutation(async ({ ctx, input }) => {
-      const attempt = await beginAttempt(ctx.db, { action: "sign-in", email: input.email, address: ctx.address }, ctx.limits);
+      const device = await deviceOf(ctx.db, ctx.headers, input.email);
+      const attempt = await beginAttempt(ctx.db, { action: "sign-in", email: input.email, address: ctx.address, device }, ctx.limits);
       const user = await ctx.db.user.findUnique({ where: { email: input.email }, select: { id: true, email: true, passwordHash: true } });
       const ok = await verifyPassword(user?.passwordHash ?? (await dummyHash()), input.password);
       if (!user || !ok) throw new TRPCError({ code: "UNAUTHORIZED", message: "wrong email or password" });
       await attemptSucceeded(ctx.db, attempt);
       await signIn(ctx, user.id);
+      // this browser is the account's from now on: its next sign-ins are not held up by strangers' wrong passwords
+      if (!device) ctx.resHeaders.append("set-cookie", await issueDeviceCookie(ctx.db, user.id, ctx.origin.startsWith("https:")));
       return { id: user.id, email: user.email };
     }),
 
