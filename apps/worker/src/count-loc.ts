@@ -6,14 +6,13 @@
  * that has its LOC keeps it (the UPDATE only writes a NULL), so neither a
  * resubmission nor a later run changes a ranked version's figure.
  */
-import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import type { TargetManifest } from "@sfbench/core";
 import type { Db } from "@sfbench/db";
 import { countLoc } from "@sfbench/provider-local/loc";
+import { unpackSources } from "./unpack-sources.ts";
 
 export type LocSource = { kind: "folder"; dir: string } | { kind: "source-archive"; file: string } | { kind: "none" };
 
@@ -35,8 +34,8 @@ export async function countVersionLoc(db: Db, targetVersionId: string, manifest:
   try {
     if (source.kind === "source-archive") {
       scratch = await mkdtemp(join(tmpdir(), "sfbench-source-"));
-      // the portal let in only regular files and folders under relative names (uploads/source-archive.ts)
-      await promisify(execFile)("tar", ["-xf", source.file, "-C", scratch, "--no-same-owner", "--no-same-permissions"]);
+      // the worker checks every entry itself (unpack-sources.ts), whatever the portal's check let in
+      await unpackSources(source.file, scratch);
       dir = scratch;
     }
     const { loc } = await countLoc(dir!, manifest, `${manifest.name} ${manifest.version}`);

@@ -31,6 +31,7 @@ const CLOC_NAMES: Record<string, Language> = {
   Elixir: "elixir",
 };
 
+const CLOC_TIMEOUT_MS = 180_000;
 const clocBin = () => join(dirname(createRequire(import.meta.url).resolve("cloc/package.json")), "lib", "cloc");
 
 export class LocError extends Error {}
@@ -44,7 +45,12 @@ async function cloc(files: string[]): Promise<Record<string, number>> {
     writeFileSync(list, files.join("\n") + "\n");
     let stdout: string;
     try {
-      ({ stdout } = await promisify(execFile)("perl", [clocBin(), "--json", "--quiet", `--list-file=${list}`], { maxBuffer: 64 << 20 }));
+      // a team's files must not hold the worker: cloc gets a few minutes, which a real target's sources need a fraction of
+      ({ stdout } = await promisify(execFile)("perl", [clocBin(), "--json", "--quiet", `--list-file=${list}`], {
+        maxBuffer: 64 << 20,
+        timeout: CLOC_TIMEOUT_MS,
+        killSignal: "SIGKILL",
+      }));
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
       throw new LocError(err.code === "ENOENT" ? "counting lines needs perl (cloc is a perl program): install perl" : `cloc failed: ${err.message}`);
