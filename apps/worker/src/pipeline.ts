@@ -284,7 +284,7 @@ export function createRunPipeline(deps: PipelineDeps) {
           ...(t.environment ? { place: t.environment } : {}),
           nodes: run.nodes,
           ...(t.storage ? { storage: t.storage } : {}),
-          ...(tracing && t.log ? { trace: { logFile: t.log, brokers: kafkaBrokers() } } : {}),
+          ...(tracing && t.log ? { trace: { logFile: t.log, ...(t.logFiles ? { logFiles: t.logFiles } : {}), brokers: kafkaBrokers() } } : {}),
           ...(signal ? { signal } : {}),
           checkAlive: aliveCheck(() => t.exited()),
           systemVersion: [`${manifest.system} ${manifest.version}`, ...t.versions, ...services.map((s) => s.detail.split(" on ")[0])].join("; "),

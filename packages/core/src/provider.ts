@@ -64,6 +64,8 @@ export interface RunningTarget {
   storage?: Environment["storage"];
   /** the file its span lines go to when tracing (absent: the provider cannot trace) */
   log?: string;
+  /** every file its span lines go to now, when it runs as several processes that each write their own (a restarted node appends to its own) */
+  logFiles?: () => string[];
   /** "PostgreSQL 16.4", "image x (2 CPU, 4 GiB)" and the like, for the result's system version */
   versions: string[];
   /** kill, restart, add nodes, and the cost from the provider's own accounting */

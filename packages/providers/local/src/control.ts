@@ -15,7 +15,7 @@ export interface LocalTargetControl extends TargetControl {
   name: string;
   /** how the target died, when a node that was not killed on purpose is gone; undefined while it is fine */
   exited(): string | undefined;
-  /** pids whose CPU and memory are the target's cost: every live node and its own PostgreSQL */
+  /** pids whose CPU and memory are the target's cost: every live node and its own PostgreSQL and Kafka */
   pids(): number[];
 }
 
@@ -62,7 +62,7 @@ export function localTargetControl(started: StartedTarget, opts: { onProgress?: 
     },
     pids() {
       const p = targetPids(name);
-      return [...p.nodes.filter((n) => n.alive).map((n) => n.pid), ...(p.postgres ? [p.postgres] : [])];
+      return [...p.nodes.filter((n) => n.alive).map((n) => n.pid), ...(p.postgres ? [p.postgres] : []), ...(p.kafka ? [p.kafka] : [])];
     },
   };
 }

@@ -7,7 +7,8 @@
 import type { TargetManifest, TargetProvider } from "@sfbench/core";
 import { localTargetControl } from "./control.ts";
 import { startTarget, stopTarget } from "./run.ts";
-import { costPids, storageFingerprint } from "./storage.ts";
+import { nodeLogs } from "./nodes.ts";
+import { storageFingerprint } from "./storage.ts";
 import { isAlive } from "./target-process.ts";
 
 export function localTargetProvider(manifest: TargetManifest, opts: { targetsRoot?: string | undefined; nodes?: number } = {}): TargetProvider {
@@ -22,14 +23,17 @@ export function localTargetProvider(manifest: TargetManifest, opts: { targetsRoo
         ...(opts.nodes && opts.nodes > 1 ? { nodes: opts.nodes } : {}),
       });
       const storage = storageFingerprint(t);
+      // one account of the target's processes for the cost, the liveness check and the experiments: it follows killed and restarted nodes
+      const control = localTargetControl(t);
       return {
         url: t.url,
-        pids: () => costPids(t),
+        pids: () => control.pids(),
         exited: () => t.exited() ?? (isAlive(t.pid) ? undefined : "an unknown code"),
         ...(storage ? { storage } : {}),
         log: t.log,
+        logFiles: () => nodeLogs(manifest.name),
         versions: t.postgres ? [`PostgreSQL ${t.postgres.settings.version}`] : [],
-        control: localTargetControl(t),
+        control,
       };
     },
     stop: async () => void (await stopTarget(manifest.name)),

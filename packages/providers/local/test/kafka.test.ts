@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { kafkaBrokers } from "@sfbench/services";
+import { localTargetControl } from "../src/control.ts";
 import { isAlive, startTarget, stopTarget } from "../src/run.ts";
 import { costPids, storageFingerprint, targetKafkaDir } from "../src/storage.ts";
 
@@ -27,6 +28,8 @@ describe("a target that declares kafka", () => {
     expect(kafka.dir).toBe(targetKafkaDir("kafka-bus"));
     expect(readFileSync(`/proc/${kafka.pid}/cmdline`, "utf8")).toContain("kafka.Kafka");
     expect(costPids(t)).toEqual([t.pid, kafka.pid]);
+    // the experiments' account of the target's processes (`sfbench run`'s cost, the worker's through the provider) counts it too
+    expect(localTargetControl(t).pids()).toEqual([t.pid, kafka.pid]);
     expect(storageFingerprint(t)).toEqual({ kafka: { instance: "dedicated", version: expect.stringMatching(/^\d+\.\d+/) } });
 
     expect(await stopTarget("kafka-bus")).toBe(true);
