@@ -6,7 +6,7 @@
  * @sfbench/engine take this as their RunContext `target`.
  */
 import { nodeSupport, type TargetControl } from "@sfbench/core";
-import { findTarget } from "./catalog.ts";
+import { findTarget, TargetError } from "./catalog.ts";
 import { addNode, killNode, killTarget, restartNode, restartTarget, targetPids } from "./nodes.ts";
 import type { StartedTarget } from "./run.ts";
 import { isAlive, nodesOf, readState } from "./target-process.ts";
@@ -61,7 +61,15 @@ export function localTargetControl(started: StartedTarget, opts: { onProgress?: 
       return gone.length ? `node ${gone.map((n) => `${n.index} (pid ${n.pid})`).join(", ")} gone` : undefined;
     },
     pids() {
-      const p = targetPids(name);
+      // stopped (its state file removed, also while a sampler still ticks after an interruption): nothing of it runs
+      if (!readState(name)) return [];
+      let p: ReturnType<typeof targetPids>;
+      try {
+        p = targetPids(name);
+      } catch (e) {
+        if (e instanceof TargetError) return [];
+        throw e;
+      }
       return [...p.nodes.filter((n) => n.alive).map((n) => n.pid), ...(p.postgres ? [p.postgres] : []), ...(p.kafka ? [p.kafka] : [])];
     },
   };

@@ -32,7 +32,10 @@ describe("a target that declares kafka", () => {
     expect(localTargetControl(t).pids()).toEqual([t.pid, kafka.pid]);
     expect(storageFingerprint(t)).toEqual({ kafka: { instance: "dedicated", version: expect.stringMatching(/^\d+\.\d+/) } });
 
+    const control = localTargetControl(t);
     expect(await stopTarget("kafka-bus")).toBe(true);
+    // a sampler that still asks once the target was stopped (an interrupted run) is told nothing runs, not thrown at
+    expect(control.pids()).toEqual([]);
     await expect.poll(() => isAlive(kafka.pid), { timeout: 30_000 }).toBe(false);
   });
 });
