@@ -9,7 +9,6 @@ import { localTargetControl } from "./control.ts";
 import { startTarget, stopTarget } from "./run.ts";
 import { nodeLogs } from "./nodes.ts";
 import { storageFingerprint } from "./storage.ts";
-import { isAlive } from "./target-process.ts";
 
 export function localTargetProvider(manifest: TargetManifest, opts: { targetsRoot?: string | undefined; nodes?: number } = {}): TargetProvider {
   return {
@@ -24,11 +23,12 @@ export function localTargetProvider(manifest: TargetManifest, opts: { targetsRoo
       });
       const storage = storageFingerprint(t);
       // one account of the target's processes for the cost, the liveness check and the experiments: it follows killed and restarted nodes
+      // (a fault run's kill -9 ends the first process; the node started again is the target)
       const control = localTargetControl(t);
       return {
         url: t.url,
         pids: () => control.pids(),
-        exited: () => t.exited() ?? (isAlive(t.pid) ? undefined : "an unknown code"),
+        exited: () => control.exited(),
         ...(storage ? { storage } : {}),
         log: t.log,
         logFiles: () => nodeLogs(manifest.name),
