@@ -76,7 +76,7 @@ for (const [index, bundled] of catalogue.entries()) {
       console.log(`${name}: checked in ${((performance.now() - since) / 1000).toFixed(0)} s`);
     });
 
-    it("has a valid target.json whose loc globs count every source file once, as app or as gateway", () => {
+    it("has a valid target.json whose loc globs count every source file once, as app or as gateway, and no test code", () => {
       const result = parseManifestText(readFileSync(join(dir, "target.json"), "utf8"));
       expect(result, JSON.stringify(result)).toMatchObject({ ok: true });
       // the catalogue's own rules: the name is the folder's, and a bundled target has a local start command
@@ -89,6 +89,8 @@ for (const [index, bundled] of catalogue.entries()) {
       }
       expect(sources.some((f) => locSide(manifest, f).app)).toBe(true);
       expect(sources.some((f) => locSide(manifest, f).gateway)).toBe(true);
+      // unit tests live apart (Go's in gotest/, the others' in test/), so the lines of code count no test code
+      expect(sources.filter((f) => /(_test\.go|\.test\.[mc]?[jt]sx?|Test\.java)$/.test(f))).toEqual([]);
     });
 
     it("has a current build", { timeout: ((manifest.build?.timeoutSeconds ?? 0) + 120) * 1000 }, async () => {
