@@ -1,2 +1,3 @@
 export { call, eventually, shopper, type Answer } from "./http.ts";
 export { globToRegExp, locSide, sourceFiles } from "./sources.ts";
+export { startForTest, type TestTarget } from "./started.ts";

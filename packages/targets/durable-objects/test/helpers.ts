@@ -5,33 +5,15 @@
  * files run one after another (vitest.config.ts). Requests, the shopper and
  * polls are the helpers every target folder shares (@sfbench/target-suite).
  */
-import { readFileSync } from "node:fs";
-import { killTarget, startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
-import { call, type Answer } from "@sfbench/target-suite";
+import { killTarget, stopTarget } from "@sfbench/provider-local";
+import { startForTest, type TestTarget } from "@sfbench/target-suite";
 
 export const NAME = "durable-objects";
 
-export interface RunningTarget {
-  started: StartedTarget;
-  url: string;
-  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Answer>;
-  /** the target's stdout + stderr so far (the provider's log file) */
-  log(): string;
-  stop(): Promise<void>;
-}
+export type RunningTarget = TestTarget;
 
-export async function start(port: number, opts: { trace?: boolean; keepData?: boolean } = {}): Promise<RunningTarget> {
-  await stopTarget(NAME); // an instance a crashed earlier test run left behind
-  const started = await startTarget(NAME, { port, trace: opts.trace ?? false, keepData: opts.keepData ?? false });
-  const url = started.url;
-  return {
-    started,
-    url,
-    call: (method, path, body, headers) => call(url, method, path, body, headers),
-    log: () => readFileSync(started.log, "utf8"),
-    stop: async () => void (await stopTarget(NAME)),
-  };
-}
+/** The target started as a run starts it, on `port`. */
+export const start = (port: number, opts: { trace?: boolean; keepData?: boolean } = {}): Promise<RunningTarget> => startForTest(NAME, port, opts);
 
 /**
  * Kills every process of the target at once (SIGKILL to its process group): a

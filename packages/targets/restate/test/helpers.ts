@@ -8,32 +8,15 @@
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { isAlive, startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
-import { call, type Answer } from "@sfbench/target-suite";
+import { isAlive, stopTarget } from "@sfbench/provider-local";
+import { startForTest, type TestTarget } from "@sfbench/target-suite";
 
 export const NAME = "restate";
 
-export interface RunningTarget {
-  started: StartedTarget;
-  url: string;
-  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Answer>;
-  /** the target's stdout + stderr so far (the provider's log file) */
-  log(): string;
-  stop(): Promise<void>;
-}
+export type RunningTarget = TestTarget;
 
-export async function start(port: number, opts: { trace?: boolean; keepData?: boolean } = {}): Promise<RunningTarget> {
-  await stopTarget(NAME); // an instance a crashed earlier test run left behind
-  const started = await startTarget(NAME, { port, trace: opts.trace ?? false, keepData: opts.keepData ?? false });
-  const url = started.url;
-  return {
-    started,
-    url,
-    call: (method, path, body, headers) => call(url, method, path, body, headers),
-    log: () => readFileSync(started.log, "utf8"),
-    stop: async () => void (await stopTarget(NAME)),
-  };
-}
+/** The target started as a run starts it, on `port`. */
+export const start = (port: number, opts: { trace?: boolean; keepData?: boolean } = {}): Promise<RunningTarget> => startForTest(NAME, port, opts);
 
 /** The pids of every process in the target's process group (the launcher is its leader). */
 export function groupPids(pgid: number): number[] {
