@@ -28,7 +28,8 @@ describe("missing prerequisites", () => {
 
   it("a machine without k6 and Go is told to install Go or k6", async () => {
     const dir = await empty;
-    const attempt = ensureK6({ pathEnv: dir, gobin: dir }, () => undefined);
+    // nor a k6 kept in the machine's store by an earlier clone
+    const attempt = ensureK6({ pathEnv: dir, gobin: dir, cacheDir: dir }, () => undefined);
     await expect(attempt).rejects.toBeInstanceOf(MissingPrerequisiteError);
     await expect(attempt).rejects.toThrow("install Go 1.22+ or put k6 v1.8.1 on PATH");
   });
