@@ -130,6 +130,8 @@ describe("the run pipeline", () => {
     };
     expect(doc.cells).toHaveLength(1);
     expect(doc.cells[0]!.fault?.kill).toMatchObject({ signal: "SIGKILL", restarted: true });
+    // the target started again by the fault is stopped with the run: teardown ends with the job, after the run shows completed
+    await waitFor("the job to complete", async () => (await queue.getJobState(runId)) === "completed");
     expect(runningTarget("node-postgres")).toBeUndefined();
   });
 
