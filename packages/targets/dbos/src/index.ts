@@ -1,0 +1,1 @@
+export { createServer, type ServerOptions, type TargetServer } from "./server.ts";
