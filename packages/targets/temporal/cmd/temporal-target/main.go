@@ -176,4 +176,3 @@ func sweep(ctx context.Context, st *store.Store, gw *gateway.Server, logger *slo
 		}
 	}
 }
-

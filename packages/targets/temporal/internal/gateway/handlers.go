@@ -75,7 +75,9 @@ func patchProduct(s *Server, r *request) (any, error) {
 	return r.ids[0], s.store.UpsertProduct(r.http.Context(), r.ids[0], price, stock)
 }
 
-func getProduct(s *Server, r *request) (any, error) { return s.store.GetProduct(r.http.Context(), r.ids[0]) }
+func getProduct(s *Server, r *request) (any, error) {
+	return s.store.GetProduct(r.http.Context(), r.ids[0])
+}
 
 func createUser(s *Server, r *request) (any, error) {
 	f, err := object(r.body, true)
@@ -127,7 +129,9 @@ func addToCart(s *Server, r *request) (any, error) {
 	return nil, s.store.AddToCart(r.http.Context(), r.ids[0], productID, amount)
 }
 
-func getOrder(s *Server, r *request) (any, error) { return s.store.GetOrder(r.http.Context(), r.ids[0]) }
+func getOrder(s *Server, r *request) (any, error) {
+	return s.store.GetOrder(r.http.Context(), r.ids[0])
+}
 
 // checkout runs the cart's checkout workflow and waits for its result. The
 // workflow id is the cart's: while one checkout of a cart runs, another

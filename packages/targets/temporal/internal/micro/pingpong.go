@@ -123,7 +123,7 @@ func Ping(ctx workflow.Context, in PingInput) (PingResult, error) {
 	self := workflow.GetInfo(ctx).WorkflowExecution.ID
 	if in.Done == 0 {
 		pong := workflow.ExecuteChildWorkflow(workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-			WorkflowID:        in.Pong,
+			WorkflowID: in.Pong,
 			// abandon: the pong outlives this run when the ping continues as new
 			ParentClosePolicy:        enumspb.PARENT_CLOSE_POLICY_ABANDON,
 			WorkflowExecutionTimeout: orphanTimeout,
