@@ -8,8 +8,8 @@ import (
 // Sizing is how many of each the worker runs, derived from the cores the
 // target is given (README: "Tuning").
 type Sizing struct {
-	WorkflowPollers   int
-	ActivityPollers   int
+	// MaxPollers caps the autoscaling pollers of each task type.
+	MaxPollers        int
 	ActivitySlots     int
 	WorkflowTaskSlots int
 	// PoolSize is the PostgreSQL pool the activities and the gateway share.
@@ -17,18 +17,17 @@ type Sizing struct {
 }
 
 // Size follows Temporal's worker performance guidance for a worker that
-// shares its machine with the server and the database: a few pollers per
-// core (more pollers than that only compete for the same cores), activity
+// shares its machine with the server and the database: pollers autoscale
+// (the recommended behaviour since server 1.28) up to a few per core (more
+// only compete for the same cores), activity
 // slots a few times the connection pool (an activity is one short
 // statement, it waits on the pool rather than the CPU), workflow task slots
 // per core (workflow tasks are CPU work, more at once only queue in the Go
 // scheduler).
 func Size(cpus int) Sizing {
-	pollers := max(2, 2*cpus)
 	pool := max(8, 8*cpus)
 	return Sizing{
-		WorkflowPollers:   pollers,
-		ActivityPollers:   pollers,
+		MaxPollers:        max(4, 4*cpus),
 		ActivitySlots:     4 * pool,
 		WorkflowTaskSlots: max(8, 16*cpus),
 		PoolSize:          pool,
@@ -38,8 +37,8 @@ func Size(cpus int) Sizing {
 // Options are the worker's options for a sizing.
 func (z Sizing) Options() worker.Options {
 	return worker.Options{
-		MaxConcurrentWorkflowTaskPollers:        z.WorkflowPollers,
-		MaxConcurrentActivityTaskPollers:        z.ActivityPollers,
+		WorkflowTaskPollerBehavior:              worker.NewPollerBehaviorAutoscaling(worker.PollerBehaviorAutoscalingOptions{MaximumNumberOfPollers: z.MaxPollers}),
+		ActivityTaskPollerBehavior:              worker.NewPollerBehaviorAutoscaling(worker.PollerBehaviorAutoscalingOptions{MaximumNumberOfPollers: z.MaxPollers}),
 		MaxConcurrentActivityExecutionSize:      z.ActivitySlots,
 		MaxConcurrentLocalActivityExecutionSize: z.ActivitySlots,
 		MaxConcurrentWorkflowTaskExecutionSize:  z.WorkflowTaskSlots,
