@@ -1,12 +1,21 @@
 /**
  * What an image archive names: `podman save` / `docker save` write either a
  * docker-archive (manifest.json with RepoTags) or an oci-archive (oci-layout
- * and index.json with ref.name annotations). Read from the tar's headers and
- * those two files only; no podman needed.
+ * and index.json with ref.name annotations). Read with node-tar, the parser
+ * that reads source archives too, from the tar's headers and those two files
+ * only; no podman needed.
  */
+import { createReadStream } from "node:fs";
 import { findImageReference } from "@sfbench/core/image-ref";
+import { Parser, type ReadEntry } from "tar";
 import { z } from "zod";
-import type { TarEntry } from "./tar.ts";
+
+export interface TarEntry {
+  /** without a leading "./" */
+  name: string;
+  /** node-tar's: "File", "Directory", "SymbolicLink", ... */
+  type: string;
+}
 
 const DockerManifest = z.array(z.object({ Config: z.string(), RepoTags: z.array(z.string()).nullish(), Layers: z.array(z.string()) })).min(1);
 const OciIndex = z.object({
@@ -15,6 +24,49 @@ const OciIndex = z.object({
 const REF_ANNOTATIONS = ["io.containerd.image.name", "org.opencontainers.image.ref.name"];
 
 export const IMAGE_METADATA = new Set(["manifest.json", "index.json", "oci-layout"]);
+/** largest metadata file read into memory; podman's are a few KiB */
+const MAX_METADATA_BYTES = 1 << 20;
+
+export class NotAnImageTar extends Error {}
+
+const isFile = (type: string) => type === "File" || type === "OldFile" || type === "ContiguousFile";
+
+/** Every entry's name and type, and the content of the metadata files at the root; throws NotAnImageTar when node-tar cannot read it. */
+export function readImageArchive(file: string): Promise<{ entries: TarEntry[]; kept: Map<string, Buffer> }> {
+  return new Promise((resolve, reject) => {
+    const entries: TarEntry[] = [];
+    const kept = new Map<string, Buffer>();
+    const input = createReadStream(file);
+    let settled = false;
+    const fail = (e: Error) => {
+      if (settled) return;
+      settled = true;
+      input.destroy();
+      reject(e instanceof NotAnImageTar ? e : new NotAnImageTar(`not a tar archive node-tar can read (${e.message})`));
+    };
+    const parser = new Parser({
+      strict: true,
+      onReadEntry: (entry: ReadEntry) => {
+        const name = entry.path.replace(/^\.\//, "");
+        entries.push({ name, type: entry.type });
+        if (!isFile(entry.type) || !IMAGE_METADATA.has(name)) return entry.resume();
+        if (entry.size > MAX_METADATA_BYTES)
+          return fail(new NotAnImageTar(`${name} is ${entry.size} bytes, more than the ${MAX_METADATA_BYTES} read from an archive's metadata`));
+        const chunks: Buffer[] = [];
+        entry.on("data", (c: Buffer) => chunks.push(c));
+        entry.on("end", () => kept.set(name, Buffer.concat(chunks)));
+      },
+    });
+    input.on("error", fail);
+    parser.on("error", fail);
+    parser.on("close", () => {
+      if (settled) return;
+      settled = true;
+      resolve({ entries, kept });
+    });
+    input.pipe(parser);
+  });
+}
 
 export type ImageArchiveCheck = { ok: true; format: "docker-archive" | "oci-archive"; references: string[] } | { ok: false; problem: string };
 
@@ -27,7 +79,7 @@ const json = (b: Buffer | undefined): unknown => {
 };
 
 export function checkImageArchive(entries: TarEntry[], kept: Map<string, Buffer>): ImageArchiveCheck {
-  const names = new Set(entries.filter((e) => e.type === "file").map((e) => e.name));
+  const names = new Set(entries.filter((e) => isFile(e.type)).map((e) => e.name));
   if (kept.has("manifest.json")) {
     const parsed = DockerManifest.safeParse(json(kept.get("manifest.json")));
     if (!parsed.success) return { ok: false, problem: "its manifest.json is not a docker-archive manifest ([{Config, RepoTags, Layers}])" };

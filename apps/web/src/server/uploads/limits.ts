@@ -1,5 +1,6 @@
 /** Where uploads go and how big each kind may be (env.ts), in one object that tests can replace. */
 import { join } from "node:path";
+import type { SourceArchiveLimits } from "@sfbench/core/source-archive";
 import { paths } from "@sfbench/services";
 import { env } from "../../env.ts";
 
@@ -11,6 +12,8 @@ export interface UploadSettings {
   maxBytes: Record<UploadKindName, number>;
   /** unclaimed uploads a user may hold, and after how many hours one is deleted (they bound what a user can leave on disk) */
   unclaimed?: { max: number; hours: number };
+  /** the caps a source archive is read with; the worker's (SOURCE_ARCHIVE_LIMITS) unless a test lowers them */
+  sourceArchiveLimits?: SourceArchiveLimits;
 }
 
 const MIB = 1024 * 1024;

@@ -5,17 +5,16 @@
  * A submission claims it (claim.ts).
  */
 import { createHash, randomUUID } from "node:crypto";
-import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, open, rm } from "node:fs/promises";
+import { createWriteStream } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { createGunzip } from "node:zlib";
+import { readSourceArchive, SIZE_RULES, SOURCE_ARCHIVE_LIMITS, SourceArchiveRefused } from "@sfbench/core/source-archive";
 import type { Db } from "@sfbench/db";
-import { checkImageArchive, IMAGE_METADATA } from "./image-archive.ts";
+import { Parser } from "tar";
+import { checkImageArchive, NotAnImageTar, readImageArchive } from "./image-archive.ts";
 import { formatBytes, type UploadKindName, type UploadSettings } from "./limits.ts";
-import { checkSourceArchive } from "./source-archive.ts";
-import { NotATar, scanTar } from "./tar.ts";
 
 /** A refused upload: the HTTP status, the field it concerns and what is allowed. */
 export class UploadRefused extends Error {
@@ -65,14 +64,41 @@ async function limitUnclaimed(db: Db, userId: string, kind: UploadKindName, uncl
   }
 }
 
-async function isGzip(file: string): Promise<boolean> {
-  const fh = await open(file);
+/**
+ * A source archive read as the worker will unpack it: node-tar, the same rules
+ * (`readSourceArchive`). A cap reached is 413, an entry a source archive may
+ * not hold 422, a file that is no tar 400; each message names the rule.
+ */
+async function checkSourceArchive(file: string, settings: UploadSettings): Promise<void> {
+  const kind = "source-archive";
   try {
-    const { buffer, bytesRead } = await fh.read(Buffer.alloc(2), 0, 2, 0);
-    return bytesRead === 2 && buffer[0] === 0x1f && buffer[1] === 0x8b;
-  } finally {
-    await fh.close();
+    await readSourceArchive(
+      file,
+      (options) => new Parser({ ...options, onReadEntry: (entry) => entry.resume() }),
+      settings.sourceArchiveLimits ?? SOURCE_ARCHIVE_LIMITS,
+    );
+  } catch (e) {
+    if (!(e instanceof SourceArchiveRefused)) throw e;
+    if (e.rule === "unreadable")
+      throw new UploadRefused(400, kind, `${kind}: not a tar archive node-tar can read (${e.problem}); expected a tar or tar.gz of the source files`);
+    throw new UploadRefused(SIZE_RULES.has(e.rule) ? 413 : 422, kind, `${kind}: ${e.problem}`);
   }
+}
+
+async function checkImage(file: string): Promise<string[]> {
+  const kind = "image-archive";
+  let read;
+  try {
+    read = await readImageArchive(file);
+  } catch (e) {
+    if (!(e instanceof NotAnImageTar)) throw e;
+    throw new UploadRefused(400, kind, `${kind}: ${e.message}; expected a tar from \`podman save\` or \`docker save\` (docker-archive or oci-archive)`);
+  }
+  const check = checkImageArchive(read.entries, read.kept);
+  if (!check.ok) throw new UploadRefused(400, kind, `${kind}: ${check.problem}`);
+  if (!check.references.length)
+    throw new UploadRefused(400, kind, `${kind}: the archive names no image (no RepoTags / ref.name); save it by name: podman save -o image.tar <name>:<tag>`);
+  return check.references;
 }
 
 export async function receiveUpload(
@@ -104,36 +130,9 @@ export async function receiveUpload(
   try {
     await pipeline(Readable.fromWeb(body as Parameters<typeof Readable.fromWeb>[0]), counter, createWriteStream(file, { flags: "wx" }));
     if (size === 0) throw new UploadRefused(400, kind, `${kind}: the file is empty`);
-    const gz = kind === "source-archive" && (await isGzip(file));
-    const stream = gz ? createReadStream(file).pipe(createGunzip()) : createReadStream(file);
-    let scanned;
-    try {
-      scanned = await scanTar(stream, { keep: (e) => kind === "image-archive" && IMAGE_METADATA.has(e.name) });
-    } catch (e) {
-      if (e instanceof NotATar || (e as NodeJS.ErrnoException).code === "Z_DATA_ERROR") {
-        throw new UploadRefused(
-          400,
-          kind,
-          `${kind}: ${(e as Error).message}; expected ${kind === "image-archive" ? "a tar from `podman save` or `docker save` (docker-archive or oci-archive)" : "a tar or tar.gz of the source files"}`,
-        );
-      }
-      throw e;
-    }
     let references: string[] = [];
-    if (kind === "image-archive") {
-      const check = checkImageArchive(scanned.entries, scanned.kept);
-      if (!check.ok) throw new UploadRefused(400, kind, `${kind}: ${check.problem}`);
-      if (!check.references.length)
-        throw new UploadRefused(
-          400,
-          kind,
-          `${kind}: the archive names no image (no RepoTags / ref.name); save it by name: podman save -o image.tar <name>:<tag>`,
-        );
-      references = check.references;
-    } else {
-      const check = checkSourceArchive(scanned.entries);
-      if (!check.ok) throw new UploadRefused(400, kind, `${kind}: ${check.problem}`);
-    }
+    if (kind === "image-archive") references = await checkImage(file);
+    else await checkSourceArchive(file, settings);
     const sha256 = `sha256:${hash.digest("hex")}`;
     await db.upload.create({ data: { id, userId, kind: kind === "image-archive" ? "image_archive" : "source_archive", sha256, size, path: file, references } });
     return { id, kind, sha256, size, references };
