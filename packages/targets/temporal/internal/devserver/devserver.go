@@ -60,6 +60,11 @@ func freePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
+// MaxChildren is how many child workflows one workflow may have running:
+// /micro/big runs up to 10,000 entities as children of one coordinator
+// (the server's default is 2000).
+const MaxChildren = 10_000
+
 // Args are the start-dev arguments for the gRPC port and the database file
 // (the HTTP API and metrics ports are left to the server: it picks free ones).
 // journal_mode=wal, synchronous=full: SQLite appends each commit to its
@@ -81,6 +86,7 @@ func Args(db string, grpc int, logLevel string) []string {
 		"--sqlite-pragma", "journal_mode=wal",
 		"--sqlite-pragma", "synchronous=full",
 		"--dynamic-config-value", "system.enableActivityEagerExecution=true",
+		"--dynamic-config-value", "limit.numPendingChildExecutions.error=" + strconv.Itoa(MaxChildren),
 	}
 }
 

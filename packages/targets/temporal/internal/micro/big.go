@@ -29,8 +29,9 @@ type BigEntityInput struct {
 }
 
 const (
-	signalGo  = "go"
-	signalMsg = "msg"
+	signalGo    = "go"
+	signalMsg   = "msg"
+	signalBatch = 1000
 )
 
 // Plan spreads messages over the senders as evenly as possible, each to a
@@ -106,13 +107,18 @@ func BigEntity(ctx workflow.Context, in BigEntityInput) (int64, error) {
 		}
 	})
 	workflow.GetSignalChannel(ctx, signalGo).Receive(ctx, nil)
-	sends := make([]workflow.Future, len(in.Targets))
-	for k, t := range in.Targets {
-		sends[k] = workflow.SignalExternalWorkflow(ctx, bigID(in.Run, t), "", signalMsg, nil)
-	}
-	for _, s := range sends {
-		if err := s.Get(ctx, nil); err != nil {
-			return received, err
+	// At most signalBatch outgoing signals pending at once: the server
+	// refuses a workflow task that would leave more than 2000.
+	for from := 0; from < len(in.Targets); from += signalBatch {
+		batch := in.Targets[from:min(from+signalBatch, len(in.Targets))]
+		sends := make([]workflow.Future, len(batch))
+		for k, t := range batch {
+			sends[k] = workflow.SignalExternalWorkflow(ctx, bigID(in.Run, t), "", signalMsg, nil)
+		}
+		for _, s := range sends {
+			if err := s.Get(ctx, nil); err != nil {
+				return received, err
+			}
 		}
 	}
 	if err := workflow.Await(ctx, func() bool { return received >= int64(in.Expect) }); err != nil {
