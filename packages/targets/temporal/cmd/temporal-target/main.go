@@ -30,7 +30,7 @@ import (
 
 // serverStartup bounds the wait for the dev server (a restart replays no
 // log, but a first start creates the SQLite schema).
-const serverStartup = 90 * time.Second
+const serverStartup = 150 * time.Second
 
 // sweepEvery is how often completed orders whose co-purchase workflow never
 // started (the process died between the answer and the start) are started.
