@@ -1,7 +1,9 @@
 /**
- * npm run serve -w @sfbench/web [-- --port 3000] [--detach | --stop]
+ * npm run serve -w @sfbench/web [-- --port 3000] [--hostname 127.0.0.1] [--detach | --stop]
  *
- * The portal on http://127.0.0.1:<port> for people (the demo ends with it):
+ * The portal on http://127.0.0.1:<port> for people (the demo ends with it);
+ * on another address (--hostname 0.0.0.0) only with SFBENCH_PUBLIC_ORIGIN set,
+ * checked before anything starts (src/server/listen-check.ts):
  * builds when the build is stale, resolves the database (DATABASE_URL, or the
  * local `sfbench` database, started when needed), then runs `next start`.
  * In the foreground by default; --detach leaves it running in the background
@@ -15,20 +17,34 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { closeDb, ensureDatabase, migrate } from "@sfbench/db";
 import { paths } from "@sfbench/services";
+import { env as portalEnv } from "../src/env.ts";
+import { listenProblem } from "../src/server/listen-check.ts";
 import { appDir, ensureBuild } from "./server.ts";
 
 const { values } = parseArgs({
-  options: { port: { type: "string", default: "3000" }, detach: { type: "boolean", default: false }, stop: { type: "boolean", default: false } },
+  options: {
+    port: { type: "string", default: "3000" },
+    hostname: { type: "string", default: "127.0.0.1" },
+    detach: { type: "boolean", default: false },
+    stop: { type: "boolean", default: false },
+  },
 });
 const port = Number(values.port);
 if (!Number.isInteger(port) || port < 1024 || port > 65535) {
   process.stderr.write(`serve: --port must be 1024-65535, got "${values.port}"\n`);
   process.exit(2);
 }
+const hostname = values.hostname;
+const refused = listenProblem(hostname, portalEnv.SFBENCH_PUBLIC_ORIGIN);
+if (refused) {
+  process.stderr.write(`serve: ${refused}\n`);
+  process.exit(2);
+}
 const dir = path.join(paths.home, "web");
 const pidFile = path.join(dir, `web-${port}.pid`);
 const logFile = path.join(dir, `web-${port}.log`);
-const url = `http://127.0.0.1:${port}`;
+// every interface holds loopback too: the health check asks there
+const url = `http://${["0.0.0.0", "::", "[::]"].includes(hostname) ? "127.0.0.1" : hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname}:${port}`;
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 const alive = (pid: number) => {
@@ -65,7 +81,7 @@ if (ensureBuild(log)) log("built the portal");
 
 const nextBin = path.join(appDir, "../../node_modules/next/dist/bin/next");
 const env = { ...process.env, NODE_ENV: "production" as const, NEXT_TELEMETRY_DISABLED: "1", DATABASE_URL: databaseUrl };
-const args = [nextBin, "start", "--hostname", "127.0.0.1", "--port", String(port)];
+const args = [nextBin, "start", "--hostname", hostname, "--port", String(port)];
 
 if (!values.detach) {
   log(`the portal: ${url}`);
