@@ -28,6 +28,8 @@ const EnvSchema = z.object({
     }),
   /** submissions a user may make per hour */
   SFBENCH_SUBMISSIONS_PER_HOUR: z.coerce.number().int().positive().default(10),
+  /** the machine class the board opens on (its reference environment, e.g. "2 cores, AMD EPYC 9B14, 24 GiB"); default: the local population with the most ranked systems */
+  SFBENCH_REFERENCE_MACHINE: z.string().min(1).max(200).optional(),
   /** how long the leaderboard's data may be served from memory (0: never) */
   SFBENCH_LEADERBOARD_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
   /** the operator's account (its address verified): the only one that may submit the bundled targets' names (packages/targets/*) */

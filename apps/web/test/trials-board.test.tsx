@@ -8,6 +8,7 @@
 import { summarize } from "@sfbench/core/stats";
 import { renderToStaticMarkup } from "react-dom/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PopulationHeader } from "../src/components/leaderboard-filters.tsx";
 import { LeaderboardTable } from "../src/components/leaderboard-table.tsx";
 import { getHeadline } from "../src/server/queries/badge.ts";
 import { getCompare } from "../src/server/queries/compare.ts";
@@ -107,12 +108,23 @@ describe("the board of campaigns", () => {
     expect(rows.find((r) => r.slug === "solo")!.figures["checkout.uniform"]!.ratio).toBeUndefined();
   });
 
-  it("filters by machine class and profile, and offers the classes there are", async () => {
-    const all = await board();
-    expect(all.machineClasses).toEqual(["2 cores, Intel Xeon 8375C, 8 GiB", "8 cores, AMD EPYC 7B13, 16 GiB"]);
-    expect(all.profiles).toEqual(["standard"]);
-    expect((await board({ machine: "2 cores, Intel Xeon 8375C, 8 GiB" })).rows.map((r) => r.slug)).toEqual(["other"]);
+  it("opens on the population with the most ranked systems, ranks within it, says which, and links the others", async () => {
+    const opened = await board();
+    expect(opened.population).toEqual({ kind: "local", profile: "standard", machineClass: "8 cores, AMD EPYC 7B13, 16 GiB" });
+    // the other machine's 900/s would rank between node-postgres and gamma if the board mixed machines
+    expect(opened.rows.map((r) => r.slug)).not.toContain("other");
+    expect(opened.populations.map((p) => [p.machineClass, p.systems])).toEqual([
+      ["8 cores, AMD EPYC 7B13, 16 GiB", 5],
+      ["2 cores, Intel Xeon 8375C, 8 GiB", 1],
+    ]);
+    const other = await board({ machine: "2 cores, Intel Xeon 8375C, 8 GiB" });
+    expect(other.rows.map((r) => r.slug)).toEqual(["other"]);
+    expect(other.rows[0]!.standing).toEqual({ rank: null, tiedWith: 0, provisional: true });
     expect((await board({ profile: "thesis" })).rows).toEqual([]);
+    const header = renderToStaticMarkup(<PopulationHeader board={opened} />);
+    expect(header).toContain("local · standard profile · 8 cores, AMD EPYC 7B13, 16 GiB");
+    expect(header).toContain("1 other population");
+    expect(header).toContain(`href="/?kind=local&amp;profile=standard&amp;machine=2+cores%2C+Intel+Xeon+8375C%2C+8+GiB"`);
   });
 
   it("draws medians, intervals, n and ties in the table and the chart", async () => {
@@ -136,6 +148,11 @@ describe("the board of campaigns", () => {
     const alpha = c.systems.find((s) => s.slug === "alpha")!;
     expect(alpha.campaign).toBe(true);
     expect(alpha.figures["checkout.uniform"]).toEqual((await board()).rows.find((r) => r.slug === "alpha")!.figures["checkout.uniform"]);
+    // within one population, as on the board: the other machine's system is compared only on its own machine
+    expect(c.population).toEqual((await board()).population);
+    expect(c.systems.find((s) => s.slug === "other")!.runId).toBeNull();
+    const onOther = await getCompare(t.db, slugs, undefined, false, { machine: "2 cores, Intel Xeon 8375C, 8 GiB" });
+    expect(onOther.systems.filter((s) => s.runId).map((s) => s.slug)).toEqual(["other"]);
   });
 
   it("puts the median of the latest campaign on the badge", async () => {

@@ -1,6 +1,7 @@
 /** User text renders as text: the leaderboard and run tables with a system named <script>alert(1)</script>. */
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
+import { LeaderboardFilters, PopulationHeader } from "../src/components/leaderboard-filters.tsx";
 import { LeaderboardTable } from "../src/components/leaderboard-table.tsx";
 import type { Leaderboard } from "../src/server/queries/leaderboard.ts";
 import { LeaderboardFilter } from "../src/shared/leaderboard-params.ts";
@@ -48,12 +49,19 @@ describe("XSS", () => {
       page: 1,
       pages: 1,
       environments: [],
-      profiles: ["standard"],
-      machineClasses: ['"><script>alert(7)</script>'],
+      population: { kind: "local", profile: "standard", machineClass: '"><script>alert(7)</script>' },
+      populations: [{ kind: "local", profile: "standard", machineClass: '"><script>alert(8)</script>', systems: 1, latest: new Date() }],
       smoke: [{ runId: "00000000-0000-4000-8000-000000000001", slug: "evil2", name: EVIL, version: "<b>1</b>", profile: "quick", finishedAt: new Date() }],
     };
-    const html = renderToStaticMarkup(<LeaderboardTable board={board} />);
+    const html = renderToStaticMarkup(
+      <>
+        <PopulationHeader board={board} />
+        <LeaderboardFilters board={board} />
+        <LeaderboardTable board={board} />
+      </>,
+    );
     expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(html).toContain("&lt;script&gt;alert(8)&lt;/script&gt;");
     expect(html).not.toContain("<script");
     expect(html).not.toContain("<img");
   });

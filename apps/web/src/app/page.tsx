@@ -1,6 +1,6 @@
 /** Leaderboard (home): server-rendered from a few indexed queries; filters, sort and page live in the URL. */
 import Link from "next/link";
-import { LeaderboardFilters } from "../components/leaderboard-filters.tsx";
+import { LeaderboardFilters, PopulationHeader } from "../components/leaderboard-filters.tsx";
 import { LeaderboardTable } from "../components/leaderboard-table.tsx";
 import { MicroBoard } from "../components/micro-board.tsx";
 import { getDb } from "../server/db.ts";
@@ -18,13 +18,13 @@ export default async function LeaderboardPage({ searchParams }: { searchParams: 
   // tuned implementations are hidden here as on the rates view, unless ?tuned=1
   const micro =
     filter.view === "micro"
-      ? byImplementation(await microRuns(db, { kind: filter.kind === "all" ? undefined : filter.kind, nodes: filter.nodes }), filter.tuned)
+      ? byImplementation(await microRuns(db, { kind: board.population.kind, nodes: filter.nodes }), filter.tuned)
       : null;
   return (
     <>
       <h1>Leaderboard</h1>
       <p className="muted">
-        One row per system and environment: its latest campaign (<code>sfbench campaign</code>: trials in interleaved rounds), else its latest completed run
+        One population at a time (environment, profile and machine class: named below), one row per system and node count in it: its latest campaign (<code>sfbench campaign</code>: trials in interleaved rounds), else its latest completed run
         with a ranked number (it passed the <Link href="/docs/conformance">conformance suite</Link> first). A rate is the median of the campaign&apos;s trials
         on one profile and machine class, with its 95% interval and n; systems whose intervals overlap are <span className="badge tied">tied</span> (same rank),
         and a single run is <span className="badge provisional">provisional</span>: listed after every ranked median, never ranked. Sustainable rate = the
@@ -37,6 +37,7 @@ export default async function LeaderboardPage({ searchParams }: { searchParams: 
         {filter.view === "rates" ? <strong>Sustainable rates</strong> : <Link href={viewHref(filter, "rates")}>Sustainable rates</Link>}
         {filter.view === "micro" ? <strong>Microbenchmarks</strong> : <Link href={viewHref(filter, "micro")}>Microbenchmarks</Link>}
       </nav>
+      {micro ? null : <PopulationHeader board={board} />}
       <LeaderboardFilters board={board} microRows={micro?.shown.length} />
       {micro ? (
         <MicroBoard rows={micro.shown} hiddenTuned={micro.hiddenTuned} showTunedHref={viewHref(filter, "micro", true)} />
@@ -52,7 +53,7 @@ function viewHref(filter: LeaderboardFilter, view: LeaderboardView, tuned = filt
   const params = new URLSearchParams();
   if (view !== "rates") params.set("view", view);
   if (tuned) params.set("tuned", "1");
-  if (filter.kind !== "all") params.set("kind", filter.kind);
+  if (filter.kind) params.set("kind", filter.kind);
   if (filter.nodes !== undefined) params.set("nodes", String(filter.nodes));
   const qs = params.toString();
   return qs ? `/?${qs}` : "/";

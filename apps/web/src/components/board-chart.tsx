@@ -8,6 +8,7 @@ import type { Leaderboard } from "../server/queries/leaderboard.ts";
 import { fmtFigure } from "../shared/format-figure.ts";
 import { fmtRate, rateUnit } from "../shared/format.ts";
 import { RATE_KEYS, type RateKey } from "../shared/leaderboard-params.ts";
+import { provisional } from "../shared/trial-figures.ts";
 
 const LINE = 22;
 const LABEL = 200;
@@ -28,7 +29,7 @@ export function BoardChart({ board }: { board: Leaderboard }) {
   return (
     <figure className="board-chart" data-testid="board-chart" data-cell={key}>
       <figcaption className="muted">
-        {`${workload} ${distribution}: median sustainable rate (${rateUnit(workload!)}), 95% interval as error bar, min-max as thin line; hollow bars are single runs (provisional)`}
+        {`${workload} ${distribution}: median sustainable rate (${rateUnit(workload!)}), 95% interval as error bar, min-max as thin line; hollow bars are provisional (fewer than 3 counted trials)`}
       </figcaption>
       <svg
         viewBox={`0 0 ${WIDTH} ${height}`}
@@ -41,18 +42,18 @@ export function BoardChart({ board }: { board: Leaderboard }) {
           const f = r.figures[key]!;
           const y = PAD + i * LINE;
           const mid = y + LINE / 2;
-          const provisional = f.interval === null;
+          const single = provisional(f);
           return (
-            <g key={`${r.slug}:${r.environmentKind}:${r.nodes}`} data-system={r.slug} data-provisional={provisional ? "" : undefined}>
+            <g key={`${r.slug}:${r.environmentKind}:${r.nodes}`} data-system={r.slug} data-provisional={single ? "" : undefined}>
               <text x={LABEL - 6} y={mid + 4} textAnchor="end" fontSize="12">{`${r.name} (${r.nodes} node${r.nodes === 1 ? "" : "s"})`}</text>
               <rect
                 x={LABEL}
                 y={y + 4}
                 width={x(f.median) - LABEL}
                 height={LINE - 8}
-                fill={provisional ? "none" : "#9db4ef"}
+                fill={single ? "none" : "#9db4ef"}
                 stroke="#2f5bd3"
-                strokeDasharray={provisional ? "3 2" : undefined}
+                strokeDasharray={single ? "3 2" : undefined}
               />
               <line x1={x(f.min)} x2={x(f.max)} y1={mid} y2={mid} stroke="#667085" strokeWidth="1" />
               {f.interval ? (

@@ -8,6 +8,7 @@ import type { CompareSystem } from "../server/queries/compare.ts";
 import { fmtFigure, fmtRatio } from "../shared/format-figure.ts";
 import { rateUnit } from "../shared/format.ts";
 import { RATE_KEYS } from "../shared/leaderboard-params.ts";
+import { MIN_RANKED_TRIALS, provisional } from "../shared/trial-figures.ts";
 
 export function CompareFigures({ systems }: { systems: CompareSystem[] }) {
   const keys = RATE_KEYS.filter((k) => systems.some((s) => s.figures[k]));
@@ -28,8 +29,8 @@ export function CompareFigures({ systems }: { systems: CompareSystem[] }) {
             <tr key={s.slug} data-system={s.slug}>
               <td>
                 {s.name}
-                {Object.values(s.figures).some((f) => f?.interval) ? null : (
-                  <span className="badge provisional" title="a single run: no interval">
+                {Object.values(s.figures).some((f) => !provisional(f)) ? null : (
+                  <span className="badge provisional" title={`fewer than ${MIN_RANKED_TRIALS} counted trials: not ranked`}>
                     provisional
                   </span>
                 )}

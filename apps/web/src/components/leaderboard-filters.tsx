@@ -1,13 +1,61 @@
 /** The leaderboard's filters: a plain GET form, so a filtered leaderboard is a shareable URL and works without JavaScript. */
 import type { Leaderboard } from "../server/queries/leaderboard.ts";
-import { DISTRIBUTIONS, ENVIRONMENT_KINDS, PROFILES, WORKLOADS } from "@sfbench/core/contract";
+import { DISTRIBUTIONS, WORKLOADS } from "@sfbench/core/contract";
+import { machineParam, populationLabel, samePopulation, type PopulationKey } from "../server/queries/populations.ts";
 import { fmtEnvironment } from "../shared/format.ts";
+import type { LeaderboardFilter } from "../shared/leaderboard-params.ts";
+
+/** The link to another population, keeping the view, cells and sort. */
+export function populationHref(filter: LeaderboardFilter, p: PopulationKey): string {
+  const params = new URLSearchParams();
+  if (filter.view !== "rates") params.set("view", filter.view);
+  if (filter.workload !== "all") params.set("workload", filter.workload);
+  if (filter.distribution !== "all") params.set("distribution", filter.distribution);
+  if (filter.sort !== "checkout.uniform") params.set("sort", filter.sort);
+  if (filter.tuned) params.set("tuned", "1");
+  params.set("kind", p.kind);
+  params.set("profile", p.profile);
+  params.set("machine", machineParam(p.machineClass));
+  return `/?${params.toString()}`;
+}
+
+/** Which population the board ranks within, and the others, each a click away. */
+export function PopulationHeader({ board }: { board: Leaderboard }) {
+  const shown = board.populations.find((p) => samePopulation(p, board.population));
+  const others = board.populations.filter((p) => !samePopulation(p, board.population));
+  return (
+    <section data-testid="population" className="population">
+      <p>
+        Ranked within one population: <strong data-testid="population-shown">{populationLabel(board.population)}</strong> (
+        {shown ? `${shown.systems} system${shown.systems === 1 ? "" : "s"} with ranked runs` : "no ranked runs"}). Knees of different machines, profiles
+        or environments are never ranked against each other.
+      </p>
+      {others.length ? (
+        <p className="muted" data-testid="other-populations">
+          {others.length} other population{others.length === 1 ? "" : "s"}:{" "}
+          {others.map((p, i) => (
+            <span key={populationLabel(p)}>
+              {i ? "; " : ""}
+              <a href={populationHref(board.filter, p)}>{populationLabel(p)}</a> ({p.systems} system{p.systems === 1 ? "" : "s"})
+            </span>
+          ))}
+        </p>
+      ) : null}
+    </section>
+  );
+}
 
 /** In the micro view (`microRows`: its row count) only the environment filters apply. */
 export function LeaderboardFilters({ board, microRows }: { board: Leaderboard; microRows?: number }) {
   const { filter } = board;
   const micro = microRows !== undefined;
-  const nodeCounts = [...new Set(board.environments.filter((e) => filter.kind === "all" || e.kind === filter.kind).map((e) => e.nodes))].sort((a, b) => a - b);
+  const { population } = board;
+  const nodeCounts = [...new Set(board.environments.filter((e) => e.kind === population.kind).map((e) => e.nodes))].sort((a, b) => a - b);
+  const kinds = [...new Set([population.kind, ...board.populations.map((p) => p.kind)])];
+  const profiles = [...new Set([population.profile, ...board.populations.filter((p) => p.kind === population.kind).map((p) => p.profile)])];
+  const machines = [
+    ...new Set([population.machineClass, ...board.populations.filter((p) => p.kind === population.kind && p.profile === population.profile).map((p) => p.machineClass)]),
+  ];
   return (
     <form className="filters" method="get" action="/" aria-label="Filters">
       {micro ? null : (
@@ -38,9 +86,8 @@ export function LeaderboardFilters({ board, microRows }: { board: Leaderboard; m
       )}
       <label>
         Environment
-        <select name="kind" defaultValue={filter.kind}>
-          <option value="all">any</option>
-          {ENVIRONMENT_KINDS.map((k) => (
+        <select name="kind" defaultValue={population.kind}>
+          {kinds.map((k) => (
             <option key={k} value={k}>
               {k}
             </option>
@@ -62,9 +109,8 @@ export function LeaderboardFilters({ board, microRows }: { board: Leaderboard; m
         <>
           <label title="the load profile the runs used; medians are compared within one">
             Profile
-            <select name="profile" defaultValue={filter.profile}>
-              <option value="all">any</option>
-              {PROFILES.filter((p) => board.profiles.includes(p) || p === filter.profile).map((p) => (
+            <select name="profile" defaultValue={population.profile}>
+              {profiles.map((p) => (
                 <option key={p} value={p}>
                   {p}
                 </option>
@@ -73,11 +119,10 @@ export function LeaderboardFilters({ board, microRows }: { board: Leaderboard; m
           </label>
           <label title="cores, CPU model and memory of the machine the runs measured on: knees of different machines are not one population">
             Machine
-            <select name="machine" defaultValue={filter.machine ?? ""} data-testid="machine-filter">
-              <option value="">any</option>
-              {[...new Set([...board.machineClasses, ...(filter.machine ? [filter.machine] : [])])].map((m) => (
-                <option key={m} value={m}>
-                  {m}
+            <select name="machine" defaultValue={machineParam(population.machineClass)} data-testid="machine-filter">
+              {machines.map((m) => (
+                <option key={machineParam(m)} value={machineParam(m)}>
+                  {m ?? "not recorded"}
                 </option>
               ))}
             </select>

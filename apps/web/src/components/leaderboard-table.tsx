@@ -6,6 +6,8 @@ import { PAGE_SIZE, type Leaderboard, type LeaderboardRow } from "../server/quer
 import { fmtDate, fmtEnvironment, fmtMs, fmtNumber, fmtPercent, fmtRate, fmtResolution, rateUnit } from "../shared/format.ts";
 import { compareHref } from "../shared/compare-params.ts";
 import { fmtFigure, fmtInterval, fmtRatio } from "../shared/format-figure.ts";
+import { MIN_RANKED_TRIALS, provisional } from "../shared/trial-figures.ts";
+import { machineParam } from "../server/queries/populations.ts";
 import { defaultDir, type LeaderboardFilter, type RateKey, type SortKey } from "../shared/leaderboard-params.ts";
 import { BoardChart } from "./board-chart.tsx";
 import { ImplementationBadge } from "./implementation-class.tsx";
@@ -18,8 +20,6 @@ function href(filter: LeaderboardFilter, patch: Partial<Record<keyof Leaderboard
     view: "rates",
     workload: "all",
     distribution: "all",
-    kind: "all",
-    profile: "all",
     sort: "checkout.uniform",
     page: 1,
     tuned: false,
@@ -27,6 +27,11 @@ function href(filter: LeaderboardFilter, patch: Partial<Record<keyof Leaderboard
   for (const [k, v] of Object.entries(merged)) if (v !== undefined && v !== "" && defaults[k] !== v) params.set(k, v === true ? "1" : String(v));
   const qs = params.toString();
   return qs ? `/?${qs}` : "/";
+}
+
+/** The board's population as the compare page's parameters: systems are compared where they were ranked. */
+function populationParams(board: Leaderboard): { kind: string; profile: string; machine: string } {
+  return { kind: board.population.kind, profile: board.population.profile, machine: machineParam(board.population.machineClass) };
 }
 
 function SortHeader({ board, sort, label, num = true, title }: { board: Leaderboard; sort: SortKey; label: string; num?: boolean; title?: string }) {
@@ -80,8 +85,8 @@ function RateCell({ row, k }: { row: LeaderboardRow; k: RateKey }) {
         <>
           <br />
           <span className="muted figure">{figure.interval ? `${fmtInterval(figure)}, n=${figure.n}` : `n=${figure.n}`}</span>
-          {figure.interval ? null : (
-            <span className="badge provisional" title="one run: no interval, so not ranked">
+          {!provisional(figure) ? null : (
+            <span className="badge provisional" title={`${figure.n === 1 ? "one run" : `${figure.n} trials`}: ranked with ${MIN_RANKED_TRIALS} or more`}>
               provisional
             </span>
           )}
@@ -116,7 +121,7 @@ function RankCell({ row, position }: { row: LeaderboardRow; position: number }) 
       <td
         className="muted"
         data-rank="provisional"
-        title="a single run (no campaign, or one counted trial): shown, never ranked above a median with an interval"
+        title={`fewer than ${MIN_RANKED_TRIALS} counted trials: shown, never ranked above a ranked median`}
       >
         –
       </td>
@@ -240,10 +245,13 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
         </table>
         {board.rows.length > 1 ? (
           <>
+            {Object.entries(populationParams(board)).map(([name, value]) => (
+              <input key={name} type="hidden" name={name} value={value} />
+            ))}
             <button type="submit" className="compare-button">
               Compare selected
             </button>{" "}
-            <a href={compareHref([...new Set(board.rows.map((r) => r.slug))], undefined, board.filter.tuned)} data-testid="compare-all">
+            <a href={compareHref([...new Set(board.rows.map((r) => r.slug))], undefined, board.filter.tuned, populationParams(board))} data-testid="compare-all">
               compare every system on this page
             </a>
           </>

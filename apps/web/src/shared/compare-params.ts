@@ -8,9 +8,13 @@ export const MIN_SYSTEMS = 2;
 
 type Search = Record<string, string | string[] | undefined>;
 
-export function compareHref(slugs: string[], env?: string, tuned = false): string {
+/** `population`: the profile and machine class to compare in (the board's population; env carries the kind). */
+export function compareHref(slugs: string[], env?: string, tuned = false, population: { kind?: string; profile?: string; machine?: string } = {}): string {
   const params = new URLSearchParams({ systems: slugs.join(",") });
   if (env) params.set("env", env);
+  else if (population.kind) params.set("kind", population.kind);
+  if (population.profile) params.set("profile", population.profile);
+  if (population.machine) params.set("machine", population.machine);
   if (tuned) params.set("tuned", "1");
   return `/compare?${params.toString().replace(/%2C/g, ",")}`;
 }

@@ -1,13 +1,14 @@
 /** How a trial figure reads: "1,210 [1,150, 1,270], n=3"; a single run: "1,210, n=1 (provisional)". */
 import { fmtRate } from "./format.ts";
-import type { TrialFigure } from "./trial-figures.ts";
+import { provisional, type TrialFigure } from "./trial-figures.ts";
 
 export function fmtInterval(f: Pick<TrialFigure, "interval">): string {
   return f.interval ? `[${fmtRate(f.interval.low)}, ${fmtRate(f.interval.high)}]` : "";
 }
 
 export function fmtFigure(f: TrialFigure): string {
-  return f.interval ? `${fmtRate(f.median)} ${fmtInterval(f)}, n=${f.n}` : `${fmtRate(f.median)}, n=${f.n} (provisional)`;
+  const figure = f.interval ? `${fmtRate(f.median)} ${fmtInterval(f)}, n=${f.n}` : `${fmtRate(f.median)}, n=${f.n}`;
+  return provisional(f) ? `${figure} (provisional)` : figure;
 }
 
 /** "×0.84 [0.79, 0.90] of node-postgres" */

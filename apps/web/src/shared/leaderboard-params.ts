@@ -25,10 +25,15 @@ export const LeaderboardFilter = z.object({
   view: z.enum(LEADERBOARD_VIEWS).default("rates"),
   workload: z.enum(["all", ...WORKLOADS]).default("all"),
   distribution: z.enum(["all", ...DISTRIBUTIONS]).default("all"),
-  kind: z.enum(["all", ...ENVIRONMENT_KINDS]).default("all"),
+  /**
+   * The population shown (server/queries/populations.ts): environment kind,
+   * profile and machine class ("2 cores, AMD EPYC 9B14, 24 GiB"; "unrecorded"
+   * for runs without one). Knees are ranked only within one population; a
+   * piece left out comes from the board's default population.
+   */
+  kind: z.enum(ENVIRONMENT_KINDS).optional(),
   nodes: z.coerce.number().int().min(1).max(1000).optional(),
-  profile: z.enum(["all", ...PROFILES]).default("all"),
-  /** a machine class ("2 cores, AMD EPYC 9B14, 24 GiB"): knees of different machines are not one population */
+  profile: z.enum(PROFILES).optional(),
   machine: z.string().min(1).max(200).optional(),
   sort: z.enum(SORT_KEYS).default("checkout.uniform"),
   dir: z.enum(["asc", "desc"]).optional(),

@@ -3,7 +3,8 @@
  * spread and 95% interval (core stats, the same numbers the CLI writes into a
  * campaign document), and its ratio to the reference target measured in the
  * same rounds. One run is a figure too, but a provisional one: no interval,
- * so nothing can be said about how far the next run would move it.
+ * so nothing can be said about how far the next run would move it; so are
+ * two trials (MIN_RANKED_TRIALS).
  */
 import { pairedRatio, summarize, type Interval, type Ratio } from "@sfbench/core/stats";
 
@@ -43,5 +44,12 @@ export function trialFigure(trials: readonly TrialValue[], reference?: { name: s
   return figure;
 }
 
-/** Provisional: one value, no interval; never ranked above a median with an interval. */
-export const provisional = (f: TrialFigure | null | undefined): boolean => !f || f.interval === null;
+/**
+ * The fewest counted trials a median is ranked with. Two trials give an
+ * interval, but one so wide (a t quantile of 12.7) or so unstable that a
+ * rank from it says more about the luck of the draw than about the system.
+ */
+export const MIN_RANKED_TRIALS = 3;
+
+/** Provisional: fewer than MIN_RANKED_TRIALS counted trials (one run: no interval at all); shown, never ranked above a ranked median. */
+export const provisional = (f: TrialFigure | null | undefined): boolean => !f || f.interval === null || f.n < MIN_RANKED_TRIALS;

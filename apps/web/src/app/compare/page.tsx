@@ -5,6 +5,7 @@ import { redirect } from "next/navigation";
 import { buildCompareData, buildMicroCompareData, CompareCharts, MicroCompareCharts } from "../../charts/index.ts";
 import { getDb } from "../../server/db.ts";
 import { getCompare, parseEnvironment } from "../../server/queries/compare.ts";
+import { machineParam, populationLabel, readPopulationRequest, samePopulation, type PopulationRequest } from "../../server/queries/populations.ts";
 import { microCompareInput } from "../../server/queries/micro.ts";
 import { fmtEnvironment } from "../../shared/format.ts";
 import { CompareFigures } from "../../components/compare-figures.tsx";
@@ -21,7 +22,8 @@ export default async function ComparePage({ searchParams }: { searchParams: Prom
   const { slugs, problem, canonical } = readCompareSlugs(params);
   const envText = typeof params.env === "string" ? params.env : undefined;
   const tuned = readShowTuned(params);
-  if (canonical) redirect(compareHref(slugs, envText, tuned));
+  const request = readPopulationRequest(params);
+  if (canonical) redirect(compareHref(slugs, envText, tuned, request));
   return (
     <>
       <h1>Compare</h1>
@@ -40,16 +42,17 @@ export default async function ComparePage({ searchParams }: { searchParams: Prom
           {problem}
         </p>
       ) : (
-        <CompareBody slugs={slugs} envText={envText} tuned={tuned} />
+        <CompareBody slugs={slugs} envText={envText} tuned={tuned} request={request} />
       )}
     </>
   );
 }
 
-async function CompareBody({ slugs, envText, tuned }: { slugs: string[]; envText: string | undefined; tuned: boolean }) {
+async function CompareBody({ slugs, envText, tuned, request }: { slugs: string[]; envText: string | undefined; tuned: boolean; request: PopulationRequest }) {
   const db = await getDb();
   const wanted = parseEnvironment(envText);
-  const compare = await getCompare(db, slugs, wanted, tuned);
+  const compare = await getCompare(db, slugs, wanted, tuned, request);
+  const shown = compare.population && { profile: compare.population.profile, machine: machineParam(compare.population.machineClass) };
   const data = buildCompareData(compare.input);
   // micro runs may have no ranked cell (sfbench run --workload micro): without a chosen environment, the one asked for or local, 1 node
   const microEnv = compare.environment ?? wanted ?? { kind: "local" as const, nodes: 1 };
@@ -62,6 +65,28 @@ async function CompareBody({ slugs, envText, tuned }: { slugs: string[]; envText
   return (
     <>
       {compare.unknown.length ? <p className="form-error">No system named {compare.unknown.map((s) => `"${s}"`).join(", ")}.</p> : null}
+      {compare.population ? (
+        <p data-testid="population">
+          Compared within one population: <strong data-testid="population-shown">{populationLabel(compare.population)}</strong>.
+          {compare.populations.length > 1 ? (
+            <span className="muted" data-testid="other-populations">
+              {" "}
+              Also:{" "}
+              {compare.populations
+                .filter((p) => !samePopulation(p, compare.population!))
+                .map((p, i) => (
+                  <span key={populationLabel(p)}>
+                    {i ? "; " : ""}
+                    <Link href={compareHref(slugs, undefined, tuned, { kind: p.kind, profile: p.profile, machine: machineParam(p.machineClass) })}>
+                      {populationLabel(p)}
+                    </Link>{" "}
+                    ({p.systems} of these systems)
+                  </span>
+                ))}
+            </span>
+          ) : null}
+        </p>
+      ) : null}
       <div className="subnav">
         <span className="muted">Environment:</span>
         {compare.environments.map((e) => {
@@ -72,7 +97,7 @@ async function CompareBody({ slugs, envText, tuned }: { slugs: string[]; envText
               {fmtEnvironment(e.kind, e.nodes)} ({e.systems})
             </strong>
           ) : (
-            <Link key={key} href={compareHref(slugs, key, tuned)}>
+            <Link key={key} href={compareHref(slugs, key, tuned, shown ?? {})}>
               {fmtEnvironment(e.kind, e.nodes)} ({e.systems})
             </Link>
           );
@@ -89,10 +114,10 @@ async function CompareBody({ slugs, envText, tuned }: { slugs: string[]; envText
               </Link>
             ) : s.tunedHidden ? (
               <span className="muted" data-testid="tuned-hidden">
-                a tuned implementation (optimised for this benchmark), hidden: <Link href={compareHref(slugs, envText, true)}>show tuned implementations</Link>
+                a tuned implementation (optimised for this benchmark), hidden: <Link href={compareHref(slugs, envText, true, shown ?? {})}>show tuned implementations</Link>
               </span>
             ) : (
-              <span className="muted">no completed run in this environment</span>
+              <span className="muted">no ranked run in this population and environment</span>
             )}
             {s.cls ? (
               <>

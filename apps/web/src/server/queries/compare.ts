@@ -4,8 +4,10 @@
  * sustainable rate at every node count of that environment kind (scalability).
  * Latest runs, LOC, ratings and rates come from the leaderboard's data (one
  * latestRuns per environment kind, cached); only the documents are read here.
- * The environment is the one asked for, else the one most of the systems have
- * (ties: more nodes). Tuned implementations are left out unless asked for
+ * The systems are compared within one population (populations.ts: the one
+ * asked for, else the board's rule applied to these systems' ranked runs);
+ * the environment is the node count asked for, else the one most of the
+ * systems have there (ties: more nodes). Tuned implementations are left out unless asked for
  * (shared/implementation.ts): a system whose latest run there is tuned is
  * listed as hidden, not charted. Each system's rates are the board's figures
  * (the median of its latest campaign's trials with their 95% interval).
@@ -17,7 +19,9 @@ import { byImplementation, type ImplementationClass } from "../../shared/impleme
 import type { RateKey } from "../../shared/leaderboard-params.ts";
 import type { TrialFigure } from "../../shared/trial-figures.ts";
 import { runFigures } from "./leaderboard.ts";
+import { env } from "../../env.ts";
 import { leaderboardData } from "./leaderboard-cache.ts";
+import { choosePopulation, readPopulations, type Population, type PopulationKey, type PopulationRequest } from "./populations.ts";
 import { ranked, type RunMeta } from "./leaderboard-data.ts";
 import { storedResult } from "./stored-result.ts";
 
@@ -43,6 +47,10 @@ export interface CompareSystem {
 }
 
 export interface Compare {
+  /** the population the systems are compared in; null when none of them has a ranked run */
+  population: PopulationKey | null;
+  /** the populations where these systems have ranked runs, with how many of them each has */
+  populations: Population[];
   environment: Environment | null;
   /** environments where at least one of the systems has a completed run */
   environments: (Environment & { systems: number })[];
@@ -72,11 +80,16 @@ function chooseEnvironment(latest: RunMeta[], wanted: Environment | undefined) {
   return { environments, chosen: chosen ? { kind: chosen.kind, nodes: chosen.nodes } : null };
 }
 
-export async function getCompare(db: Db, slugs: string[], wanted?: Environment, showTuned = false): Promise<Compare> {
-  const [systems, data] = await Promise.all([
-    db.system.findMany({ where: { slug: { in: slugs } }, select: { id: true, slug: true, name: true } }),
-    leaderboardData(db, { kind: wanted?.kind }),
-  ]);
+export async function getCompare(db: Db, slugs: string[], wanted?: Environment, showTuned = false, request: PopulationRequest = {}): Promise<Compare> {
+  const systems = await db.system.findMany({ where: { slug: { in: slugs } }, select: { id: true, slug: true, name: true } });
+  const populations = systems.length ? await readPopulations(db, systems.map((s) => s.id)) : [];
+  const population = populations.length
+    ? choosePopulation(populations, { ...request, kind: wanted?.kind ?? request.kind }, env.SFBENCH_REFERENCE_MACHINE)
+    : null;
+  const data = await leaderboardData(
+    db,
+    population ? { kind: population.kind, profile: population.profile, machineClass: population.machineClass } : { kind: wanted?.kind },
+  );
   const bySlug = new Map(systems.map((s) => [s.slug, s]));
   const known = slugs.flatMap((slug) => (bySlug.has(slug) ? [bySlug.get(slug)!] : []));
   const unknown = slugs.filter((slug) => !bySlug.has(slug));
@@ -128,5 +141,5 @@ export async function getCompare(db: Db, slugs: string[], wanted?: Environment, 
         .map((r) => ({ nodes: r.nodes, sustainableRate: headlineRate(r.runId) })),
     });
   }
-  return { environment: chosen, environments, systems: out, unknown, input };
+  return { population, populations, environment: chosen, environments, systems: out, unknown, input };
 }

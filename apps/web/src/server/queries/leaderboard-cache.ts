@@ -10,6 +10,7 @@ import type { Db } from "@sfbench/db";
 import { env } from "../../env.ts";
 import { swrCache, type Cache } from "../cache.ts";
 import { readLeaderboardData, type BoardFilter, type LeaderboardData } from "./leaderboard-data.ts";
+import { readPopulations, type Population } from "./populations.ts";
 
 /** environment, profile and machine class */
 export type EnvironmentFilter = BoardFilter;
@@ -30,6 +31,18 @@ function cacheOf(db: Db): Cache<LeaderboardData> {
   return cache;
 }
 
+const populationCaches = new WeakMap<Db, Cache<Population[]>>();
+
+/** The board's populations, cached and invalidated like its data. */
+export function boardPopulations(db: Db): Promise<Population[]> {
+  let cache = populationCaches.get(db);
+  if (!cache) {
+    cache = swrCache(env.SFBENCH_LEADERBOARD_CACHE_SECONDS * 1000, () => readPopulations(db), { version: () => completedRunsVersion(db) });
+    populationCaches.set(db, cache);
+  }
+  return cache.get("populations");
+}
+
 /** Changes whenever a run completes (or a completed run is deleted with its system). */
 export async function completedRunsVersion(db: Db): Promise<string> {
   const [row] = await db.$queryRaw<{ n: number; last: Date | null }[]>`
@@ -45,4 +58,5 @@ export function leaderboardData(db: Db, filter: EnvironmentFilter): Promise<Lead
 /** After a change made through the portal (a rating): the next page shows it. */
 export function invalidateLeaderboard(db: Db): void {
   caches.get(db)?.clear();
+  populationCaches.get(db)?.clear();
 }

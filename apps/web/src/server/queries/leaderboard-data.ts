@@ -18,6 +18,7 @@ import { Prisma, type Db, type EnvironmentKind, type LocCounts } from "@sfbench/
 import { implementationClass, type ImplementationClass } from "../../shared/implementation.ts";
 import { REFERENCE_TARGET } from "../../shared/trial-figures.ts";
 import { ratingCountsSql } from "../ratings/counted.ts";
+import { HAS_RANKED_CELL } from "./populations.ts";
 
 export interface CellNumbers {
   workload: string;
@@ -86,7 +87,8 @@ export interface BoardFilter {
   kind?: EnvironmentKind;
   nodes?: number;
   profile?: string;
-  machineClass?: string;
+  /** null: runs that recorded no machine class */
+  machineClass?: string | null;
 }
 
 /** The trials a row's campaign counts: same campaign, environment, profile and machine class (the row's own system, or the reference). */
@@ -116,15 +118,13 @@ interface LatestRanked {
   machineClass: string | null;
 }
 
-/** SQL condition: the run has a cell the leaderboard ranks (the same rule as ranked()). */
-const HAS_RANKED_CELL = Prisma.sql`EXISTS (SELECT 1 FROM "CellResult" c WHERE c."runId" = r.id AND c.ranked)`;
-
 function boardWhere(filter: BoardFilter): Prisma.Sql[] {
   const where = [Prisma.sql`r.status = 'completed'`];
   if (filter.kind) where.push(Prisma.sql`r."environmentKind" = ${filter.kind}::"EnvironmentKind"`);
   if (filter.nodes !== undefined) where.push(Prisma.sql`r.nodes = ${filter.nodes}`);
   if (filter.profile) where.push(Prisma.sql`r.profile::text = ${filter.profile}`);
-  if (filter.machineClass) where.push(Prisma.sql`r."machineClass" = ${filter.machineClass}`);
+  if (filter.machineClass === null) where.push(Prisma.sql`r."machineClass" IS NULL`);
+  else if (filter.machineClass !== undefined) where.push(Prisma.sql`r."machineClass" = ${filter.machineClass}`);
   return where;
 }
 
@@ -175,9 +175,6 @@ export interface LeaderboardData {
   cells: Map<string, CellNumbers[]>;
   ratings: Map<string, RatingSummary>;
   environments: { kind: EnvironmentKind; nodes: number }[];
-  /** the profiles and machine classes that have ranked runs (the filters' choices) */
-  profiles: string[];
-  machineClasses: string[];
   /** the counted trials of the campaigns shown (the rows' systems and the reference) */
   trials: TrialRun[];
   /** the cells of those trials, by run */
@@ -185,7 +182,7 @@ export interface LeaderboardData {
 }
 
 export async function readLeaderboardData(db: Db, filter: BoardFilter): Promise<LeaderboardData> {
-  const [latest, environments, smoke, classes] = await Promise.all([
+  const [latest, environments, smoke] = await Promise.all([
     latestRankedRuns(db, filter),
     db.$queryRaw<{ kind: EnvironmentKind; nodes: number }[]>`
       SELECT DISTINCT r."environmentKind" AS kind, r.nodes FROM "Run" r WHERE r.status = 'completed' AND ${HAS_RANKED_CELL} ORDER BY 1, 2`,
@@ -194,12 +191,8 @@ export async function readLeaderboardData(db: Db, filter: BoardFilter): Promise<
       FROM "Run" r JOIN "System" s ON s.id = r."systemId" JOIN "TargetVersion" v ON v.id = r."targetVersionId"
       WHERE r.status = 'completed' AND NOT ${HAS_RANKED_CELL}
       ORDER BY r."finishedAt" DESC LIMIT ${SMOKE_LIMIT}`,
-    db.$queryRaw<{ profile: string; machineClass: string | null }[]>`
-      SELECT DISTINCT r.profile::text AS profile, r."machineClass" FROM "Run" r WHERE r.status = 'completed' AND ${HAS_RANKED_CELL}`,
   ]);
-  const profiles = [...new Set(classes.map((c) => c.profile))].sort();
-  const machineClasses = [...new Set(classes.flatMap((c) => (c.machineClass ? [c.machineClass] : [])))].sort();
-  const empty = { smoke, environments, profiles, machineClasses, trials: [], trialCells: new Map() };
+  const empty = { smoke, environments, trials: [], trialCells: new Map() };
   if (latest.length === 0) return { ...empty, runs: [], cells: new Map(), ratings: new Map() };
   const runIds = latest.map((r) => r.runId);
   const systemIds = [...new Set(latest.map((r) => r.systemId))];

@@ -1,7 +1,9 @@
 /**
- * The leaderboard: one row per system and environment (its latest campaign,
- * else its latest completed run with a ranked cell), filtered, sorted (nulls
- * last) and paged in memory from the few queries of leaderboard-data.ts.
+ * The leaderboard: one population at a time (populations.ts: environment
+ * kind, profile, machine class), one row per system and node count in it (its
+ * latest campaign, else its latest completed run with a ranked cell),
+ * filtered, sorted (nulls last) and paged in memory from the few queries of
+ * leaderboard-data.ts.
  *
  * A rate is the median of the campaign's counted trials with its 95% interval
  * (shared/trial-figures.ts). Sorted by a rate, medians with an interval come
@@ -15,8 +17,10 @@ import type { Db, EnvironmentKind, LocCounts } from "@sfbench/db";
 import { byImplementation, type ImplementationClass } from "../../shared/implementation.ts";
 import { defaultDir, RATE_KEYS, shownCells, type LeaderboardFilter, type RateKey, type SortKey } from "../../shared/leaderboard-params.ts";
 import { provisional, REFERENCE_TARGET, trialFigure, type TrialFigure, type TrialValue } from "../../shared/trial-figures.ts";
-import { leaderboardData } from "./leaderboard-cache.ts";
+import { env } from "../../env.ts";
+import { boardPopulations, leaderboardData } from "./leaderboard-cache.ts";
 import { ranked, sameTrialsAs, type CellNumbers, type LeaderboardData, type RatingSummary, type RunMeta, type SmokeRun } from "./leaderboard-data.ts";
+import { choosePopulation, samePopulation, type Population, type PopulationKey } from "./populations.ts";
 
 export const PAGE_SIZE = 50;
 
@@ -69,9 +73,10 @@ export interface Leaderboard {
   page: number;
   pages: number;
   environments: { kind: EnvironmentKind; nodes: number }[];
-  /** the profiles and machine classes with ranked runs (the filters' choices) */
-  profiles: string[];
-  machineClasses: string[];
+  /** the population shown: every rank, tie and ratio is computed within it */
+  population: PopulationKey;
+  /** every population with ranked runs, the shown one included (how many systems each has) */
+  populations: Population[];
   /** recent completed runs without a ranked number (smoke tests): shown under the table, never ranked */
   smoke: SmokeRun[];
 }
@@ -261,12 +266,24 @@ function standings(rows: LeaderboardRow[], key: RateKey): void {
   for (const r of rows) if (r.rates[key] != null && provisional(r.figures[key])) r.standing = { rank: null, tiedWith: 0, provisional: true };
 }
 
+/** The population a filter shows (its own pieces, the rest from the board's default), with every population there is. */
+export async function boardPopulation(
+  db: Db,
+  filter: Pick<LeaderboardFilter, "kind" | "profile" | "machine">,
+): Promise<{ population: PopulationKey; populations: Population[] }> {
+  const populations = await boardPopulations(db);
+  const population = choosePopulation(populations, filter, env.SFBENCH_REFERENCE_MACHINE);
+  const sorted = [...populations].sort((a, b) => Number(samePopulation(b, population)) - Number(samePopulation(a, population)) || b.systems - a.systems);
+  return { population, populations: sorted };
+}
+
 export async function getLeaderboard(db: Db, filter: LeaderboardFilter): Promise<Leaderboard> {
+  const { population, populations } = await boardPopulation(db, filter);
   const data = await leaderboardData(db, {
-    kind: filter.kind === "all" ? undefined : filter.kind,
+    kind: population.kind,
     nodes: filter.nodes,
-    profile: filter.profile === "all" ? undefined : filter.profile,
-    machineClass: filter.machine,
+    profile: population.profile,
+    machineClass: population.machineClass,
   });
   const { rateKeys, focus } = shownCells(filter);
   const dir = filter.dir ?? defaultDir(filter.sort);
@@ -284,8 +301,8 @@ export async function getLeaderboard(db: Db, filter: LeaderboardFilter): Promise
     page,
     pages,
     environments: data.environments,
-    profiles: data.profiles,
-    machineClasses: data.machineClasses,
+    population,
+    populations,
     smoke: data.smoke,
   };
 }
