@@ -139,6 +139,7 @@ export function registerCheckout(db: Db, coPurchase: (productIds: string[]) => P
     const trace = traces.get(orderId);
 
     let items: Item[];
+    let awaited: string | undefined;
     for (;;) {
       const claim = await traced(trace, "cart", "read", cartId, () => txStep(db, "claimCart", (tx) => claimCart(tx, orderId, cartId, userId)));
       if ("refused" in claim) return { ok: false, ...claim };
@@ -146,7 +147,11 @@ export function registerCheckout(db: Db, coPurchase: (productIds: string[]) => P
         items = claim.items;
         break;
       }
+      // A checkout that ended releases the cart in its last step; only one that failed in the system keeps it.
+      if (claim.heldBy === awaited)
+        throw new Error(`cart ${JSON.stringify(cartId)} is still held by checkout ${claim.heldBy}, which ended without releasing it`);
       // Another checkout holds the cart: wait for it to end (its outcome does not matter here), then read the cart again.
+      awaited = claim.heldBy;
       await DBOS.getResult(claim.heldBy).catch(() => null);
     }
 
