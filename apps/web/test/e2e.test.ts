@@ -157,19 +157,21 @@ describe("the portal in Chromium", () => {
     // the machine with the most ranked systems; the campaign's machine is another population, one click away
     expect(await page.textContent("[data-testid=population-shown]")).toMatch(/^local · standard profile · /);
     expect(await page.textContent("[data-testid=other-populations]")).toContain(CAMPAIGN_CLASS);
-    const rows = page.locator("[data-testid=leaderboard] tbody tr");
+    const rows = page.locator("[data-testid=leaderboard] tbody[data-testid=ranked] tr");
     const systems = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-system")));
     expect(systems.sort()).toEqual(["alpha", "alpha", "beta", "gamma"]);
     expect(await page.locator("tr[data-system=alpha] .badge.verified").count()).toBe(2);
     expect(await page.locator("tr[data-system=gamma] .invalid").count()).toBe(1);
-    expect(await page.locator("text=Delta Down").count()).toBe(0);
+    // the failed system is no row of numbers: it stands below the ranked rows with its failed stage
+    expect(await page.locator("[data-testid=leaderboard] tbody[data-testid=ranked] >> text=Delta Down").count()).toBe(0);
+    expect(await page.textContent("[data-testid=unranked] tr[data-system=delta] [data-reasons]")).toMatch(/^failed: failed at verify: /);
     await shot("08-leaderboard");
     await page.click("th >> text=System");
     await page.waitForURL(/sort=system/);
-    const sorted = await page.locator("[data-testid=leaderboard] tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-system")));
+    const sorted = await page.locator("[data-testid=leaderboard] tbody[data-testid=ranked] tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-system")));
     expect(sorted).toEqual(["alpha", "alpha", "beta", "gamma"]);
     await go("/?nodes=2");
-    expect(await page.locator("[data-testid=leaderboard] tbody tr").count()).toBe(1);
+    expect(await page.locator("[data-testid=leaderboard] tbody[data-testid=ranked] tr").count()).toBe(1);
   });
 
   it("ranks a 3-trial campaign by its medians: intervals, n, a tie, the ratio to the reference, error bars on the chart", async () => {
@@ -177,12 +179,12 @@ describe("the portal in Chromium", () => {
     await page.click(`[data-testid=other-populations] a:has-text("${CAMPAIGN_CLASS}")`);
     await page.waitForURL(/[?&]machine=/);
     expect(await page.textContent("[data-testid=population-shown]")).toBe(`local · standard profile · ${CAMPAIGN_CLASS}`);
-    const rows = page.locator("[data-testid=leaderboard] tbody tr");
+    const rows = page.locator("[data-testid=leaderboard] tbody[data-testid=ranked] tr");
     const order = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-system")));
     expect(order.slice(2)).toEqual(["node-postgres"]);
     expect(order.slice(0, 2).sort()).toEqual(["kappa", "lambda"]);
     // kappa and lambda share rank 1, marked tied; the reference is third
-    const ranks = await page.locator("[data-testid=leaderboard] tbody tr td[data-rank]").evaluateAll((tds) => tds.map((td) => td.getAttribute("data-rank")));
+    const ranks = await page.locator("[data-testid=leaderboard] tbody[data-testid=ranked] tr td[data-rank]").evaluateAll((tds) => tds.map((td) => td.getAttribute("data-rank")));
     expect(ranks).toEqual(["1", "1", "3"]);
     expect(await page.locator("[data-testid=leaderboard] .badge.tied").count()).toBe(2);
     // the checkout uniform cell: "median [low, high], n=3", and the ratio to the reference
@@ -195,7 +197,7 @@ describe("the portal in Chromium", () => {
     await shot("08a-leaderboard-campaign");
     // the population the board opens on holds single runs only: each provisional, none ranked, none ranked against the campaign's medians
     await go("/");
-    const single = await page.locator("[data-testid=leaderboard] tbody tr td:nth-child(2)").evaluateAll((tds) => tds.map((td) => td.getAttribute("data-rank")));
+    const single = await page.locator("[data-testid=leaderboard] tbody[data-testid=ranked] tr td:nth-child(2)").evaluateAll((tds) => tds.map((td) => td.getAttribute("data-rank")));
     expect(single.length).toBeGreaterThan(0);
     expect(single.every((r) => r === "provisional")).toBe(true);
   });

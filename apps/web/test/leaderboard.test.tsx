@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { renderToStaticMarkup } from "react-dom/server";
+import { LeaderboardTable } from "../src/components/leaderboard-table.tsx";
 import { getLeaderboard } from "../src/server/queries/leaderboard.ts";
 import { LeaderboardFilter } from "../src/shared/leaderboard-params.ts";
 import { caller } from "./helpers/callers.ts";
@@ -23,7 +25,7 @@ afterAll(async () => {
 const board = (filter: Partial<LeaderboardFilter> = {}) => getLeaderboard(t.db, LeaderboardFilter.parse(filter));
 
 describe("leaderboard", () => {
-  it("has one row per system and environment, from the latest completed run; failed runs never appear", async () => {
+  it("has one row per system and environment, from the latest completed run; a failed run is never a row of numbers", async () => {
     const { rows } = await board();
     expect(rows.map((r) => `${r.slug}@${r.nodes}`).sort()).toEqual(["fast@1", "slow@1", "slow@3"]);
     const fast = rows.find((r) => r.slug === "fast")!;
@@ -66,6 +68,19 @@ describe("leaderboard", () => {
     expect(zipf.focus).toEqual({ workload: "analytics", distribution: "zipf" });
     expect(zipf.rows.map((r) => `${r.slug}@${r.nodes}`).sort()).toEqual(["fast@1", "slow@3"]);
     expect((await board({ workload: "contention" })).rows).toEqual([]);
+  });
+
+  it("keeps what is not ranked visible: a system without a ranked run below the ranked rows with why, a later failed run on the row it follows", async () => {
+    const b = await board();
+    expect(b.unranked.map((u) => [u.slug, u.status, u.reasons])).toEqual([["broken", "failed", ["failed at verify: 12 of 116 conformance checks failed"]]]);
+    const fast = b.rows.find((r) => r.slug === "fast")!;
+    expect(fast.laterUnranked).toMatchObject({ status: "failed", reasons: ["failed at verify: 12 of 116 conformance checks failed"] });
+    expect(fast.laterUnranked!.finishedAt.getTime()).toBeGreaterThan(fast.finishedAt.getTime());
+    expect(b.rows.find((r) => r.slug === "slow" && r.nodes === 1)!.laterUnranked).toBeNull();
+    const html = renderToStaticMarkup(<LeaderboardTable board={b} />);
+    expect(html).toContain('data-unranked="failed"');
+    expect(html).toContain("failed: failed at verify: 12 of 116 conformance checks failed");
+    expect(html).toContain('data-later-unranked="failed"');
   });
 
   it("is served by leaderboard.rows, with bad filters refused by name", async () => {

@@ -40,6 +40,7 @@ describe("XSS", () => {
           focus: null,
           loc: null,
           ratings: null,
+          laterUnranked: null,
           implementation: "idiomatic",
           guarantees: { durability: "durable", consistency: "serializable", messaging: "exactly-once" },
         },
@@ -51,6 +52,20 @@ describe("XSS", () => {
       environments: [],
       population: { kind: "local", profile: "standard", machineClass: '"><script>alert(7)</script>' },
       populations: [{ kind: "local", profile: "standard", machineClass: '"><script>alert(8)</script>', systems: 1, latest: new Date() }],
+      unranked: [
+        {
+          runId: "00000000-0000-4000-8000-000000000002",
+          systemId: "00000000-0000-4000-8000-000000000003",
+          slug: "evil3",
+          name: EVIL,
+          version: "<i>2</i>",
+          environmentKind: "local",
+          nodes: 1,
+          finishedAt: new Date(),
+          status: "failed",
+          reasons: ['failed at verify: "><script>alert(9)</script>'],
+        },
+      ],
       smoke: [{ runId: "00000000-0000-4000-8000-000000000001", slug: "evil2", name: EVIL, version: "<b>1</b>", profile: "quick", finishedAt: new Date() }],
     };
     const html = renderToStaticMarkup(
@@ -62,6 +77,7 @@ describe("XSS", () => {
     );
     expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
     expect(html).toContain("&lt;script&gt;alert(8)&lt;/script&gt;");
+    expect(html).toContain("&lt;script&gt;alert(9)&lt;/script&gt;");
     expect(html).not.toContain("<script");
     expect(html).not.toContain("<img");
   });

@@ -180,7 +180,7 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
               <SortHeader board={board} sort="rating" label="rating" title="mean of programming model and understandability (1-5)" />
             </tr>
           </thead>
-          <tbody>
+          <tbody data-testid="ranked">
             {board.rows.map((row, i) => (
               <tr key={`${row.slug}:${row.environmentKind}:${row.nodes}`} data-system={row.slug}>
                 <td>
@@ -199,6 +199,14 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
                       : " · single run"}
                   </span>
                   <ImplementationBadge cls={row} />
+                  {row.laterUnranked ? (
+                    <>
+                      <br />
+                      <a href={`/runs/${row.laterUnranked.runId}`} className="invalid" data-later-unranked={row.laterUnranked.status}>
+                        {`a later run (${row.laterUnranked.version}, ${fmtDate(row.laterUnranked.finishedAt)}) is not ranked: ${row.laterUnranked.reasons.join("; ")}`}
+                      </a>
+                    </>
+                  ) : null}
                 </td>
                 <td>
                   {fmtEnvironment(row.environmentKind, row.nodes)}
@@ -236,12 +244,38 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
             ))}
             {board.rows.length === 0 ? (
               <tr>
-                <td colSpan={13} className="muted">
-                  No completed runs match these filters.
+                <td colSpan={board.rateKeys.length + 11} className="muted">
+                  No ranked runs match these filters.
                 </td>
               </tr>
             ) : null}
           </tbody>
+          {board.unranked.length > 0 ? (
+            <tbody data-testid="unranked">
+              <tr>
+                <th colSpan={board.rateKeys.length + 11} style={{ textAlign: "left" }}>
+                  Not ranked in this population: their latest run here failed, or has no ranked cell
+                </th>
+              </tr>
+              {board.unranked.map((u) => (
+                <tr key={`${u.slug}:${u.environmentKind}:${u.nodes}`} data-system={u.slug} data-unranked={u.status}>
+                  <td />
+                  <td className="muted">–</td>
+                  <td>
+                    <a href={`/systems/${encodeURIComponent(u.slug)}`}>{u.name}</a>
+                    <br />
+                    <a href={`/runs/${u.runId}`} className="muted">{`${u.slug} ${u.version}`}</a>
+                    <span className="muted">{` · ${fmtDate(u.finishedAt)}`}</span>
+                  </td>
+                  <td>{fmtEnvironment(u.environmentKind, u.nodes)}</td>
+                  <td colSpan={board.rateKeys.length + 7} className="muted" data-reasons>
+                    {u.status === "failed" ? "failed: " : "not ranked: "}
+                    {u.reasons.join("; ")}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          ) : null}
         </table>
         {board.rows.length > 1 ? (
           <>

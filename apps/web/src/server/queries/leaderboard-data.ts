@@ -168,9 +168,74 @@ export interface SmokeRun {
 
 export const SMOKE_LIMIT = 10;
 
+/**
+ * A system's latest attempt in the population when it is not a ranked run:
+ * a failed run, or a completed one without a ranked cell (an invalid cell, a
+ * coarse knee, anomalies found by the audit). Shown below the ranked rows
+ * with why, or on the system's row when the row's ranked run is older: a
+ * failed audit never hides behind an earlier ranked number.
+ */
+export interface UnrankedAttempt {
+  runId: string;
+  systemId: string;
+  slug: string;
+  name: string;
+  version: string;
+  environmentKind: EnvironmentKind;
+  nodes: number;
+  finishedAt: Date;
+  status: "completed" | "failed";
+  /** why it is not ranked, in the words of the run page: the failed stage and its message, or each cell's reason */
+  reasons: string[];
+}
+
+/** Per (environment, nodes, system) of the population, the latest run that ended (completed or failed), when it has no ranked cell. */
+async function latestUnranked(db: Db, filter: BoardFilter): Promise<UnrankedAttempt[]> {
+  // a run that failed before the machine was described has no machine class: it belongs to every machine of its kind and profile
+  const machine =
+    filter.machineClass === undefined
+      ? Prisma.empty
+      : filter.machineClass === null
+        ? Prisma.sql`AND r."machineClass" IS NULL`
+        : Prisma.sql`AND (r."machineClass" = ${filter.machineClass} OR (r.status = 'failed' AND r."machineClass" IS NULL))`;
+  const where = [Prisma.sql`r.status IN ('completed', 'failed')`, Prisma.sql`r."finishedAt" IS NOT NULL`];
+  if (filter.kind) where.push(Prisma.sql`r."environmentKind" = ${filter.kind}::"EnvironmentKind"`);
+  if (filter.nodes !== undefined) where.push(Prisma.sql`r.nodes = ${filter.nodes}`);
+  if (filter.profile) where.push(Prisma.sql`r.profile::text = ${filter.profile}`);
+  const latest = await db.$queryRaw<
+    (Omit<UnrankedAttempt, "reasons"> & { ranked: boolean; errorStage: string | null; errorMessage: string | null })[]
+  >`
+    SELECT * FROM (
+      SELECT DISTINCT ON (r."environmentKind", r.nodes, r."systemId")
+        r.id AS "runId", r."systemId", s.slug, s.name, v.version, r."environmentKind", r.nodes, r."finishedAt", r.status::text AS status,
+        r."errorStage", r."errorMessage", (r.status = 'completed' AND ${HAS_RANKED_CELL}) AS ranked
+      FROM "Run" r JOIN "System" s ON s.id = r."systemId" JOIN "TargetVersion" v ON v.id = r."targetVersionId"
+      WHERE ${Prisma.join(where, " AND ")} ${machine}
+      ORDER BY r."environmentKind", r.nodes, r."systemId", r."finishedAt" DESC
+    ) latest WHERE NOT ranked`;
+  if (!latest.length) return [];
+  const completed = latest.filter((l) => l.status === "completed").map((l) => l.runId);
+  const cells = completed.length
+    ? await db.$queryRaw<{ runId: string; workload: string; distribution: string; invalidReason: string | null; unrankedBecause: string | null }[]>`
+        SELECT "runId", workload::text, distribution::text, "invalidReason", "unrankedBecause" FROM "CellResult"
+        WHERE "runId" = ANY(${completed}::uuid[]) ORDER BY workload, distribution`
+    : [];
+  return latest.map(({ ranked: _ranked, errorStage, errorMessage, ...run }) => {
+    const reasons =
+      run.status === "failed"
+        ? [`failed at ${errorStage ?? "an unknown stage"}: ${(errorMessage ?? "no message").slice(0, 300)}`]
+        : cells
+            .filter((c) => c.runId === run.runId)
+            .map((c) => `${c.workload} ${c.distribution}: ${c.invalidReason ? `invalid, ${c.invalidReason}` : (c.unrankedBecause ?? "not ranked")}`);
+    return { ...run, reasons: reasons.length ? reasons : ["completed without a measured cell"] };
+  });
+}
+
 export interface LeaderboardData {
   /** the latest completed runs that have no ranked cell (smoke tests), newest first */
   smoke: SmokeRun[];
+  /** each system's latest attempt in the population when it is not ranked (failed, or no ranked cell) */
+  unranked: UnrankedAttempt[];
   runs: RunMeta[];
   cells: Map<string, CellNumbers[]>;
   ratings: Map<string, RatingSummary>;
@@ -182,7 +247,7 @@ export interface LeaderboardData {
 }
 
 export async function readLeaderboardData(db: Db, filter: BoardFilter): Promise<LeaderboardData> {
-  const [latest, environments, smoke] = await Promise.all([
+  const [latest, environments, smoke, unranked] = await Promise.all([
     latestRankedRuns(db, filter),
     db.$queryRaw<{ kind: EnvironmentKind; nodes: number }[]>`
       SELECT DISTINCT r."environmentKind" AS kind, r.nodes FROM "Run" r WHERE r.status = 'completed' AND ${HAS_RANKED_CELL} ORDER BY 1, 2`,
@@ -191,8 +256,9 @@ export async function readLeaderboardData(db: Db, filter: BoardFilter): Promise<
       FROM "Run" r JOIN "System" s ON s.id = r."systemId" JOIN "TargetVersion" v ON v.id = r."targetVersionId"
       WHERE r.status = 'completed' AND NOT ${HAS_RANKED_CELL}
       ORDER BY r."finishedAt" DESC LIMIT ${SMOKE_LIMIT}`,
+    latestUnranked(db, filter),
   ]);
-  const empty = { smoke, environments, trials: [], trialCells: new Map() };
+  const empty = { smoke, unranked, environments, trials: [], trialCells: new Map() };
   if (latest.length === 0) return { ...empty, runs: [], cells: new Map(), ratings: new Map() };
   const runIds = latest.map((r) => r.runId);
   const systemIds = [...new Set(latest.map((r) => r.systemId))];

@@ -19,7 +19,16 @@ import { defaultDir, RATE_KEYS, shownCells, type LeaderboardFilter, type RateKey
 import { provisional, REFERENCE_TARGET, trialFigure, type TrialFigure, type TrialValue } from "../../shared/trial-figures.ts";
 import { env } from "../../env.ts";
 import { boardPopulations, leaderboardData } from "./leaderboard-cache.ts";
-import { ranked, sameTrialsAs, type CellNumbers, type LeaderboardData, type RatingSummary, type RunMeta, type SmokeRun } from "./leaderboard-data.ts";
+import {
+  ranked,
+  sameTrialsAs,
+  type CellNumbers,
+  type LeaderboardData,
+  type RatingSummary,
+  type RunMeta,
+  type SmokeRun,
+  type UnrankedAttempt,
+} from "./leaderboard-data.ts";
 import { choosePopulation, samePopulation, type Population, type PopulationKey } from "./populations.ts";
 
 export const PAGE_SIZE = 50;
@@ -59,6 +68,8 @@ export interface LeaderboardRow extends ImplementationClass {
   focus: Pick<CellNumbers, "p50" | "p99" | "errorRate" | "throughputPerCore" | "anomaliesTotal"> | null;
   loc: { app: number; gateway: number } | null;
   ratings: RatingSummary | null;
+  /** the system's latest attempt here, when it came after the ranked run shown and is not ranked (failed, anomalies, ...) */
+  laterUnranked: UnrankedAttempt | null;
 }
 
 export interface Leaderboard {
@@ -79,6 +90,8 @@ export interface Leaderboard {
   populations: Population[];
   /** recent completed runs without a ranked number (smoke tests): shown under the table, never ranked */
   smoke: SmokeRun[];
+  /** systems of the population with no ranked run in it: below the ranked rows, each with why */
+  unranked: UnrankedAttempt[];
 }
 
 function locTotals(loc: LocCounts | null): LeaderboardRow["loc"] {
@@ -179,6 +192,10 @@ function toRow(data: LeaderboardData, run: RunMeta, cells: CellNumbers[], rating
       : null,
     loc: locTotals(run.loc),
     ratings: ratings ?? null,
+    laterUnranked:
+      data.unranked.find(
+        (u) => u.systemId === run.systemId && u.environmentKind === run.environmentKind && u.nodes === run.nodes && u.finishedAt > run.finishedAt,
+      ) ?? null,
   };
 }
 
@@ -277,6 +294,14 @@ export async function boardPopulation(
   return { population, populations: sorted };
 }
 
+/** The population's systems (per environment) that have no ranked run in it, by name. */
+function unrankedBelow(data: LeaderboardData): UnrankedAttempt[] {
+  const shown = new Set(data.runs.map((r) => `${r.systemId}:${r.environmentKind}:${r.nodes}`));
+  return data.unranked
+    .filter((u) => !shown.has(`${u.systemId}:${u.environmentKind}:${u.nodes}`))
+    .sort((a, b) => a.name.localeCompare(b.name) || a.nodes - b.nodes);
+}
+
 export async function getLeaderboard(db: Db, filter: LeaderboardFilter): Promise<Leaderboard> {
   const { population, populations } = await boardPopulation(db, filter);
   const data = await leaderboardData(db, {
@@ -304,5 +329,6 @@ export async function getLeaderboard(db: Db, filter: LeaderboardFilter): Promise
     population,
     populations,
     smoke: data.smoke,
+    unranked: unrankedBelow(data),
   };
 }
