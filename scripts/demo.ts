@@ -2,7 +2,7 @@
  * npm run demo: the whole system on one machine, used the way a person would.
  * Starts the services, a local SMTP server (messages in .sfbench/mail/*.eml),
  * the portal and the worker; creates a demo account (the portal's operator,
- * its address verified with the mailed link) and an API token; registers
+ * set up through the link `npm run operator` prints) and an API token; registers
  * every bundled target with `sfbench submit --register-only` and queues one
  * campaign over them with `sfbench campaign --server`: n = 3 trials of each
  * system in randomised interleaved rounds, for the original benchmark's two
@@ -36,9 +36,9 @@ import { parseArgs } from "node:util";
 import { WORKLOADS, type ProgressEvent, type ResultDocument } from "@sfbench/core";
 import { findTarget, listTargets } from "@sfbench/provider-local";
 import { up, type ServiceName } from "@sfbench/services";
-import { linkIn, startMailSink, type MailSink } from "../apps/web/scripts/mail-sink.ts";
+import { startMailSink, type MailSink } from "../apps/web/scripts/mail-sink.ts";
 import { ensureBuild } from "../apps/web/scripts/server.ts";
-import { demoAccount, demoCredentials } from "./lib/demo-account.ts";
+import { demoAccount, demoCredentials, operatorLink } from "./lib/demo-account.ts";
 import { campaignTiming, observe, timingTable, type TrialClock } from "./lib/demo-timing.ts";
 import { IMAGE_DEMO, prepareImageSubmission } from "./lib/demo-image.ts";
 import { systemVerdict } from "./lib/demo-verdict.ts";
@@ -260,14 +260,10 @@ async function main(): Promise<void> {
   say(`  worker started (log ${worker.log})`);
 
   say("== demo account");
-  const sink = mail;
-  const account = await demoAccount(server, credentials, async (email) => {
-    const received = await sink.next(email);
-    say(`  verification mail: ${received.file}`);
-    return linkIn(received, "/verify-email");
-  });
+  const account = await demoAccount(server, credentials, (email) => operatorLink(server, email));
   say(`  email ${account.email}, password ${account.password} (the portal's operator: SFBENCH_OPERATOR_EMAIL)`);
-  if (account.verifiedWith) say(`  address verified with the mailed link ${account.verifiedWith}`);
+  if (account.setUpWith)
+    say(`  set up as an operator sets up the account: npm run operator -w @sfbench/web -- --email ${account.email}, then its link ${account.setUpWith}`);
   say(`  API token: ${account.token}`);
   say(`  try: SFBENCH_TOKEN=${account.token} npx sfbench submit --manifest packages/targets/node-postgres/target.json --server ${server}`);
 

@@ -1,12 +1,14 @@
 /**
- * The demo account: signed up and signed in through the portal's API like a
- * person would (password kept in .sfbench/demo-account.json), its address
- * verified through the link the portal mailed (the demo's portal names it its
- * operator, so it may submit the bundled targets), then an API token for the CLI.
+ * The demo account: the portal's operator (the demo's portal names it so: it
+ * submits the bundled targets), made as an operator makes it: `npm run
+ * operator` prints a one-time link on the portal's machine and the account's
+ * password (kept in .sfbench/demo-account.json) is set through it; later demos
+ * sign in with it. Then an API token for the CLI.
  */
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 
 interface Account {
   email: string;
@@ -37,43 +39,50 @@ export function demoCredentials(file: string): Account {
 }
 
 /**
- * Signs the account in (signing it up first when needed) and verifies its
- * address when it is not: `verificationLink` returns the link of the next
- * verification mail to the address (the demo reads it from its SMTP server).
+ * The link `npm run operator` prints for `email` on the portal `server`, for
+ * the portal's database (`databaseUrl`, else the environment's DATABASE_URL
+ * or the local `sfbench` database, as the portal's).
+ */
+export function operatorLink(server: string, email: string, databaseUrl?: string): string {
+  const root = join(import.meta.dirname, "../..");
+  const out = execFileSync(process.execPath, ["--import", "tsx", join(root, "apps/web/scripts/operator.ts"), "--email", email, "--origin", server], {
+    cwd: root,
+    env: { ...process.env, SFBENCH_OPERATOR_EMAIL: email, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const link = /^\S+\/operator-setup\?token=\S+$/m.exec(out)?.[0];
+  if (!link) throw new Error(`npm run operator printed no link:\n${out}`);
+  return link;
+}
+
+/**
+ * Signs the operator's account in, and when it is not the operator's yet (a
+ * first demo, or an account an older demo signed up) takes it through the
+ * link `link` returns, with the account's password; then makes an API token.
  */
 export async function demoAccount(
   server: string,
   account: Account,
-  verificationLink: (email: string) => Promise<string>,
-): Promise<{ email: string; password: string; token: string; verifiedWith?: string }> {
-  // sign-up answers the same for a new and an existing email and signs nobody in: sign in, and sign up first when that fails
-  let signedUp = false;
+  link: (email: string) => string | Promise<string>,
+): Promise<{ email: string; password: string; token: string; setUpWith?: string }> {
   let session = await mutation(server, "auth.signIn", account);
-  if (session.status === 401) {
-    const signUp = await mutation(server, "auth.signUp", account);
-    if (signUp.status !== 200) throw new Error(`could not sign up the demo account: ${signUp.error?.message ?? signUp.status}`);
-    signedUp = true;
-    session = await mutation(server, "auth.signIn", account);
+  const me =
+    session.status === 200
+      ? await fetch(`${server}/api/trpc/auth.me`, { headers: { cookie: session.cookie } }).then(
+          (r) => r.json() as Promise<{ result?: { data?: { operator?: boolean } } }>,
+        )
+      : undefined;
+  let setUpWith: string | undefined;
+  if (!me?.result?.data?.operator) {
+    setUpWith = await link(account.email);
+    const token = new URL(setUpWith).searchParams.get("token") ?? "";
+    session = await mutation(server, "auth.claimOperator", { token, password: account.password });
+    if (session.status !== 200) throw new Error(`could not set up the operator's account: ${session.error?.message ?? session.status}`);
   }
   if (!session.cookie) throw new Error(`could not sign in the demo account: ${session.error?.message ?? session.status}`);
-  const me = await fetch(`${server}/api/trpc/auth.me`, { headers: { cookie: session.cookie } }).then(
-    (r) => r.json() as Promise<{ result?: { data?: { emailVerified?: boolean } } }>,
-  );
-  let verifiedWith: string | undefined;
-  if (!me.result?.data?.emailVerified) {
-    // a new account was mailed its link at sign-up; an existing one asks for another
-    if (!signedUp) {
-      const resend = await mutation(server, "auth.resendVerification", {}, session.cookie);
-      if (resend.status !== 200) throw new Error(`could not send the demo account a verification link: ${resend.error?.message ?? resend.status}`);
-    }
-    verifiedWith = await verificationLink(account.email);
-    const token = new URL(verifiedWith).searchParams.get("token") ?? "";
-    // a link verifies its account only for the account's signed-in owner
-    const verified = await mutation(server, "auth.verifyEmail", { token }, session.cookie);
-    if (verified.status !== 200) throw new Error(`could not verify the demo account's address: ${verified.error?.message ?? verified.status}`);
-  }
   const token = await mutation(server, "tokens.create", { name: `demo ${new Date().toISOString()}` }, session.cookie);
   const value = (token.data as { token?: string } | undefined)?.token;
   if (!value) throw new Error(`could not create an API token: ${token.error?.message ?? token.status}`);
-  return { ...account, token: value, ...(verifiedWith ? { verifiedWith } : {}) };
+  return { ...account, token: value, ...(setUpWith ? { setUpWith } : {}) };
 }

@@ -24,7 +24,7 @@ describe("accounts", () => {
     const setCookie = anon.resHeaders.getSetCookie()[0]!;
     expect(setCookie).toMatch(/^sfbench_session=[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
     const { api } = await caller(t.db, { headers: { cookie: cookieFrom(anon.resHeaders) } });
-    expect(await api.auth.me()).toEqual({ id: user.id, email: "ada@example.com", emailVerified: false });
+    expect(await api.auth.me()).toEqual({ id: user.id, email: "ada@example.com", emailVerified: false, operator: false });
   });
 
   it("stores the password hashed with argon2id and the session only as a digest", async () => {

@@ -10,9 +10,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@sfbench/db";
-import { linkIn, startMailSink, type MailSink } from "../../web/scripts/mail-sink.ts";
+import { startMailSink, type MailSink } from "../../web/scripts/mail-sink.ts";
 import { ensureBuild, startServer, type RunningServer } from "../../web/scripts/server.ts";
-import { demoAccount, demoCredentials } from "../../../scripts/lib/demo-account.ts";
+import { demoAccount, demoCredentials, operatorLink } from "../../../scripts/lib/demo-account.ts";
 import { BUNDLED_TARGETS, freshDb, startWorkerProcess, tempDir, uniqueQueue } from "./helpers.ts";
 
 const CLI = fileURLToPath(new URL("../../../packages/cli/bin/sfbench.mjs", import.meta.url));
@@ -42,7 +42,7 @@ beforeAll(async () => {
   const fresh = await freshDb();
   db = fresh.db;
   ensureBuild();
-  // the account is the portal's operator (bundled targets' names are reserved for it), verified with the link its SMTP server received
+  // the account is the portal's operator (bundled targets' names are reserved for it), set up through the link `npm run operator` prints
   mail = await startMailSink({ dir: tempDir("sfbench-e2e-mail-") });
   const account = demoCredentials(join(tempDir("sfbench-e2e-account-"), "account.json"));
   server = await startServer({
@@ -50,7 +50,7 @@ beforeAll(async () => {
     env: { SFBENCH_OPERATOR_EMAIL: account.email, SFBENCH_SMTP_HOST: mail.host, SFBENCH_SMTP_PORT: String(mail.port) },
   });
   worker = startWorkerProcess({ DATABASE_URL: fresh.url, SFBENCH_QUEUE: uniqueQueue(), SFBENCH_RESULTS_DIR: tempDir("sfbench-e2e-results-") });
-  ({ token } = await demoAccount(server.url, account, async (email) => linkIn(await mail.next(email), "/verify-email")));
+  ({ token } = await demoAccount(server.url, account, (email) => operatorLink(server.url, email, fresh.url)));
 }, 600_000);
 
 afterAll(async () => {

@@ -15,9 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseResult } from "@sfbench/core";
 import type { Db } from "@sfbench/db";
 import { runContainers } from "@sfbench/provider-container";
-import { linkIn, startMailSink, type MailSink } from "../../web/scripts/mail-sink.ts";
+import { startMailSink, type MailSink } from "../../web/scripts/mail-sink.ts";
 import { ensureBuild, startServer, type RunningServer } from "../../web/scripts/server.ts";
-import { demoAccount, demoCredentials } from "../../../scripts/lib/demo-account.ts";
+import { demoAccount, demoCredentials, operatorLink } from "../../../scripts/lib/demo-account.ts";
 import { IMAGE_DEMO, prepareImageSubmission, type ImageSubmission } from "../../../scripts/lib/demo-image.ts";
 import { installPackedCli, type TeamNpx } from "../../../packages/cli/test/team.ts";
 import { freshDb, startWorkerProcess, tempDir, uniqueQueue } from "./helpers.ts";
@@ -62,7 +62,7 @@ beforeAll(async () => {
     env: { SFBENCH_OPERATOR_EMAIL: account.email, SFBENCH_SMTP_HOST: mail.host, SFBENCH_SMTP_PORT: String(mail.port), SFBENCH_DATA_DIR: join(home, "portal") },
   });
   worker = startWorkerProcess({ DATABASE_URL: fresh.url, SFBENCH_QUEUE: uniqueQueue(), SFBENCH_RESULTS_DIR: join(home, "results") });
-  ({ token } = await demoAccount(server.url, account, async (email) => linkIn(await mail.next(email), "/verify-email")));
+  ({ token } = await demoAccount(server.url, account, (email) => operatorLink(server.url, email, fresh.url)));
 }, 1_200_000);
 
 afterAll(async () => {

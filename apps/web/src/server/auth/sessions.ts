@@ -11,6 +11,8 @@ export interface SessionUser {
   email: string;
   /** null until the owner followed a verification link (auth/email-verification.ts) */
   emailVerifiedAt: Date | null;
+  /** set when the account was taken through an operator link (operator/setup.ts) */
+  operatorSince: Date | null;
 }
 
 export async function createSession(db: Db, userId: string, now = new Date()): Promise<{ secret: string; maxAge: number }> {
@@ -23,7 +25,7 @@ export async function createSession(db: Db, userId: string, now = new Date()): P
 export async function findSessionUser(db: Db, secret: string, now = new Date()): Promise<SessionUser | null> {
   const session = await db.session.findUnique({
     where: { tokenHash: hashSecret(secret) },
-    select: { expiresAt: true, user: { select: { id: true, email: true, emailVerifiedAt: true } } },
+    select: { expiresAt: true, user: { select: { id: true, email: true, emailVerifiedAt: true, operatorSince: true } } },
   });
   return session && session.expiresAt > now ? session.user : null;
 }

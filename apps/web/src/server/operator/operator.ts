@@ -1,7 +1,8 @@
 /**
- * The operator: the account whose email is SFBENCH_OPERATOR_EMAIL, once that
- * address is verified (so nobody who signs up with the address first becomes
- * the operator). The bundled targets' names belong to the operator: another
+ * The operator: the account whose email is SFBENCH_OPERATOR_EMAIL, once the
+ * operator took it through a link `npm run operator` printed on the portal's
+ * machine (setup.ts); nobody who signs up with the address first becomes the
+ * operator, and sign-up refuses that address anyway. The bundled targets' names belong to the operator: another
  * account submitting one is refused (403, which `sfbench submit` reports as
  * exit 4), and the operator's submission takes the system over, whether the
  * worker created it (no owner) or an account claimed it before names were
@@ -13,8 +14,8 @@ import type { SessionUser } from "../auth/sessions.ts";
 import { fieldError } from "../trpc/errors.ts";
 import { bundledTargetNames } from "./bundled.ts";
 
-export function isOperator(user: Pick<SessionUser, "email" | "emailVerifiedAt">, operatorEmail: string | null): boolean {
-  return operatorEmail !== null && user.email === operatorEmail && user.emailVerifiedAt !== null;
+export function isOperator(user: Pick<SessionUser, "email" | "operatorSince">, operatorEmail: string | null): boolean {
+  return operatorEmail !== null && user.email === operatorEmail && user.operatorSince !== null;
 }
 
 /**
@@ -36,7 +37,7 @@ export async function reserveBundledName(
   if (!isOperator(user, operatorEmail)) {
     const why =
       operatorEmail !== null && user.email === operatorEmail
-        ? " (this is the operator's address, but it is not verified yet: follow the link mailed to it)"
+        ? " (this is the operator's address, but this account was not set up through an operator link: run `npm run operator -w @sfbench/web -- --email <address>` on the portal's machine and follow the link it prints)"
         : "";
     throw fieldError("name", `the name "${name}" is a bundled target and belongs to the operator${why}; choose another name`, "FORBIDDEN");
   }

@@ -9,7 +9,11 @@
  * new account or for the owner of an existing one. A new account is mailed a
  * verification link (in the background, so that the answer takes as long as
  * for an existing email); `resendVerification` mails another, and
- * `verifyEmail` follows one (auth/email-verification.ts).
+ * `verifyEmail` follows one (auth/email-verification.ts). The operator's
+ * address (SFBENCH_OPERATOR_EMAIL) cannot sign up: its account is made
+ * through a link `npm run operator` prints on the portal's machine
+ * (`claimOperator`, operator/setup.ts), so nobody can hold it by signing up
+ * first.
  */
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
@@ -17,10 +21,13 @@ import { sessionCookie } from "../auth/cookies.ts";
 import { deviceOf, issueDeviceCookie } from "../auth/device-cookies.ts";
 import { sendVerification, verifyEmail } from "../auth/email-verification.ts";
 import { dummyHash, hashPassword, verifyPassword } from "../auth/password.ts";
+import { claimOperator } from "../operator/setup.ts";
+import { isOperator } from "../operator/operator.ts";
 import { createSession, deleteSession } from "../auth/sessions.ts";
 import { attemptSucceeded, beginAttempt } from "../auth/throttle.ts";
 import { listenOrigin } from "../portal-settings.ts";
 import type { Context } from "../trpc/context.ts";
+import { fieldError } from "../trpc/errors.ts";
 import { protectedProcedure, publicProcedure, router } from "../trpc/init.ts";
 
 const Email = z
@@ -45,6 +52,12 @@ async function signIn(ctx: Context, userId: string) {
 export const authRouter = router({
   signUp: publicProcedure.input(Credentials).mutation(async ({ ctx, input }) => {
     await beginAttempt(ctx.db, { action: "sign-up", email: input.email, address: ctx.address }, ctx.limits);
+    if (ctx.portal.operatorEmail !== null && input.email === ctx.portal.operatorEmail)
+      throw fieldError(
+        "email",
+        "this is the portal operator's address: its account is made on the portal's machine with `npm run operator -w @sfbench/web -- --email <address>`, through the link it prints",
+        "FORBIDDEN",
+      );
     const passwordHash = await hashPassword(input.password);
     // an existing email is left as it is (its password unchanged), with the same answer
     const created = await ctx.db.user.createManyAndReturn({
@@ -82,7 +95,20 @@ export const authRouter = router({
     return { ok: true };
   }),
 
-  me: publicProcedure.query(({ ctx }) => (ctx.user ? { id: ctx.user.id, email: ctx.user.email, emailVerified: ctx.user.emailVerifiedAt !== null } : null)),
+  me: publicProcedure.query(({ ctx }) =>
+    ctx.user
+      ? { id: ctx.user.id, email: ctx.user.email, emailVerified: ctx.user.emailVerifiedAt !== null, operator: isOperator(ctx.user, ctx.portal.operatorEmail) }
+      : null,
+  ),
+
+  /** Follows an operator link (`npm run operator`): the account of its address gets this password and is the operator's; signs it in. */
+  claimOperator: publicProcedure
+    .input(z.object({ token: z.string().min(1, { message: "is required" }).max(200), password: Password }))
+    .mutation(async ({ ctx, input }) => {
+      const { userId, email } = await claimOperator(ctx.db, input.token, input.password);
+      await signIn(ctx, userId);
+      return { email, operator: ctx.portal.operatorEmail === email };
+    }),
 
   /** Mails a new verification link to the signed-in account's address (at most SFBENCH_VERIFICATION_EMAILS_PER_HOUR an hour). */
   resendVerification: protectedProcedure.mutation(async ({ ctx }) => {
