@@ -98,6 +98,28 @@ describe("the board of campaigns", () => {
     expect(rows.find((r) => r.slug === "solo")!.figures["checkout.uniform"]).toMatchObject({ n: 1, interval: null });
   });
 
+  it("gives p50, p99 and per-core figures as medians of the same trials with intervals, and ranks by them with ties", async () => {
+    const byP99 = await board({ sort: "p99" });
+    const alpha = byP99.rows.find((r) => r.slug === "alpha")!;
+    const runs = await t.db.run.findMany({
+      where: { system: { slug: "alpha" }, campaignId: { not: null } },
+      include: { cells: true },
+      orderBy: [{ trial: "asc" }, { attempt: "desc" }],
+    });
+    const counted = runs.filter((r, i) => i === 0 || runs[i - 1]!.trial !== r.trial);
+    const p99s = counted.map((r) => r.cells.find((c) => c.workload === "checkout" && c.distribution === "uniform")!.p99!);
+    expect(alpha.focusFigures.p99).toMatchObject({ n: 3, median: summarize(p99s).median, interval: summarize(p99s).interval });
+    expect(alpha.focus!.p99).toBe(summarize(p99s).median);
+    // lowest p99 first; campaign rows ranked (ties share a rank), the single run provisional
+    const ranked = byP99.rows.filter((r) => r.standing && !r.standing.provisional);
+    expect(ranked.map((r) => r.slug).sort()).toEqual(["alpha", "beta", "gamma", "node-postgres"]);
+    expect(ranked[0]!.standing!.rank).toBe(1);
+    expect(ranked.map((r) => r.focus!.p99!)).toEqual([...ranked.map((r) => r.focus!.p99!)].sort((a, b) => a - b));
+    expect(byP99.rows.find((r) => r.slug === "solo")!.standing).toEqual({ rank: null, tiedWith: 0, provisional: true });
+    const byCore = await board({ sort: "throughputPerCore" });
+    expect(byCore.rows.find((r) => r.slug === "alpha")!.standing?.rank).toBeGreaterThanOrEqual(1);
+  });
+
   it("gives each system its ratio to the reference from the same rounds, with its interval", async () => {
     const { rows } = await board();
     const gamma = rows.find((r) => r.slug === "gamma")!.figures["checkout.uniform"]!;

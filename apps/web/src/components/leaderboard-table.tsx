@@ -2,7 +2,7 @@
  * The leaderboard table: sortable by any column through links (the sort is in the URL), best first by default.
  * Plain <a> links: a page of 100 rows must not make Next prefetch 300 pages.
  */
-import { PAGE_SIZE, type Leaderboard, type LeaderboardRow } from "../server/queries/leaderboard.ts";
+import { PAGE_SIZE, type FocusMetric, type Leaderboard, type LeaderboardRow } from "../server/queries/leaderboard.ts";
 import { fmtDate, fmtEnvironment, fmtMs, fmtNumber, fmtPercent, fmtRate, fmtResolution, rateUnit } from "../shared/format.ts";
 import { compareHref } from "../shared/compare-params.ts";
 import { fmtFigure, fmtInterval, fmtRatio } from "../shared/format-figure.ts";
@@ -108,6 +108,20 @@ function RateCell({ row, k }: { row: LeaderboardRow; k: RateKey }) {
           </span>
         </>
       )}
+    </td>
+  );
+}
+
+/** A focus figure: the median across the counted trials, with its interval and n when there are several. */
+function FocusCell({ row, metric, format }: { row: LeaderboardRow; metric: FocusMetric; format: (v: number | null | undefined) => string }) {
+  const f = row.focusFigures[metric];
+  const value = row.focus?.[metric];
+  if (!f || f.n < 2) return <td className="num">{format(value)}</td>;
+  return (
+    <td className="num" data-focus={metric} title={`median of ${f.n} trials (min ${format(f.min)}, max ${format(f.max)})`}>
+      {format(value)}
+      <br />
+      <span className="muted figure">{f.interval ? `[${format(f.interval.low)}, ${format(f.interval.high)}], n=${f.n}` : `n=${f.n}`}</span>
     </td>
   );
 }
@@ -222,10 +236,10 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
                 {board.rateKeys.map((k) => (
                   <RateCell key={k} row={row} k={k} />
                 ))}
-                <td className="num">{fmtMs(row.focus?.p50)}</td>
-                <td className="num">{fmtMs(row.focus?.p99)}</td>
+                <FocusCell row={row} metric="p50" format={fmtMs} />
+                <FocusCell row={row} metric="p99" format={fmtMs} />
                 <td className="num">{fmtPercent(row.focus?.errorRate)}</td>
-                <td className="num">{fmtNumber(row.focus?.throughputPerCore)}</td>
+                <FocusCell row={row} metric="throughputPerCore" format={(v) => fmtNumber(v)} />
                 <td className="num">{fmtNumber(row.focus?.anomaliesTotal, 0)}</td>
                 <td className="num" title={row.loc ? `app ${row.loc.app}, gateway ${row.loc.gateway}` : "not counted"}>
                   {row.loc ? fmtNumber(row.loc.app + row.loc.gateway, 0) : "—"}

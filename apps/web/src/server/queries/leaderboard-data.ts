@@ -81,6 +81,10 @@ export interface TrialCell {
   distribution: string;
   ranked: boolean;
   sustainableRate: number | null;
+  /** the stable phase at 80% of the trial's own knee */
+  p50: number | null;
+  p99: number | null;
+  throughputPerCore: number | null;
 }
 
 export interface BoardFilter {
@@ -285,7 +289,8 @@ export async function readLeaderboardData(db: Db, filter: BoardFilter): Promise<
              count(*)::int AS count
       FROM "Rating" WHERE "systemId" = ANY(${systemIds}::uuid[]) AND ${ratingCountsSql()} GROUP BY "systemId"`,
     db.$queryRaw<(TrialCell & { runId: string })[]>`
-      SELECT "runId", workload::text, distribution::text, ranked, "sustainableRate" FROM "CellResult" WHERE "runId" = ANY(${trialIds}::uuid[])`,
+      SELECT "runId", workload::text, distribution::text, ranked, "sustainableRate", p50, p99, "throughputPerCore"
+      FROM "CellResult" WHERE "runId" = ANY(${trialIds}::uuid[])`,
   ]);
   const metaById = new Map(meta.map((m) => [m.runId, m]));
   const runs = latest.flatMap((l): RunMeta[] => {

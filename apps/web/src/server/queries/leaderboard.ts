@@ -33,6 +33,11 @@ import { choosePopulation, samePopulation, type Population, type PopulationKey }
 
 export const PAGE_SIZE = 50;
 
+/** The focus cell's figures that are medians across trials, and so ranked with ties like the rates. */
+export const FOCUS_METRICS = ["p50", "p99", "throughputPerCore"] as const;
+export type FocusMetric = (typeof FOCUS_METRICS)[number];
+const isFocusMetric = (key: string): key is FocusMetric => (FOCUS_METRICS as readonly string[]).includes(key);
+
 export interface LeaderboardRow extends ImplementationClass {
   slug: string;
   name: string;
@@ -64,8 +69,14 @@ export interface LeaderboardRow extends ImplementationClass {
   invalid: Partial<Record<RateKey, string>>;
   /** valid cells whose knee is not known to 10% (smoke tests): on the run page only; why */
   smoke: Partial<Record<RateKey, string>>;
-  /** p50/p99/error rate/throughput per core/anomalies of the focus cell (stable load at 80%) */
+  /**
+   * p50/p99/error rate/throughput per core/anomalies of the focus cell (stable
+   * load at 80%); p50, p99 and per core are the medians of the campaign's
+   * counted trials, like the rates
+   */
   focus: Pick<CellNumbers, "p50" | "p99" | "errorRate" | "throughputPerCore" | "anomaliesTotal"> | null;
+  /** per focus figure: n, median, min, max and 95% interval across the counted trials (one run: provisional) */
+  focusFigures: Partial<Record<FocusMetric, TrialFigure>>;
   loc: { app: number; gateway: number } | null;
   ratings: RatingSummary | null;
   /** the system's latest attempt here, when it came after the ranked run shown and is not ranked (failed, anomalies, ...) */
@@ -138,6 +149,23 @@ export function runFigures(data: LeaderboardData, run: RunMeta): Partial<Record<
   return figures;
 }
 
+/** The focus cell's p50, p99 and per-core figures across the row's counted trials (ranked cells only), else the run's own. */
+function focusTrialFigures(data: LeaderboardData, run: RunMeta, cell: CellNumbers, focusKey: string): LeaderboardRow["focusFigures"] {
+  const trials = run.campaignId ? data.trials.filter((t) => t.slug === run.slug && sameTrialsAs(run, t)) : [];
+  const figures: LeaderboardRow["focusFigures"] = {};
+  for (const metric of FOCUS_METRICS) {
+    const values = trials.length
+      ? trials.map((t) => {
+          const c = (data.trialCells.get(t.runId) ?? []).find((x) => x.ranked && `${x.workload}.${x.distribution}` === focusKey);
+          return { round: t.round, rate: c?.[metric] ?? null };
+        })
+      : [{ round: null, rate: cell[metric] }];
+    const figure = trialFigure(values);
+    if (figure) figures[metric] = figure;
+  }
+  return figures;
+}
+
 function toRow(data: LeaderboardData, run: RunMeta, cells: CellNumbers[], ratings: RatingSummary | undefined, focusKey: string): LeaderboardRow {
   const rates: LeaderboardRow["rates"] = {};
   const resolutions: LeaderboardRow["resolutions"] = {};
@@ -158,6 +186,7 @@ function toRow(data: LeaderboardData, run: RunMeta, cells: CellNumbers[], rating
   const counted = run.campaignId ? data.trials.filter((t) => t.slug === run.slug && sameTrialsAs(run, t)) : [];
   // the latency columns come from the stable phase at 80% of a ranked sustainable rate only
   const focusCell = cells.find((c) => ranked(c) && `${c.workload}.${c.distribution}` === focusKey);
+  const focusFigures = focusCell ? focusTrialFigures(data, run, focusCell, focusKey) : {};
   return {
     slug: run.slug,
     name: run.name,
@@ -183,13 +212,14 @@ function toRow(data: LeaderboardData, run: RunMeta, cells: CellNumbers[], rating
     smoke,
     focus: focusCell
       ? {
-          p50: focusCell.p50,
-          p99: focusCell.p99,
+          p50: focusFigures.p50?.median ?? focusCell.p50,
+          p99: focusFigures.p99?.median ?? focusCell.p99,
           errorRate: focusCell.errorRate,
-          throughputPerCore: focusCell.throughputPerCore,
+          throughputPerCore: focusFigures.throughputPerCore?.median ?? focusCell.throughputPerCore,
           anomaliesTotal: focusCell.anomaliesTotal,
         }
       : null,
+    focusFigures,
     loc: locTotals(run.loc),
     ratings: ratings ?? null,
     laterUnranked:
@@ -250,8 +280,13 @@ function sortedRows(data: LeaderboardData, filter: LeaderboardFilter, dir: "asc"
   rows = shown;
   const sign = dir === "asc" ? 1 : -1;
   const rateSort = (RATE_KEYS as readonly string[]).includes(filter.sort) ? (filter.sort as RateKey) : null;
-  // sorted by a rate: ranked medians first, provisional single figures after them (either direction)
-  const tier = (row: LeaderboardRow) => (rateSort && row.rates[rateSort] != null && provisional(row.figures[rateSort]) ? 1 : 0);
+  const focusSort = isFocusMetric(filter.sort) ? filter.sort : null;
+  // sorted by a rate or a focus median: ranked medians first, provisional figures after them (either direction)
+  const tier = (row: LeaderboardRow) =>
+    (rateSort && row.rates[rateSort] != null && provisional(row.figures[rateSort])) ||
+    (focusSort && row.focusFigures[focusSort] && provisional(row.focusFigures[focusSort]))
+      ? 1
+      : 0;
   const keyed = rows.map((row) => ({ row, tier: tier(row), value: sortValue(row, filter.sort), name: row.name.toLowerCase() }));
   keyed.sort((a, b) => {
     const x = a.value;
@@ -263,7 +298,11 @@ function sortedRows(data: LeaderboardData, filter: LeaderboardFilter, dir: "asc"
     return a.name < b.name ? -1 : a.name > b.name ? 1 : a.row.nodes - b.row.nodes;
   });
   const sortedRows = keyed.map((k) => k.row);
-  if (rateSort) standings(sortedRows, rateSort);
+  if (rateSort) standings(sortedRows, (r) => r.figures[rateSort], false);
+  else if (isFocusMetric(filter.sort)) {
+    const metric = filter.sort;
+    standings(sortedRows, (r) => r.focusFigures[metric], defaultDir(metric) === "asc");
+  }
   const sorted = { rows: sortedRows, hiddenTuned };
   byView.set(key, sorted);
   return sorted;
@@ -271,16 +310,30 @@ function sortedRows(data: LeaderboardData, filter: LeaderboardFilter, dir: "asc"
 
 const rowKey = (row: LeaderboardRow) => `${row.slug}:${row.environmentKind}:${row.nodes}`;
 
-/** Ranks by the rate's median, best first; rows whose 95% intervals overlap are one tie group and share the best rank among them. */
-function standings(rows: LeaderboardRow[], key: RateKey): void {
-  const rankedRows = rows.filter((r) => r.rates[key] != null && !provisional(r.figures[key]));
+/**
+ * Ranks by a figure's median, best first (`lowerIsBetter`: latency); rows whose
+ * 95% intervals overlap are one tie group and share the best rank among them;
+ * a provisional figure is shown without a rank.
+ */
+function standings(rows: LeaderboardRow[], figureOf: (row: LeaderboardRow) => TrialFigure | undefined, lowerIsBetter: boolean): void {
+  const withFigure = rows.filter((r) => figureOf(r));
+  const rankedRows = withFigure.filter((r) => !provisional(figureOf(r)));
   const byKey = new Map(rankedRows.map((r) => [rowKey(r), r]));
+  // tieGroups orders by the highest median first: a lower-is-better figure goes in negated (its interval with it)
+  const sign = lowerIsBetter ? -1 : 1;
   let rank = 1;
-  for (const group of tieGroups(rankedRows.map((r) => ({ name: rowKey(r), median: r.figures[key]!.median, interval: r.figures[key]!.interval })))) {
+  const groups = tieGroups(
+    rankedRows.map((r) => {
+      const f = figureOf(r)!;
+      const interval = f.interval && (lowerIsBetter ? { low: -f.interval.high, high: -f.interval.low } : f.interval);
+      return { name: rowKey(r), median: sign * f.median, interval };
+    }),
+  );
+  for (const group of groups) {
     for (const name of group) byKey.get(name)!.standing = { rank, tiedWith: group.length - 1, provisional: false };
     rank += group.length;
   }
-  for (const r of rows) if (r.rates[key] != null && provisional(r.figures[key])) r.standing = { rank: null, tiedWith: 0, provisional: true };
+  for (const r of withFigure) if (provisional(figureOf(r))) r.standing = { rank: null, tiedWith: 0, provisional: true };
 }
 
 /** The population a filter shows (its own pieces, the rest from the board's default), with every population there is. */
