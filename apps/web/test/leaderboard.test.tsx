@@ -5,7 +5,7 @@ import { getLeaderboard } from "../src/server/queries/leaderboard.ts";
 import { LeaderboardFilter } from "../src/shared/leaderboard-params.ts";
 import { caller } from "./helpers/callers.ts";
 import { testDatabase, type TestDatabase } from "./helpers/database.ts";
-import { importFixture } from "./helpers/results.ts";
+import { importCampaignFixture, importFixture } from "./helpers/results.ts";
 
 let t: TestDatabase;
 const day = (d: number) => new Date(Date.UTC(2026, 10, d, 12));
@@ -87,5 +87,43 @@ describe("leaderboard", () => {
     const { api } = await caller(t.db);
     expect((await api.leaderboard.rows({})).rows).toHaveLength(3);
     await expect(api.leaderboard.rows({ sort: "nonsense" as never })).rejects.toThrow(/sort/);
+  });
+});
+
+describe("a board of several campaigns", () => {
+  const DRIFTING = { cpuModel: "AMD EPYC 9B14", cores: 2, memoryBytes: 24 * 2 ** 30 };
+  beforeAll(async () => {
+    // one afternoon: the machine fast; delta twice the reference
+    await importCampaignFixture(
+      t.db,
+      [
+        { name: "node-postgres", capacities: [1000, 1040, 980] },
+        { name: "delta", capacities: [2000, 2100, 1950] },
+      ],
+      { machine: DRIFTING, start: new Date(Date.UTC(2026, 10, 26, 14)), seed: 11 },
+    );
+    // that night the same machine is half as fast; epsilon 2.4 times the reference, but below delta's afternoon rate
+    await importCampaignFixture(
+      t.db,
+      [
+        { name: "node-postgres", capacities: [500, 520, 490] },
+        { name: "epsilon", capacities: [1200, 1250, 1180] },
+      ],
+      { machine: DRIFTING, start: new Date(Date.UTC(2026, 10, 27, 2)), seed: 12 },
+    );
+  });
+
+  it("ranks by each system's ratio to the reference in its own campaign's rounds, not by rates of different days", async () => {
+    const b = await board({ machine: "2 cores, AMD EPYC 9B14, 24 GiB" });
+    expect(b.rankedBy).toBe("ratio");
+    expect(b.rows.map((r) => r.slug)).toEqual(["epsilon", "delta", "node-postgres"]);
+    // the absolute medians say the opposite of the ratios
+    const rate = (slug: string) => b.rows.find((r) => r.slug === slug)!.rates["checkout.uniform"]!;
+    expect(rate("delta")).toBeGreaterThan(rate("epsilon"));
+    expect(b.rows.map((r) => r.standing?.rank)).toEqual([1, 2, 3]);
+    const html = renderToStaticMarkup(<LeaderboardTable board={b} />);
+    expect(html).toContain('data-testid="ranked-by-ratio"');
+    // single runs only (the other machine): nothing to rank by ratio, the medians order
+    expect((await board({ machine: "8 cores, AMD EPYC 7B13, 16 GiB" })).rankedBy).toBe("median");
   });
 });

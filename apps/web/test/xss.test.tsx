@@ -51,6 +51,7 @@ describe("XSS", () => {
       page: 1,
       pages: 1,
       environments: [],
+      rankedBy: "median",
       population: { kind: "local", profile: "standard", machineClass: '"><script>alert(7)</script>' },
       populations: [{ kind: "local", profile: "standard", machineClass: '"><script>alert(8)</script>', systems: 1, latest: new Date() }],
       unranked: [

@@ -6,7 +6,7 @@ import { PAGE_SIZE, type FocusMetric, type Leaderboard, type LeaderboardRow } fr
 import { fmtDate, fmtEnvironment, fmtMs, fmtNumber, fmtPercent, fmtRate, fmtResolution, rateUnit } from "../shared/format.ts";
 import { compareHref } from "../shared/compare-params.ts";
 import { fmtFigure, fmtInterval, fmtRatio } from "../shared/format-figure.ts";
-import { MIN_RANKED_TRIALS, provisional } from "../shared/trial-figures.ts";
+import { MIN_RANKED_TRIALS, provisional, REFERENCE_TARGET } from "../shared/trial-figures.ts";
 import { machineParam } from "../server/queries/populations.ts";
 import { defaultDir, type LeaderboardFilter, type RateKey, type SortKey } from "../shared/leaderboard-params.ts";
 import { BoardChart } from "./board-chart.tsx";
@@ -135,7 +135,7 @@ function RankCell({ row, position }: { row: LeaderboardRow; position: number }) 
       <td
         className="muted"
         data-rank="provisional"
-        title={`fewer than ${MIN_RANKED_TRIALS} counted trials: shown, never ranked above a ranked median`}
+        title={s.because ?? `fewer than ${MIN_RANKED_TRIALS} counted trials: shown, never ranked above a ranked median`}
       >
         –
       </td>
@@ -158,6 +158,12 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
   return (
     <>
       <BoardChart board={board} />
+      {board.rankedBy === "ratio" ? (
+        <p className="muted" data-testid="ranked-by-ratio">
+          These rows come from more than one campaign, measured on different days: absolute rates move with the machine, so the order is each
+          system&apos;s ratio to {REFERENCE_TARGET} in the same rounds of its own campaign (with its interval), its median rate beside it.
+        </p>
+      ) : null}
       <form method="get" action="/compare" className="table-wrap">
         <table className="table" data-testid="leaderboard">
           <thead>

@@ -85,6 +85,13 @@ export interface LeaderboardRow extends ImplementationClass {
 
 export interface Leaderboard {
   filter: LeaderboardFilter;
+  /**
+   * what a rate sort ranks by: the medians when the ranked rows come from one
+   * campaign; each row's ratio to the reference in its own campaign's rounds
+   * when they come from several (absolute rates move with the machine's day,
+   * the ratio much less)
+   */
+  rankedBy: "median" | "ratio";
   dir: "asc" | "desc";
   rateKeys: RateKey[];
   focus: { workload: string; distribution: string };
@@ -117,6 +124,8 @@ export interface Standing {
   /** how many other rows share the rank */
   tiedWith: number;
   provisional: boolean;
+  /** why a provisional row is not ranked, when it is not its number of trials */
+  because?: string;
 }
 
 /** Per rate, the counted trials' values of a row (its campaign's trials of its own system, or of the reference). */
@@ -262,9 +271,29 @@ function sortValue(row: LeaderboardRow, key: SortKey): number | string | null {
 }
 
 /** Sorted rows per data snapshot and view: a cached snapshot is filtered and sorted once, then only paged. */
-const views = new WeakMap<LeaderboardData, Map<string, { rows: LeaderboardRow[]; hiddenTuned: number }>>();
+const views = new WeakMap<LeaderboardData, Map<string, SortedRows>>();
 
-function sortedRows(data: LeaderboardData, filter: LeaderboardFilter, dir: "asc" | "desc"): { rows: LeaderboardRow[]; hiddenTuned: number } {
+interface SortedRows {
+  rows: LeaderboardRow[];
+  hiddenTuned: number;
+  rankedBy: Leaderboard["rankedBy"];
+}
+
+/**
+ * A row's rate as a ratio to the reference measured in the same rounds of its
+ * campaign, as a figure to rank by; the reference's own row is 1 exactly.
+ * Undefined without a ratio (no reference in its campaign, or a single run).
+ */
+export function ratioFigure(row: LeaderboardRow, key: RateKey): TrialFigure | undefined {
+  const f = row.figures[key];
+  if (!f) return undefined;
+  if (row.slug === REFERENCE_TARGET) return { n: f.n, median: 1, min: 1, max: 1, interval: f.interval && { low: 1, high: 1 }, withinShareOfMedian: 0 };
+  if (!f.ratio) return undefined;
+  const { n, ratio, interval } = f.ratio;
+  return { n, median: ratio, min: ratio, max: ratio, interval, withinShareOfMedian: null };
+}
+
+function sortedRows(data: LeaderboardData, filter: LeaderboardFilter, dir: "asc" | "desc"): SortedRows {
   const { rateKeys, focus } = shownCells(filter);
   const key = [filter.workload, filter.distribution, filter.sort, dir, filter.tuned].join("|");
   let byView = views.get(data);
@@ -281,13 +310,17 @@ function sortedRows(data: LeaderboardData, filter: LeaderboardFilter, dir: "asc"
   const sign = dir === "asc" ? 1 : -1;
   const rateSort = (RATE_KEYS as readonly string[]).includes(filter.sort) ? (filter.sort as RateKey) : null;
   const focusSort = isFocusMetric(filter.sort) ? filter.sort : null;
+  const campaigns = rateSort ? new Set(rows.filter((r) => !provisional(r.figures[rateSort])).map((r) => r.campaignId)) : new Set();
+  const byRatio = rateSort !== null && campaigns.size > 1;
+  const rateFigure = (row: LeaderboardRow) => (rateSort ? (byRatio ? ratioFigure(row, rateSort) : row.figures[rateSort]) : undefined);
   // sorted by a rate or a focus median: ranked medians first, provisional figures after them (either direction)
   const tier = (row: LeaderboardRow) =>
-    (rateSort && row.rates[rateSort] != null && provisional(row.figures[rateSort])) ||
+    (rateSort && row.rates[rateSort] != null && provisional(rateFigure(row))) ||
     (focusSort && row.focusFigures[focusSort] && provisional(row.focusFigures[focusSort]))
       ? 1
       : 0;
-  const keyed = rows.map((row) => ({ row, tier: tier(row), value: sortValue(row, filter.sort), name: row.name.toLowerCase() }));
+  const value = (row: LeaderboardRow) => (byRatio ? (rateFigure(row)?.median ?? null) : sortValue(row, filter.sort));
+  const keyed = rows.map((row) => ({ row, tier: tier(row), value: value(row), name: row.name.toLowerCase() }));
   keyed.sort((a, b) => {
     const x = a.value;
     const y = b.value;
@@ -298,12 +331,19 @@ function sortedRows(data: LeaderboardData, filter: LeaderboardFilter, dir: "asc"
     return a.name < b.name ? -1 : a.name > b.name ? 1 : a.row.nodes - b.row.nodes;
   });
   const sortedRows = keyed.map((k) => k.row);
-  if (rateSort) standings(sortedRows, (r) => r.figures[rateSort], false);
+  if (rateSort) standings(sortedRows, rateFigure, false);
+  if (rateSort && byRatio) {
+    for (const r of sortedRows) {
+      if (!r.standing && r.figures[rateSort]) {
+        r.standing = { rank: null, tiedWith: 0, provisional: true, because: `no ratio: ${REFERENCE_TARGET} was not measured in the same rounds` };
+      }
+    }
+  }
   else if (isFocusMetric(filter.sort)) {
     const metric = filter.sort;
     standings(sortedRows, (r) => r.focusFigures[metric], defaultDir(metric) === "asc");
   }
-  const sorted = { rows: sortedRows, hiddenTuned };
+  const sorted: SortedRows = { rows: sortedRows, hiddenTuned, rankedBy: byRatio ? "ratio" : "median" };
   byView.set(key, sorted);
   return sorted;
 }
@@ -365,11 +405,12 @@ export async function getLeaderboard(db: Db, filter: LeaderboardFilter): Promise
   });
   const { rateKeys, focus } = shownCells(filter);
   const dir = filter.dir ?? defaultDir(filter.sort);
-  const { rows, hiddenTuned } = sortedRows(data, filter, dir);
+  const { rows, hiddenTuned, rankedBy } = sortedRows(data, filter, dir);
   const pages = Math.max(1, Math.ceil(rows.length / PAGE_SIZE));
   const page = Math.min(filter.page, pages);
   return {
     filter,
+    rankedBy,
     dir,
     rateKeys,
     focus,
