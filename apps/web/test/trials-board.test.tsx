@@ -184,6 +184,19 @@ describe("the board of campaigns", () => {
     expect((await getHeadline(t.db, "solo"))?.result?.n).toBe(1);
   });
 
+  it("counts every campaign of a version: the row is the latest, and says how many there were and how far apart their medians are", async () => {
+    const { rows } = await board();
+    const gamma = rows.find((r) => r.slug === "gamma")!;
+    const medians = gamma.versionCampaigns.map((c) => c.median);
+    // the earlier campaign measured about half: the row shows the latest, not the best or the worst
+    expect(medians).toHaveLength(2);
+    expect(medians[1]).toBe(gamma.rates["checkout.uniform"]);
+    expect(medians[0]!).toBeLessThan(medians[1]! / 1.5);
+    expect(rows.find((r) => r.slug === "alpha")!.versionCampaigns).toHaveLength(1);
+    const html = renderToStaticMarkup(<LeaderboardTable board={await board()} />);
+    expect(html).toMatch(/the latest of 2 campaigns of this version \(checkout medians [\d,]+–[\d,]+\)/);
+  });
+
   it("says a system changed since the previous campaign only when the two intervals do not overlap", async () => {
     const id = async (slug: string) => (await t.db.system.findUniqueOrThrow({ where: { slug } })).id;
     const gamma = (await getSystemCampaigns(t.db, await id("gamma")))!;

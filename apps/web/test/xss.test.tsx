@@ -41,6 +41,7 @@ describe("XSS", () => {
           loc: null,
           ratings: null,
           laterUnranked: null,
+          versionCampaigns: [],
           focusFigures: {},
           implementation: "idiomatic",
           guarantees: { durability: "durable", consistency: "serializable", messaging: "exactly-once" },

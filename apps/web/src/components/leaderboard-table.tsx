@@ -218,6 +218,15 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
                       ? ` · campaign of ${row.trials} trial${row.trials === 1 ? "" : "s"}${row.busyTrials ? ` (${row.busyTrials} busy)` : ""}`
                       : " · single run"}
                   </span>
+                  {row.versionCampaigns.length > 1 ? (
+                    <span
+                      className="muted"
+                      data-version-campaigns={row.versionCampaigns.length}
+                      title={`checkout uniform medians of every campaign of ${row.version} here, oldest first: ${row.versionCampaigns.map((c) => fmtRate(c.median)).join(", ")}`}
+                    >
+                      {` · the latest of ${row.versionCampaigns.length} campaigns of this version (checkout medians ${fmtRate(Math.min(...row.versionCampaigns.map((c) => c.median)))}–${fmtRate(Math.max(...row.versionCampaigns.map((c) => c.median)))})`}
+                    </span>
+                  ) : null}
                   <ImplementationBadge cls={row} />
                   {row.laterUnranked ? (
                     <>

@@ -235,7 +235,20 @@ async function latestUnranked(db: Db, filter: BoardFilter): Promise<UnrankedAtte
   });
 }
 
+/** A campaign a shown version ran in the population: its checkout uniform median (the board's headline cell), for "every attempt counts". */
+export interface VersionCampaign {
+  systemId: string;
+  version: string;
+  environmentKind: EnvironmentKind;
+  nodes: number;
+  campaignId: string;
+  finishedAt: Date;
+  median: number;
+}
+
 export interface LeaderboardData {
+  /** every campaign of the shown versions in the population, oldest first */
+  versionCampaigns: VersionCampaign[];
   /** the latest completed runs that have no ranked cell (smoke tests), newest first */
   smoke: SmokeRun[];
   /** each system's latest attempt in the population when it is not ranked (failed, or no ranked cell) */
@@ -262,7 +275,7 @@ export async function readLeaderboardData(db: Db, filter: BoardFilter): Promise<
       ORDER BY r."finishedAt" DESC LIMIT ${SMOKE_LIMIT}`,
     latestUnranked(db, filter),
   ]);
-  const empty = { smoke, unranked, environments, trials: [], trialCells: new Map() };
+  const empty = { smoke, unranked, environments, trials: [], trialCells: new Map(), versionCampaigns: [] };
   if (latest.length === 0) return { ...empty, runs: [], cells: new Map(), ratings: new Map() };
   const runIds = latest.map((r) => r.runId);
   const systemIds = [...new Set(latest.map((r) => r.systemId))];
@@ -270,7 +283,7 @@ export async function readLeaderboardData(db: Db, filter: BoardFilter): Promise<
   const shownSystems = new Set(systemIds);
   const trials = (await campaignTrials(db, campaignIds)).filter((t) => shownSystems.has(t.systemId) || t.slug === REFERENCE_TARGET);
   const trialIds = trials.map((t) => t.runId);
-  const [meta, cellRows, ratingRows, trialCellRows] = await Promise.all([
+  const [meta, cellRows, ratingRows, trialCellRows, versionCampaigns] = await Promise.all([
     db.$queryRaw<
       (Omit<RunMeta, "environmentKind" | "nodes" | "finishedAt" | keyof ImplementationClass> & {
         declared: { implementation?: unknown; guarantees?: unknown } | null;
@@ -291,6 +304,14 @@ export async function readLeaderboardData(db: Db, filter: BoardFilter): Promise<
     db.$queryRaw<(TrialCell & { runId: string })[]>`
       SELECT "runId", workload::text, distribution::text, ranked, "sustainableRate", p50, p99, "throughputPerCore"
       FROM "CellResult" WHERE "runId" = ANY(${trialIds}::uuid[])`,
+    db.$queryRaw<VersionCampaign[]>`
+      SELECT r."systemId", v.version, r."environmentKind", r.nodes, r."campaignId", max(r."finishedAt") AS "finishedAt",
+             percentile_cont(0.5) WITHIN GROUP (ORDER BY c."sustainableRate") AS median
+      FROM "Run" r JOIN "TargetVersion" v ON v.id = r."targetVersionId" JOIN "CellResult" c ON c."runId" = r.id
+      WHERE ${Prisma.join(boardWhere(filter), " AND ")} AND r."systemId" = ANY(${systemIds}::uuid[]) AND r."campaignId" IS NOT NULL
+        AND c.workload = 'checkout' AND c.distribution = 'uniform' AND c.ranked AND c."sustainableRate" IS NOT NULL
+      GROUP BY r."systemId", v.version, r."environmentKind", r.nodes, r."campaignId"
+      ORDER BY "finishedAt"`,
   ]);
   const metaById = new Map(meta.map((m) => [m.runId, m]));
   const runs = latest.flatMap((l): RunMeta[] => {
@@ -315,5 +336,5 @@ export async function readLeaderboardData(db: Db, filter: BoardFilter): Promise<
   const ratings = new Map(ratingRows.map(({ systemId, ...r }) => [systemId, r]));
   const trialCells = new Map<string, TrialCell[]>();
   for (const { runId, ...cell } of trialCellRows) (trialCells.get(runId) ?? trialCells.set(runId, []).get(runId)!).push(cell);
-  return { ...empty, runs, cells, ratings, trials, trialCells };
+  return { ...empty, runs, cells, ratings, trials, trialCells, versionCampaigns };
 }

@@ -79,6 +79,12 @@ export interface LeaderboardRow extends ImplementationClass {
   focusFigures: Partial<Record<FocusMetric, TrialFigure>>;
   loc: { app: number; gateway: number } | null;
   ratings: RatingSummary | null;
+  /**
+   * every campaign this version ran here (oldest first) with its checkout
+   * uniform median: the row shows the latest, never the best, and says how
+   * many there were and how far apart their medians are
+   */
+  versionCampaigns: { campaignId: string; finishedAt: Date; median: number }[];
   /** the system's latest attempt here, when it came after the ranked run shown and is not ranked (failed, anomalies, ...) */
   laterUnranked: UnrankedAttempt | null;
 }
@@ -231,6 +237,9 @@ function toRow(data: LeaderboardData, run: RunMeta, cells: CellNumbers[], rating
     focusFigures,
     loc: locTotals(run.loc),
     ratings: ratings ?? null,
+    versionCampaigns: data.versionCampaigns
+      .filter((c) => c.systemId === run.systemId && c.version === run.version && c.environmentKind === run.environmentKind && c.nodes === run.nodes)
+      .map(({ campaignId, finishedAt, median }) => ({ campaignId, finishedAt, median })),
     laterUnranked:
       data.unranked.find(
         (u) => u.systemId === run.systemId && u.environmentKind === run.environmentKind && u.nodes === run.nodes && u.finishedAt > run.finishedAt,
