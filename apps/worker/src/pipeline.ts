@@ -29,7 +29,7 @@ import { findTarget, localTargetProvider, TargetBusyError, TargetError } from "@
 import { imageTargetProvider } from "@sfbench/provider-container";
 import { ClusterProvisionError, needsClusterMessage, type ClusterPlace } from "@sfbench/provider-kubernetes";
 import { kafkaBrokers, status as serviceStatus, up } from "@sfbench/services";
-import { aliveCheck, failedRunDocument, runBenchmark, writeResult } from "@sfbench/engine";
+import { aliveCheck, failedRunDocument, runBenchmark, targetShare, writeResult } from "@sfbench/engine";
 import { countVersionLoc, locSource } from "./count-loc.ts";
 import type { RunJob } from "./queue.ts";
 import { RunProgress } from "./progress.ts";
@@ -226,7 +226,9 @@ export function createRunPipeline(deps: PipelineDeps) {
             },
           ));
         try {
-          started = await provider.start({ trace: tracing });
+          // the target starts on the cores the run gives it and is told how many (a container or cluster provider has its own limits)
+          const cores = targetShare();
+          started = await provider.start({ trace: tracing, ...(cores ? { cores } : {}) });
         } catch (e) {
           if (signal?.aborted) return await interruptRun(runId, target, profile, startedAt, "provision", signal, tag);
           // a busy machine is retried with backoff; a target that does not start (or a cluster that cannot take it) is the target's failure

@@ -40,7 +40,7 @@ import {
 } from "@sfbench/provider-local";
 import { kafkaBrokers, paths, status, up } from "@sfbench/services";
 import { borrowForCommand } from "./borrowed.ts";
-import { aliveCheck, failedRunDocument, runBenchmark, writeResult, type MeasuredNodeCount, type ProfileSettings } from "@sfbench/engine";
+import { aliveCheck, failedRunDocument, runBenchmark, targetShare, writeResult, type MeasuredNodeCount, type ProfileSettings } from "@sfbench/engine";
 import { readManifest } from "./manifest-file.ts";
 import { note } from "./progress.ts";
 import { LiveLine } from "./live.ts";
@@ -139,11 +139,14 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceOutcome> {
     // scale-up adds a node to a target that runs as nodes: it starts as node 0 of 1
     const asNodes = o.experiment === "scale-up" && manifest.nodes?.elastic === true;
     const startNodes = o.nodes ?? (asNodes ? 1 : undefined);
+    // started on the cores the run gives it, and told how many, before it sizes itself
+    const cores = targetShare();
     started = await startTarget(o.target, {
       onProgress: note,
       port: "free",
       forRun: true,
       trace: tracing,
+      ...(cores ? { cores } : {}),
       ...(o.targetsRoot ? { targetsRoot: o.targetsRoot } : {}),
       ...(startNodes !== undefined ? { nodes: startNodes } : {}),
     });

@@ -80,6 +80,12 @@ export interface RunningTarget {
 export interface TargetProvider {
   /** "bundled node-postgres as processes", "image x in podman", ... for progress and errors */
   describe: string;
-  start(opts: { trace: boolean; onProgress?: (message: string) => void }): Promise<RunningTarget>;
+  /**
+   * `cores`: the run's share of this machine (the cores the load generator
+   * leaves), when the target runs here: a provider that starts processes
+   * starts them on it and tells the target how many (SFBENCH_CPUS and the
+   * runtime's own knobs), so it sizes itself for what it gets
+   */
+  start(opts: { trace: boolean; onProgress?: (message: string) => void; cores?: { list: string; count: number } }): Promise<RunningTarget>;
   stop(): Promise<void>;
 }

@@ -85,6 +85,16 @@ export function planSplit(cpus: number | readonly number[] = atStart): CpuSplit 
   return { generator: formatCpuList(list.slice(0, gen)), target: formatCpuList(list.slice(gen)), generatorCores: gen, targetCores: list.length - gen };
 }
 
+/**
+ * The target's share of this machine for a run (planSplit's target cores),
+ * for a provider to start the target on and tell it about; undefined when
+ * there is no split to make (one core, no taskset).
+ */
+export function targetShare(cpus: number | readonly number[] = atStart): { list: string; count: number } | undefined {
+  const split = planSplit(cpus);
+  return split && { list: split.target, count: split.targetCores };
+}
+
 /** Pins every thread of the given process trees to a CPU list; returns how many processes were pinned. */
 export function pinTrees(roots: number[], cpus: string): number {
   let n = 0;

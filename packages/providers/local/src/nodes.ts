@@ -136,8 +136,9 @@ async function startAgain(state: RunningTarget, target: BundledTarget, node: Run
     trace: state.trace ?? false,
     ...(state.postgres ? { postgres: state.postgres } : {}),
     ...(state.kafka ? { kafka: state.kafka } : {}),
+    ...(state.cores ? { cores: state.cores } : {}),
   });
-  const s = spawnNode(target, base, planOf(state, node), { truncateLog: false, onProgress: opts.onProgress, cpus: opts.cpus });
+  const s = spawnNode(target, base, planOf(state, node), { truncateLog: false, onProgress: opts.onProgress, cpus: opts.cpus ?? state.cores?.list });
   await waitHealthy(s.node.url + target.manifest.health, s.node.pid, s.exited, support.restartTimeoutSeconds * 1000, s.node.log);
   return s.node;
 }
@@ -196,7 +197,8 @@ async function clearStaleLock(name: string): Promise<void> {
 /** The target's own PostgreSQL died too: start it again on its kept data (a new port: the nodes get the new DATABASE_URL). */
 async function restartPostgres(state: RunningTarget, target: BundledTarget, opts: NodeOpOptions): Promise<void> {
   await clearStaleLock(state.name);
-  const postgres = await startTargetPostgres(state.name, target.manifest, { keepData: true, onProgress: opts.onProgress, cpus: opts.cpus });
+  const cpus = opts.cpus ?? state.cores?.list;
+  const postgres = await startTargetPostgres(state.name, target.manifest, { keepData: true, onProgress: opts.onProgress, ...(cpus ? { cpus } : {}) });
   writeState({ ...stateOf(state.name), postgres });
 }
 
@@ -250,8 +252,9 @@ export async function addNode(name: string, opts: NodeOpOptions = {}): Promise<R
     trace: state.trace ?? false,
     ...(state.postgres ? { postgres: state.postgres } : {}),
     ...(state.kafka ? { kafka: state.kafka } : {}),
+    ...(state.cores ? { cores: state.cores } : {}),
   });
-  const s = spawnNode(target, base, plan, { truncateLog: true, onProgress: opts.onProgress, cpus: opts.cpus });
+  const s = spawnNode(target, base, plan, { truncateLog: true, onProgress: opts.onProgress, cpus: opts.cpus ?? state.cores?.list });
   writeState({ ...stateOf(name), nodes: [...nodes, s.node] });
   try {
     await waitHealthy(s.node.url + target.manifest.health, s.node.pid, s.exited, target.manifest.local!.startupTimeoutSeconds * 1000, s.node.log);

@@ -13,10 +13,11 @@ import { storageFingerprint } from "./storage.ts";
 export function localTargetProvider(manifest: TargetManifest, opts: { targetsRoot?: string | undefined; nodes?: number } = {}): TargetProvider {
   return {
     describe: `bundled ${manifest.name} as processes`,
-    async start({ trace }) {
+    async start({ trace, cores }) {
       const t = await startTarget(manifest.name, {
         targetsRoot: opts.targetsRoot,
         trace,
+        ...(cores ? { cores } : {}),
         port: "free",
         forRun: true,
         ...(opts.nodes && opts.nodes > 1 ? { nodes: opts.nodes } : {}),

@@ -35,6 +35,7 @@ import {
   waitGone,
   waitHealthy,
   writeState,
+  type CoreShare,
   type NodePlan,
   type RunningBalancer,
   type RunningNode,
@@ -43,6 +44,7 @@ import {
 } from "./target-process.ts";
 
 export {
+  coreEnv,
   descendants,
   freePort,
   groupMembers,
@@ -51,6 +53,7 @@ export {
   portFree,
   targetDataDir,
   waitGone,
+  type CoreShare,
   type RunningBalancer,
   type RunningNode,
   type RunningTarget,
@@ -91,6 +94,8 @@ export interface StartOptions {
    * holds the target (claim.ts) this start waits for it instead of failing.
    */
   forRun?: boolean;
+  /** the run's share of the machine: every process of the target (its own PostgreSQL and Kafka too) starts on these cores and is told how many */
+  cores?: CoreShare;
   onProgress?: (message: string) => void;
 }
 
@@ -205,18 +210,19 @@ async function startClaimed(target: BundledTarget, count: number, opts: StartOpt
     opts.onProgress?.(`starting services: ${shared.join(", ")}`);
     await up(shared, { onProgress: (s, m) => opts.onProgress?.(`${s}: ${m}`) });
   }
+  const cpus = opts.cores ? { cpus: opts.cores.list } : {};
   const postgres = services.includes("postgres")
-    ? await startTargetPostgres(name, manifest, { keepData: opts.keepData, onProgress: opts.onProgress })
+    ? await startTargetPostgres(name, manifest, { keepData: opts.keepData, onProgress: opts.onProgress, ...cpus })
     : undefined;
   let kafka;
   try {
-    kafka = services.includes("kafka") ? await startTargetKafka(name, { keepData: opts.keepData, onProgress: opts.onProgress }) : undefined;
+    kafka = services.includes("kafka") ? await startTargetKafka(name, { keepData: opts.keepData, onProgress: opts.onProgress, ...cpus }) : undefined;
   } catch (e) {
     await stopTargetPostgres(name);
     throw e;
   }
   const trace = opts.trace ?? false;
-  const base = baseEnv(target, { trace, ...(postgres ? { postgres } : {}), ...(kafka ? { kafka } : {}) });
+  const base = baseEnv(target, { trace, ...(postgres ? { postgres } : {}), ...(kafka ? { kafka } : {}), ...(opts.cores ? { cores: opts.cores } : {}) });
 
   const plans: NodePlan[] = [];
   for (let index = 0; index < count; index++) {
@@ -238,11 +244,12 @@ async function startClaimed(target: BundledTarget, count: number, opts: StartOpt
     ...(cluster ? { cluster: true } : {}),
     trace,
     ...(opts.targetsRoot ? { targetsRoot: opts.targetsRoot } : {}),
+    ...(opts.cores ? { cores: opts.cores } : {}),
   };
   const timeoutMs = manifest.local!.startupTimeoutSeconds * 1000;
   try {
     const launch = (plan: NodePlan) => {
-      const s = spawnNode(target, base, plan, { truncateLog: !opts.keepData, onProgress: opts.onProgress });
+      const s = spawnNode(target, base, plan, { truncateLog: !opts.keepData, onProgress: opts.onProgress, ...cpus });
       spawned.push(s);
       state.nodes!.push(s.node);
       writeState(state);

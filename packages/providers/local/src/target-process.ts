@@ -64,6 +64,32 @@ export interface RunningTarget {
   killed?: number[];
   trace?: boolean;
   targetsRoot?: string;
+  /** the cores the target was started on and told about (a run's share); its restarts and added nodes get the same */
+  cores?: CoreShare;
+}
+
+/**
+ * The cores a run gives a target: it starts on them (taskset) and is told how
+ * many before it starts, so it sizes itself for them and not for the machine:
+ * SFBENCH_CPUS for its own sizing (Restate's partitions, members, worker
+ * pools), GOMAXPROCS for Go's scheduler, -XX:ActiveProcessorCount for the
+ * JVM's ergonomics (GC threads, ForkJoin pools, Netty's event loops).
+ */
+export interface CoreShare {
+  /** a CPU list for taskset ("1", "1-3") */
+  list: string;
+  count: number;
+}
+
+/** What a process started on `cores` is told about them; `inherited`: the JAVA_TOOL_OPTIONS it would otherwise get. */
+export function coreEnv(cores: CoreShare | undefined, inherited: string | undefined): Record<string, string> {
+  if (!cores) return {};
+  const n = String(cores.count);
+  return {
+    SFBENCH_CPUS: n,
+    GOMAXPROCS: n,
+    JAVA_TOOL_OPTIONS: [inherited, `-XX:ActiveProcessorCount=${n}`].filter(Boolean).join(" "),
+  };
 }
 
 export const stateDir = () => join(paths.home, "targets");
@@ -168,11 +194,15 @@ export async function waitHealthy(url: string, pid: number, exited: () => string
 }
 
 /** The variables every node of a target gets, from the services it declares (postgres and kafka: its own servers). */
-export function baseEnv(target: BundledTarget, opts: { trace: boolean; postgres?: TargetPostgres; kafka?: TargetKafka }): Record<string, string> {
+export function baseEnv(
+  target: BundledTarget,
+  opts: { trace: boolean; postgres?: TargetPostgres; kafka?: TargetKafka; cores?: CoreShare },
+): Record<string, string> {
   const { manifest } = target;
   const services = manifest.services;
   return {
     ...manifest.local!.env,
+    ...coreEnv(opts.cores, manifest.local!.env?.JAVA_TOOL_OPTIONS ?? process.env.JAVA_TOOL_OPTIONS),
     HOST: "127.0.0.1",
     SFBENCH_TRACE: opts.trace ? "1" : "0",
     ...(manifest.build ? { SFBENCH_BUILD_DIR: buildDir(target.name) } : {}),

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { findTarget, listTargets } from "../src/catalog.ts";
 import { readClaim } from "../src/claim.ts";
+import { restartTarget } from "../src/nodes.ts";
 import { isAlive, runningTarget, startTarget, stopTarget } from "../src/run.ts";
 import { stateDir } from "../src/target-process.ts";
 
@@ -50,6 +51,22 @@ describe("the bundled target catalog", () => {
 });
 
 describe("starting and stopping a local target", () => {
+  it.skipIf(spawnSync("taskset", ["-p", String(process.pid)]).status !== 0)(
+    "starts a run's target on the cores it gets and tells it how many, also when it starts again",
+    async () => {
+      const cores = { list: "0", count: 1 };
+      const t = await startTarget("healthy", { ...opts, cores });
+      const told = async (url: string) => (await fetch(`${url}/env`)).json() as Promise<Record<string, string | undefined>>;
+      const affinity = (pid: number) => /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1];
+      expect(await told(t.url)).toMatchObject({ SFBENCH_CPUS: "1", GOMAXPROCS: "1", JAVA_TOOL_OPTIONS: expect.stringContaining("-XX:ActiveProcessorCount=1") });
+      expect(affinity(t.pid)).toBe("0");
+      expect(runningTarget("healthy")?.cores).toEqual(cores);
+      const again = await restartTarget("healthy");
+      expect(affinity(again.pid)).toBe("0");
+      expect((await told(again.url)).SFBENCH_CPUS).toBe("1");
+    },
+  );
+
   it("starts a target on loopback, records it, and stops its whole process group", async () => {
     const t = await startTarget("healthy", opts);
     expect(t.url).toBe("http://127.0.0.1:18301");
