@@ -18,6 +18,8 @@ const LauncherEnv = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
   SFBENCH_TRACE: Flag,
   SFBENCH_DATA_DIR: z.string().min(1, "is required: the directory where Restate keeps its data"),
+  /** the cores the run gives the target (the local provider sets it before the start); absent: the cores this process may use */
+  SFBENCH_CPUS: z.coerce.number().int().min(1).max(1024).optional(),
   /** seconds allowed for the Restate server to come up and the deployment to register */
   RESTATE_STARTUP_TIMEOUT: z.coerce.number().int().min(1).max(600).default(90),
 });

@@ -10,7 +10,8 @@ import { locSide, sourceFiles } from "@sfbench/target-suite";
 import { topOf } from "../src/app/co-purchase.ts";
 import { MAX_FREQ_VISITS, visitBound } from "../src/gateway/routes.ts";
 import { choosePorts } from "../src/launcher/ports.ts";
-import { partitionsFor, restateConfig } from "../src/launcher/restate-config.ts";
+import { readLauncherEnv } from "../src/env.ts";
+import { partitionsFor, restateConfig, writeRestateConfig } from "../src/launcher/restate-config.ts";
 
 describe("topOf (SPEC 2.2 top(p, n, V))", () => {
   const counts = { b: 2, a: 3, c: 2, d: 1, e: 5 };
@@ -43,6 +44,13 @@ describe("the Restate server's configuration", () => {
     expect(partitionsFor(2)).toBe(4);
     expect(partitionsFor(64)).toBe(24);
     expect(restateConfig("/d", { fabric: 1, ingress: 2, admin: 3, service: 4 }, 6)).toMatch(/^default-num-partitions = 6$/m);
+  });
+
+  it("sizes them for the cores the run gives it (SFBENCH_CPUS), not for the machine", () => {
+    const dir = mkdtempSync(join(tmpdir(), "restate-config-"));
+    const file = writeRestateConfig(dir, { fabric: 1, ingress: 2, admin: 3, service: 4 }, readLauncherEnv({ SFBENCH_DATA_DIR: dir, SFBENCH_CPUS: "1" }).SFBENCH_CPUS);
+    expect(readFileSync(file, "utf8")).toMatch(/^default-num-partitions = 2$/m);
+    expect(() => readLauncherEnv({ SFBENCH_DATA_DIR: dir, SFBENCH_CPUS: "none" })).toThrow(/SFBENCH_CPUS/);
   });
 
   it("keeps its data under the target's data directory, with a node name that survives restarts", () => {

@@ -49,7 +49,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => 
 try {
   mkdirSync(env.SFBENCH_DATA_DIR, { recursive: true });
   const ports = await choosePorts(env.SFBENCH_DATA_DIR, [env.PORT]);
-  const config = writeRestateConfig(env.SFBENCH_DATA_DIR, ports);
+  const config = writeRestateConfig(env.SFBENCH_DATA_DIR, ports, env.SFBENCH_CPUS);
   const adminUrl = `http://127.0.0.1:${ports.admin}`;
   const ingressUrl = `http://127.0.0.1:${ports.ingress}`;
   const serviceUri = `http://127.0.0.1:${ports.service}/`;

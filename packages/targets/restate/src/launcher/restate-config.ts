@@ -47,8 +47,9 @@ export function restateConfig(dataDir: string, ports: Ports, partitions = partit
   ].join("\n");
 }
 
-export function writeRestateConfig(dataDir: string, ports: Ports): string {
+/** `cores`: what the run gives the target (SFBENCH_CPUS), else what this process may use, never the whole machine when it is pinned. */
+export function writeRestateConfig(dataDir: string, ports: Ports, cores = availableParallelism()): string {
   const file = join(dataDir, "restate.toml");
-  writeFileSync(file, restateConfig(dataDir, ports));
+  writeFileSync(file, restateConfig(dataDir, ports, partitionsFor(cores)));
   return file;
 }
