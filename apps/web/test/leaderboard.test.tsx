@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderToStaticMarkup } from "react-dom/server";
+import { PopulationHeader } from "../src/components/leaderboard-filters.tsx";
 import { LeaderboardTable } from "../src/components/leaderboard-table.tsx";
 import { getLeaderboard } from "../src/server/queries/leaderboard.ts";
 import { LeaderboardFilter } from "../src/shared/leaderboard-params.ts";
@@ -81,6 +82,24 @@ describe("leaderboard", () => {
     expect(html).toContain('data-unranked="failed"');
     expect(html).toContain("failed: failed at verify: 12 of 116 conformance checks failed");
     expect(html).toContain('data-later-unranked="failed"');
+  });
+
+  it("ranks one durability level at a time: a system that answers before an fsync is a click away, never ranked with durable ones", async () => {
+    await importFixture(t.db, "early", {
+      capacity: 5000,
+      seed: 7,
+      finishedAt: day(2),
+      manifest: { guarantees: { consistency: "per-entity-linearizable", messaging: "exactly-once", durability: "unsynced" } },
+    });
+    const durable = await board();
+    expect(durable.durability).toBe("durable");
+    expect(durable.rows.map((r) => r.slug)).not.toContain("early");
+    expect(durable.otherLevels).toEqual([{ level: "unsynced", rows: 1 }]);
+    const unsynced = await board({ durability: "unsynced" });
+    expect(unsynced.rows.map((r) => r.slug)).toEqual(["early"]);
+    const html = renderToStaticMarkup(<PopulationHeader board={durable} />);
+    expect(html).toContain("Durability <strong>durable</strong>");
+    expect(html).toMatch(/href="\/\?kind=local&amp;profile=standard&amp;machine=[^"]*&amp;durability=unsynced">unsynced<\/a> \(1 row\)/);
   });
 
   it("is served by leaderboard.rows, with bad filters refused by name", async () => {

@@ -53,6 +53,8 @@ describe("XSS", () => {
       pages: 1,
       environments: [],
       rankedBy: "median",
+      durability: "durable",
+      otherLevels: [{ level: "unsynced", rows: 1 }],
       population: { kind: "local", profile: "standard", machineClass: '"><script>alert(7)</script>' },
       populations: [{ kind: "local", profile: "standard", machineClass: '"><script>alert(8)</script>', systems: 1, latest: new Date() }],
       unranked: [

@@ -15,7 +15,16 @@ export const LANGUAGES = ["typescript", "javascript", "java", "kotlin", "scala",
 
 export const CONSISTENCY = ["serializable", "per-entity-linearizable", "eventual"] as const;
 export const MESSAGING = ["exactly-once", "at-least-once", "at-most-once", "synchronous"] as const;
-export const DURABILITY = ["durable", "in-memory"] as const;
+/**
+ * When a checkout is acknowledged, in the terms a crash test tells apart:
+ * durable, after what it wrote was fsynced (it survives a crash of the
+ * machine); unsynced, once its writes left the target's processes but
+ * before an fsync (it survives kill -9 of every process, not a power cut: a
+ * broker or a checkpoint that leaves flushing to the OS); in-memory, never
+ * (lost with the processes). The board ranks within one level by default.
+ */
+export const DURABILITY = ["durable", "unsynced", "in-memory"] as const;
+export type Durability = (typeof DURABILITY)[number];
 /** How the implementation is written: the way the system's documentation teaches (idiomatic), or optimised for the benchmark (tuned, hidden from the leaderboard by default). */
 export const IMPLEMENTATION = ["idiomatic", "tuned"] as const;
 export type Implementation = (typeof IMPLEMENTATION)[number];

@@ -3,10 +3,11 @@ import type { Leaderboard } from "../server/queries/leaderboard.ts";
 import { DISTRIBUTIONS, WORKLOADS } from "@sfbench/core/contract";
 import { machineParam, populationLabel, samePopulation, type PopulationKey } from "../server/queries/populations.ts";
 import { fmtEnvironment } from "../shared/format.ts";
+import { DEFAULT_DURABILITY, DURABILITY_TEXT } from "../shared/implementation.ts";
 import type { LeaderboardFilter } from "../shared/leaderboard-params.ts";
 
-/** The link to another population, keeping the view, cells and sort. */
-export function populationHref(filter: LeaderboardFilter, p: PopulationKey): string {
+/** The link to another population (or durability level: `durability`), keeping the view, cells and sort. */
+export function populationHref(filter: LeaderboardFilter, p: PopulationKey, durability = filter.durability): string {
   const params = new URLSearchParams();
   if (filter.view !== "rates") params.set("view", filter.view);
   if (filter.workload !== "all") params.set("workload", filter.workload);
@@ -16,6 +17,7 @@ export function populationHref(filter: LeaderboardFilter, p: PopulationKey): str
   params.set("kind", p.kind);
   params.set("profile", p.profile);
   params.set("machine", machineParam(p.machineClass));
+  if (durability && durability !== DEFAULT_DURABILITY) params.set("durability", durability);
   return `/?${params.toString()}`;
 }
 
@@ -29,6 +31,20 @@ export function PopulationHeader({ board }: { board: Leaderboard }) {
         Ranked within one population: <strong data-testid="population-shown">{populationLabel(board.population)}</strong> (
         {shown ? `${shown.systems} system${shown.systems === 1 ? "" : "s"} with ranked runs` : "no ranked runs"}). Knees of different machines, profiles
         or environments are never ranked against each other.
+      </p>
+      <p data-testid="durability-level">
+        Durability <strong>{board.durability}</strong>: {DURABILITY_TEXT[board.durability]}.{" "}
+        {board.otherLevels.length ? (
+          <span className="muted" data-testid="other-levels">
+            Ranked apart:{" "}
+            {board.otherLevels.map((o, i) => (
+              <span key={o.level}>
+                {i ? "; " : ""}
+                <a href={populationHref(board.filter, board.population, o.level)}>{o.level}</a> ({o.rows} row{o.rows === 1 ? "" : "s"})
+              </span>
+            ))}
+          </span>
+        ) : null}
       </p>
       {others.length ? (
         <p className="muted" data-testid="other-populations">
@@ -135,6 +151,7 @@ export function LeaderboardFilters({ board, microRows }: { board: Leaderboard; m
         </label>
       )}
       {filter.view !== "rates" ? <input type="hidden" name="view" value={filter.view} /> : null}
+      {filter.durability ? <input type="hidden" name="durability" value={filter.durability} /> : null}
       <input type="hidden" name="sort" value={filter.sort} />
       {filter.dir ? <input type="hidden" name="dir" value={filter.dir} /> : null}
       <button type="submit">Apply</button>

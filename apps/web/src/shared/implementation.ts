@@ -8,7 +8,7 @@
  * manifest is unknown (a result imported without it) counts as idiomatic and
  * has no guarantees to show.
  */
-import { IMPLEMENTATION, TargetManifest, type Implementation } from "@sfbench/core/manifest";
+import { IMPLEMENTATION, TargetManifest, type Durability, type Implementation } from "@sfbench/core/manifest";
 import { z } from "zod";
 
 export type Guarantees = TargetManifest["guarantees"];
@@ -36,6 +36,29 @@ export function byImplementation<T extends { implementation: Implementation }>(r
   const shown = rows.filter((r) => r.implementation !== "tuned");
   return { shown, hiddenTuned: rows.length - shown.length };
 }
+
+/** The durability level a board ranks when none is asked for. */
+export const DEFAULT_DURABILITY: Durability = "durable";
+
+/**
+ * The rows of one durability level, and how many rows each other level has:
+ * a checkout acknowledged before an fsync is not the same work as one after
+ * it, so the two are never ranked together. A row whose manifest is unknown
+ * cannot be placed and is shown (its guarantees read "not known").
+ */
+export function byDurability<T extends { guarantees: Guarantees | null }>(rows: readonly T[], level: Durability): { shown: T[]; otherLevels: { level: Durability; rows: number }[] } {
+  const shown = rows.filter((r) => !r.guarantees || r.guarantees.durability === level);
+  const counts = new Map<Durability, number>();
+  for (const r of rows) if (r.guarantees && r.guarantees.durability !== level) counts.set(r.guarantees.durability, (counts.get(r.guarantees.durability) ?? 0) + 1);
+  return { shown, otherLevels: [...counts].map(([l, n]) => ({ level: l, rows: n })) };
+}
+
+/** What a durability level promises, in a line. */
+export const DURABILITY_TEXT: Record<Durability, string> = {
+  durable: "a checkout is acknowledged after its writes were fsynced: it survives a crash of the machine",
+  unsynced: "a checkout is acknowledged before its writes were fsynced: it survives kill -9 of the target, not a power cut",
+  "in-memory": "a checkout is kept in memory only: it is lost with the target's processes",
+};
 
 /** "durable · serializable · exactly-once": durability, consistency/isolation, messaging. */
 export function fmtGuarantees(g: Guarantees | null): string {

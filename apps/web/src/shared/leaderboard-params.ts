@@ -5,6 +5,7 @@
  */
 import { DISTRIBUTIONS, ENVIRONMENT_KINDS, PROFILES, WORKLOADS, type Distribution, type Workload } from "@sfbench/core/contract";
 import { z } from "zod";
+import { DURABILITY } from "@sfbench/core/manifest";
 import { ShowTuned } from "./implementation.ts";
 
 export type RateKey = `${Workload}.${Distribution}`;
@@ -38,6 +39,8 @@ export const LeaderboardFilter = z.object({
   sort: z.enum(SORT_KEYS).default("checkout.uniform"),
   dir: z.enum(["asc", "desc"]).optional(),
   page: z.coerce.number().int().min(1).max(10_000).default(1),
+  /** the durability level ranked (core DURABILITY); absent: durable. Rows of other levels are a click away, never ranked with these */
+  durability: z.enum(DURABILITY).optional(),
   /** show tuned implementations too (hidden by default: shared/implementation.ts) */
   tuned: ShowTuned,
 });

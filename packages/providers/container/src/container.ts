@@ -290,7 +290,7 @@ export async function startRunPostgres(
   manifest: TargetManifest,
   opts: { keepData?: boolean; cpus?: string; onProgress?: (m: string) => void },
 ): Promise<ContainerTarget["postgres"]> {
-  const durable = manifest.guarantees.durability === "durable";
+  const durable = manifest.guarantees.durability !== "in-memory";
   const pgi = await startPostgresInstance({
     dir: postgresDir(runId),
     settings: durable ? DURABLE : SCRATCH,

@@ -45,7 +45,8 @@ export async function startTargetPostgres(
   manifest: TargetManifest,
   opts: { keepData?: boolean; cpus?: string; onProgress?: (message: string) => void } = {},
 ): Promise<TargetPostgres> {
-  const durable = manifest.guarantees.durability === "durable";
+  // an unsynced target's acknowledgements may not wait on its PostgreSQL's fsync, but what it commits there must survive kill -9
+  const durable = manifest.guarantees.durability !== "in-memory";
   const pgi = await startPostgresInstance({
     dir: targetPostgresDir(name),
     settings: durable ? DURABLE : SCRATCH,

@@ -14,7 +14,8 @@
 import { KNEE_STOP_TEXT, KNEE_STOPS, PUBLISHABLE_RESOLUTION, publishableResolution } from "@sfbench/core";
 import { tieGroups } from "@sfbench/core/stats";
 import type { Db, EnvironmentKind, LocCounts } from "@sfbench/db";
-import { byImplementation, type ImplementationClass } from "../../shared/implementation.ts";
+import type { Durability } from "@sfbench/core/manifest";
+import { byDurability, byImplementation, DEFAULT_DURABILITY, type ImplementationClass } from "../../shared/implementation.ts";
 import { defaultDir, RATE_KEYS, shownCells, type LeaderboardFilter, type RateKey, type SortKey } from "../../shared/leaderboard-params.ts";
 import { provisional, REFERENCE_TARGET, trialFigure, type TrialFigure, type TrialValue } from "../../shared/trial-figures.ts";
 import { env } from "../../env.ts";
@@ -105,6 +106,9 @@ export interface Leaderboard {
   total: number;
   /** rows of tuned implementations left out (filter.tuned shows them) */
   hiddenTuned: number;
+  /** the durability level ranked, and how many rows of the population each other level has (each its own board) */
+  durability: Durability;
+  otherLevels: { level: Durability; rows: number }[];
   page: number;
   pages: number;
   environments: { kind: EnvironmentKind; nodes: number }[];
@@ -285,6 +289,7 @@ const views = new WeakMap<LeaderboardData, Map<string, SortedRows>>();
 interface SortedRows {
   rows: LeaderboardRow[];
   hiddenTuned: number;
+  otherLevels: Leaderboard["otherLevels"];
   rankedBy: Leaderboard["rankedBy"];
 }
 
@@ -304,7 +309,8 @@ export function ratioFigure(row: LeaderboardRow, key: RateKey): TrialFigure | un
 
 function sortedRows(data: LeaderboardData, filter: LeaderboardFilter, dir: "asc" | "desc"): SortedRows {
   const { rateKeys, focus } = shownCells(filter);
-  const key = [filter.workload, filter.distribution, filter.sort, dir, filter.tuned].join("|");
+  const level = filter.durability ?? DEFAULT_DURABILITY;
+  const key = [filter.workload, filter.distribution, filter.sort, dir, filter.tuned, level].join("|");
   let byView = views.get(data);
   if (!byView) views.set(data, (byView = new Map()));
   const cached = byView.get(key);
@@ -315,7 +321,8 @@ function sortedRows(data: LeaderboardData, filter: LeaderboardFilter, dir: "asc"
     rows = rows.filter((row) => rateKeys.some((k) => k in row.rates));
   }
   const { shown, hiddenTuned } = byImplementation(rows, filter.tuned);
-  rows = shown;
+  const { shown: atLevel, otherLevels } = byDurability(shown, level);
+  rows = atLevel;
   const sign = dir === "asc" ? 1 : -1;
   const rateSort = (RATE_KEYS as readonly string[]).includes(filter.sort) ? (filter.sort as RateKey) : null;
   const focusSort = isFocusMetric(filter.sort) ? filter.sort : null;
@@ -352,7 +359,7 @@ function sortedRows(data: LeaderboardData, filter: LeaderboardFilter, dir: "asc"
     const metric = filter.sort;
     standings(sortedRows, (r) => r.focusFigures[metric], defaultDir(metric) === "asc");
   }
-  const sorted: SortedRows = { rows: sortedRows, hiddenTuned, rankedBy: byRatio ? "ratio" : "median" };
+  const sorted: SortedRows = { rows: sortedRows, hiddenTuned, otherLevels, rankedBy: byRatio ? "ratio" : "median" };
   byView.set(key, sorted);
   return sorted;
 }
@@ -414,7 +421,7 @@ export async function getLeaderboard(db: Db, filter: LeaderboardFilter): Promise
   });
   const { rateKeys, focus } = shownCells(filter);
   const dir = filter.dir ?? defaultDir(filter.sort);
-  const { rows, hiddenTuned, rankedBy } = sortedRows(data, filter, dir);
+  const { rows, hiddenTuned, otherLevels, rankedBy } = sortedRows(data, filter, dir);
   const pages = Math.max(1, Math.ceil(rows.length / PAGE_SIZE));
   const page = Math.min(filter.page, pages);
   return {
@@ -426,6 +433,8 @@ export async function getLeaderboard(db: Db, filter: LeaderboardFilter): Promise
     rows: rows.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE),
     total: rows.length,
     hiddenTuned,
+    durability: filter.durability ?? DEFAULT_DURABILITY,
+    otherLevels,
     page,
     pages,
     environments: data.environments,
