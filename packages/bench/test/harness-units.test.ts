@@ -1,4 +1,6 @@
 /** The harness's pure parts: the injected distribution, wrk's report, the comparison of two campaigns, the report table. */
+import { listTargets } from "@sfbench/provider-local";
+import { overheadTargets } from "../src/lib/overhead-targets.ts";
 import { describe, expect, it } from "vitest";
 import { cpuList } from "../src/lib/machine.ts";
 import { delaySource, injectedQuantile } from "../src/lib/injected.ts";
@@ -110,6 +112,21 @@ describe("small helpers", () => {
         ["ccc", "d"],
       ]),
     ).toBe("a    bb\n---  --\nccc  d");
+  });
+});
+
+describe("bench:overhead's targets", () => {
+  const catalogue = listTargets();
+  it("measures node-postgres by default, every bundled target that writes spans with all, and refuses the others by name", () => {
+    expect(overheadTargets(undefined, catalogue)).toEqual(["node-postgres"]);
+    const all = overheadTargets("all", catalogue);
+    expect(all).toEqual(catalogue.filter((t) => t.manifest.tracing).map((t) => t.name));
+    expect(all.length).toBeGreaterThan(3);
+    expect(overheadTargets("restate, node-postgres,restate", catalogue)).toEqual(["restate", "node-postgres"]);
+    expect(() => overheadTargets("nope", catalogue)).toThrow(/--targets: "nope" is not a bundled target \(bundled: /);
+    const untraced = catalogue.find((t) => !t.manifest.tracing);
+    if (untraced) expect(() => overheadTargets(untraced.name, catalogue)).toThrow(/writes no spans/);
+    expect(() => overheadTargets(",", catalogue)).toThrow(/at least one/);
   });
 });
 

@@ -15,7 +15,7 @@ const CLI = join(REPO, "packages/cli/bin/sfbench.mjs");
 
 export interface Started {
   url: string;
-  /** the target's process and its own PostgreSQL: the cost and pinning roots */
+  /** the target's process and its own PostgreSQL and Kafka: the cost and pinning roots */
   pids: number[];
   /** where its stdout (span lines) goes */
   log: string;
@@ -44,8 +44,9 @@ export class PrivateTarget {
       url: string;
       log: string;
       postgres?: { pid: number };
+      kafka?: { pid: number };
     };
-    return { url: state.url, log: state.log, pids: [state.pid, ...(state.postgres ? [state.postgres.pid] : [])] };
+    return { url: state.url, log: state.log, pids: [state.pid, ...(state.postgres ? [state.postgres.pid] : []), ...(state.kafka ? [state.kafka.pid] : [])] };
   }
 
   /** Stops it; never throws. */
