@@ -58,7 +58,7 @@ describe("temporal started by provider-local", () => {
     const cartId = await s.cart({ [a]: 1, [b]: 2, [c]: 1 });
     const answer = await call(target.url, "POST", "/orders/checkout", { cartId, userId });
     expect(answer.status).toBe(200);
-    const address = /Temporal server at (\S+)/.exec(readFileSync(target.log, "utf8"))?.[1];
+    const address = /Temporal server at ([\d.]+:\d+)/.exec(readFileSync(target.log, "utf8"))?.[1];
     expect(address).toBeDefined();
     const shown = execFileSync(
       join(buildDir(TARGET), "temporal"),
