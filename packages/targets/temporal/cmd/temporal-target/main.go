@@ -34,7 +34,7 @@ const serverStartup = 150 * time.Second
 
 // sweepEvery is how often completed orders whose co-purchase workflow never
 // started (the process died between the answer and the start) are started.
-const sweepEvery = 10 * time.Second
+const sweepEvery = 2 * time.Second
 
 func main() {
 	if err := run(); err != nil {

@@ -151,7 +151,9 @@ func checkout(s *Server, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(r.http.Context(), checkoutBudget)
+	// Not the request's context: a client that gives up must not end the
+	// wait, or the completed order would get its co-purchase start only from the sweep.
+	ctx, cancel := context.WithTimeout(context.Background(), checkoutBudget)
 	defer cancel()
 	in := shop.CheckoutInput{OrderID: newID(), CartID: cartID, UserID: userID}
 	opts := client.StartWorkflowOptions{
