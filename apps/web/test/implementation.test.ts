@@ -47,7 +47,7 @@ describe("implementation class on the leaderboard and compare", () => {
     await importFixture(t.db, "fast-path", {
       capacity: 3000,
       seed: 2,
-      manifest: { implementation: "tuned", guarantees: { consistency: "eventual", messaging: "at-least-once", durability: "in-memory" } },
+      manifest: { implementation: "tuned", guarantees: { consistency: "eventual", messaging: "at-least-once", durability: "durable" } },
     });
   });
   afterAll(async () => {
@@ -66,7 +66,7 @@ describe("implementation class on the leaderboard and compare", () => {
       ["plain", "idiomatic"],
     ]);
     expect(all.hiddenTuned).toBe(0);
-    expect(all.rows[0]!.guarantees).toEqual({ consistency: "eventual", messaging: "at-least-once", durability: "in-memory" });
+    expect(all.rows[0]!.guarantees).toEqual({ consistency: "eventual", messaging: "at-least-once", durability: "durable" });
   });
 
   it("charts a tuned implementation on compare only when asked, and lists it as hidden otherwise", async () => {
