@@ -168,7 +168,9 @@ describe("the portal in Chromium", () => {
     await shot("08-leaderboard");
     await page.click("th >> text=System");
     await page.waitForURL(/sort=system/);
-    const sorted = await page.locator("[data-testid=leaderboard] tbody[data-testid=ranked] tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-system")));
+    const sorted = await page
+      .locator("[data-testid=leaderboard] tbody[data-testid=ranked] tr")
+      .evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-system")));
     expect(sorted).toEqual(["alpha", "alpha", "beta", "gamma"]);
     await go("/?nodes=2");
     expect(await page.locator("[data-testid=leaderboard] tbody[data-testid=ranked] tr").count()).toBe(1);
@@ -184,7 +186,9 @@ describe("the portal in Chromium", () => {
     expect(order.slice(2)).toEqual(["node-postgres"]);
     expect(order.slice(0, 2).sort()).toEqual(["kappa", "lambda"]);
     // kappa and lambda share rank 1, marked tied; the reference is third
-    const ranks = await page.locator("[data-testid=leaderboard] tbody[data-testid=ranked] tr td[data-rank]").evaluateAll((tds) => tds.map((td) => td.getAttribute("data-rank")));
+    const ranks = await page
+      .locator("[data-testid=leaderboard] tbody[data-testid=ranked] tr td[data-rank]")
+      .evaluateAll((tds) => tds.map((td) => td.getAttribute("data-rank")));
     expect(ranks).toEqual(["1", "1", "3"]);
     expect(await page.locator("[data-testid=leaderboard] .badge.tied").count()).toBe(2);
     // the checkout uniform cell: "median [low, high], n=3", and the ratio to the reference
@@ -197,7 +201,9 @@ describe("the portal in Chromium", () => {
     await shot("08a-leaderboard-campaign");
     // the population the board opens on holds single runs only: each provisional, none ranked, none ranked against the campaign's medians
     await go("/");
-    const single = await page.locator("[data-testid=leaderboard] tbody[data-testid=ranked] tr td:nth-child(2)").evaluateAll((tds) => tds.map((td) => td.getAttribute("data-rank")));
+    const single = await page
+      .locator("[data-testid=leaderboard] tbody[data-testid=ranked] tr td:nth-child(2)")
+      .evaluateAll((tds) => tds.map((td) => td.getAttribute("data-rank")));
     expect(single.length).toBeGreaterThan(0);
     expect(single.every((r) => r === "provisional")).toBe(true);
   });

@@ -29,8 +29,8 @@ export function PopulationHeader({ board }: { board: Leaderboard }) {
     <section data-testid="population" className="population">
       <p>
         Ranked within one population: <strong data-testid="population-shown">{populationLabel(board.population)}</strong> (
-        {shown ? `${shown.systems} system${shown.systems === 1 ? "" : "s"} with ranked runs` : "no ranked runs"}). Knees of different machines, profiles
-        or environments are never ranked against each other.
+        {shown ? `${shown.systems} system${shown.systems === 1 ? "" : "s"} with ranked runs` : "no ranked runs"}). Knees of different machines, profiles or
+        environments are never ranked against each other.
       </p>
       <p data-testid="durability-level">
         Durability <strong>{board.durability}</strong>: {DURABILITY_TEXT[board.durability]}.{" "}
@@ -70,7 +70,10 @@ export function LeaderboardFilters({ board, microRows }: { board: Leaderboard; m
   const kinds = [...new Set([population.kind, ...board.populations.map((p) => p.kind)])];
   const profiles = [...new Set([population.profile, ...board.populations.filter((p) => p.kind === population.kind).map((p) => p.profile)])];
   const machines = [
-    ...new Set([population.machineClass, ...board.populations.filter((p) => p.kind === population.kind && p.profile === population.profile).map((p) => p.machineClass)]),
+    ...new Set([
+      population.machineClass,
+      ...board.populations.filter((p) => p.kind === population.kind && p.profile === population.profile).map((p) => p.machineClass),
+    ]),
   ];
   return (
     <form className="filters" method="get" action="/" aria-label="Filters">

@@ -160,8 +160,8 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
       <BoardChart board={board} />
       {board.rankedBy === "ratio" ? (
         <p className="muted" data-testid="ranked-by-ratio">
-          These rows come from more than one campaign, measured on different days: absolute rates move with the machine, so the order is each
-          system&apos;s ratio to {REFERENCE_TARGET} in the same rounds of its own campaign (with its interval), its median rate beside it.
+          These rows come from more than one campaign, measured on different days: absolute rates move with the machine, so the order is each system&apos;s
+          ratio to {REFERENCE_TARGET} in the same rounds of its own campaign (with its interval), its median rate beside it.
         </p>
       ) : null}
       <form method="get" action="/compare" className="table-wrap">
@@ -314,7 +314,10 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
             <button type="submit" className="compare-button">
               Compare selected
             </button>{" "}
-            <a href={compareHref([...new Set(board.rows.map((r) => r.slug))], undefined, board.filter.tuned, populationParams(board))} data-testid="compare-all">
+            <a
+              href={compareHref([...new Set(board.rows.map((r) => r.slug))], undefined, board.filter.tuned, populationParams(board))}
+              data-testid="compare-all"
+            >
               compare every system on this page
             </a>
           </>

@@ -46,10 +46,14 @@ export const DEFAULT_DURABILITY: Durability = "durable";
  * it, so the two are never ranked together. A row whose manifest is unknown
  * cannot be placed and is shown (its guarantees read "not known").
  */
-export function byDurability<T extends { guarantees: Guarantees | null }>(rows: readonly T[], level: Durability): { shown: T[]; otherLevels: { level: Durability; rows: number }[] } {
+export function byDurability<T extends { guarantees: Guarantees | null }>(
+  rows: readonly T[],
+  level: Durability,
+): { shown: T[]; otherLevels: { level: Durability; rows: number }[] } {
   const shown = rows.filter((r) => !r.guarantees || r.guarantees.durability === level);
   const counts = new Map<Durability, number>();
-  for (const r of rows) if (r.guarantees && r.guarantees.durability !== level) counts.set(r.guarantees.durability, (counts.get(r.guarantees.durability) ?? 0) + 1);
+  for (const r of rows)
+    if (r.guarantees && r.guarantees.durability !== level) counts.set(r.guarantees.durability, (counts.get(r.guarantees.durability) ?? 0) + 1);
   return { shown, otherLevels: [...counts].map(([l, n]) => ({ level: l, rows: n })) };
 }
 

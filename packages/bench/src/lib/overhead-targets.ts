@@ -13,8 +13,10 @@ export function overheadTargets(flag: string | undefined, catalogue = listTarget
     .map((s) => s.trim())
     .filter(Boolean);
   for (const name of names) {
-    if (!catalogue.some((t) => t.name === name)) throw new Error(`--targets: "${name}" is not a bundled target (bundled: ${catalogue.map((t) => t.name).join(", ")})`);
-    if (!tracing.includes(name)) throw new Error(`--targets: ${name} writes no spans (its target.json says tracing: false), so tracing costs it nothing to measure`);
+    if (!catalogue.some((t) => t.name === name))
+      throw new Error(`--targets: "${name}" is not a bundled target (bundled: ${catalogue.map((t) => t.name).join(", ")})`);
+    if (!tracing.includes(name))
+      throw new Error(`--targets: ${name} writes no spans (its target.json says tracing: false), so tracing costs it nothing to measure`);
   }
   if (!names.length) throw new Error("--targets: name at least one bundled target, or all");
   return [...new Set(names)];

@@ -48,7 +48,11 @@ describe("the Restate server's configuration", () => {
 
   it("sizes them for the cores the run gives it (SFBENCH_CPUS), not for the machine", () => {
     const dir = mkdtempSync(join(tmpdir(), "restate-config-"));
-    const file = writeRestateConfig(dir, { fabric: 1, ingress: 2, admin: 3, service: 4 }, readLauncherEnv({ SFBENCH_DATA_DIR: dir, SFBENCH_CPUS: "1" }).SFBENCH_CPUS);
+    const file = writeRestateConfig(
+      dir,
+      { fabric: 1, ingress: 2, admin: 3, service: 4 },
+      readLauncherEnv({ SFBENCH_DATA_DIR: dir, SFBENCH_CPUS: "1" }).SFBENCH_CPUS,
+    );
     expect(readFileSync(file, "utf8")).toMatch(/^default-num-partitions = 2$/m);
     expect(() => readLauncherEnv({ SFBENCH_DATA_DIR: dir, SFBENCH_CPUS: "none" })).toThrow(/SFBENCH_CPUS/);
   });

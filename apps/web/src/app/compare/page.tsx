@@ -114,7 +114,8 @@ async function CompareBody({ slugs, envText, tuned, request }: { slugs: string[]
               </Link>
             ) : s.tunedHidden ? (
               <span className="muted" data-testid="tuned-hidden">
-                a tuned implementation (optimised for this benchmark), hidden: <Link href={compareHref(slugs, envText, true, shown ?? {})}>show tuned implementations</Link>
+                a tuned implementation (optimised for this benchmark), hidden:{" "}
+                <Link href={compareHref(slugs, envText, true, shown ?? {})}>show tuned implementations</Link>
               </span>
             ) : (
               <span className="muted">no ranked run in this population and environment</span>

@@ -33,7 +33,13 @@ export async function findTokenUser(db: Db, token: string, now = new Date()): Pr
   if (!token.startsWith(TOKEN_PREFIX)) return null;
   const row = await db.apiToken.findUnique({
     where: { tokenHash: hashSecret(token) },
-    select: { id: true, revokedAt: true, expiresAt: true, lastUsedAt: true, user: { select: { id: true, email: true, emailVerifiedAt: true, operatorSince: true } } },
+    select: {
+      id: true,
+      revokedAt: true,
+      expiresAt: true,
+      lastUsedAt: true,
+      user: { select: { id: true, email: true, emailVerifiedAt: true, operatorSince: true } },
+    },
   });
   if (!row || row.revokedAt || (row.expiresAt && row.expiresAt <= now)) return null;
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > TOUCH_EVERY_MS) {

@@ -82,7 +82,12 @@ function chooseEnvironment(latest: RunMeta[], wanted: Environment | undefined) {
 
 export async function getCompare(db: Db, slugs: string[], wanted?: Environment, showTuned = false, request: PopulationRequest = {}): Promise<Compare> {
   const systems = await db.system.findMany({ where: { slug: { in: slugs } }, select: { id: true, slug: true, name: true } });
-  const populations = systems.length ? await readPopulations(db, systems.map((s) => s.id)) : [];
+  const populations = systems.length
+    ? await readPopulations(
+        db,
+        systems.map((s) => s.id),
+      )
+    : [];
   const population = populations.length
     ? choosePopulation(populations, { ...request, kind: wanted?.kind ?? request.kind }, env.SFBENCH_REFERENCE_MACHINE)
     : null;

@@ -206,9 +206,7 @@ async function latestUnranked(db: Db, filter: BoardFilter): Promise<UnrankedAtte
   if (filter.kind) where.push(Prisma.sql`r."environmentKind" = ${filter.kind}::"EnvironmentKind"`);
   if (filter.nodes !== undefined) where.push(Prisma.sql`r.nodes = ${filter.nodes}`);
   if (filter.profile) where.push(Prisma.sql`r.profile::text = ${filter.profile}`);
-  const latest = await db.$queryRaw<
-    (Omit<UnrankedAttempt, "reasons"> & { ranked: boolean; errorStage: string | null; errorMessage: string | null })[]
-  >`
+  const latest = await db.$queryRaw<(Omit<UnrankedAttempt, "reasons"> & { ranked: boolean; errorStage: string | null; errorMessage: string | null })[]>`
     SELECT * FROM (
       SELECT DISTINCT ON (r."environmentKind", r.nodes, r."systemId")
         r.id AS "runId", r."systemId", s.slug, s.name, v.version, r."environmentKind", r.nodes, r."finishedAt", r.status::text AS status,

@@ -354,8 +354,7 @@ function sortedRows(data: LeaderboardData, filter: LeaderboardFilter, dir: "asc"
         r.standing = { rank: null, tiedWith: 0, provisional: true, because: `no ratio: ${REFERENCE_TARGET} was not measured in the same rounds` };
       }
     }
-  }
-  else if (isFocusMetric(filter.sort)) {
+  } else if (isFocusMetric(filter.sort)) {
     const metric = filter.sort;
     standings(sortedRows, (r) => r.focusFigures[metric], defaultDir(metric) === "asc");
   }
