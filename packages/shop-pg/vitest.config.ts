@@ -1,0 +1,8 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    globalSetup: ["../../scripts/vitest-tmpdir.ts"],
+    include: ["test/**/*.test.ts"],
+  },
+});
