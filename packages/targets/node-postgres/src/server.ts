@@ -3,12 +3,10 @@
  * only reads the environment and listens.
  */
 import type { FastifyInstance } from "fastify";
-import { createPool } from "./app/db.ts";
+import { buildHttpApp, createPool, createSchemaWithRetry, SpanWriter, type LineSink, type LogLevel } from "@sfbench/shop-pg";
 import { createMicro } from "./app/micro.ts";
-import { createSchemaWithRetry } from "./app/schema.ts";
+import { SCHEMA } from "./app/schema.ts";
 import { createShop } from "./app/shop.ts";
-import { SpanWriter, type LineSink } from "./app/trace.ts";
-import { buildHttpApp, type LogLevel } from "./http/app.ts";
 
 export interface ServerOptions {
   databaseUrl: string;
@@ -42,18 +40,31 @@ export async function createServer(options: ServerOptions): Promise<TargetServer
   // The logger lives on the Fastify instance, created below; nothing logs before it exists.
   const logError = (err: Error, what: string) => app.log.error({ err }, what);
 
-  const db = createPool({ databaseUrl, size: poolSize, onError: (err) => logError(err, "idle PostgreSQL connection failed") });
+  const db = createPool({
+    databaseUrl,
+    size: poolSize,
+    applicationName: "sfbench-node-postgres",
+    onError: (err) => logError(err, "idle PostgreSQL connection failed"),
+  });
   const shop = createShop({
     db,
     onBackgroundError: logError,
     ...(options.maxFreqVisits ? { freqLimits: { maxVisits: options.maxFreqVisits } } : {}),
   });
   const spans = trace ? new SpanWriter(options.traceSink ?? process.stdout) : undefined;
-  const app = buildHttpApp({ shop, micro: createMicro(db), isReady: () => isReady, spans, logLevel });
+  const app = buildHttpApp({
+    shop,
+    micro: createMicro(db),
+    isReady: () => isReady,
+    startingWhat: "creating the database schema",
+    spans,
+    logLevel,
+  });
   await app.ready();
 
   const ready = createSchemaWithRetry(
     db,
+    SCHEMA,
     () => closing !== undefined,
     (err, attempt) => app.log.warn({ err }, `creating the schema failed (attempt ${attempt}), retrying`),
   ).then(() => {

@@ -8,10 +8,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { CheckoutResult } from "@sfbench/core";
+import { AppError, notFound, nowMicros, recordFunctionSpans, traced, transaction, type Db, type Trace, type Tx } from "@sfbench/shop-pg";
 import type { CoPurchaseWriter } from "./co-purchase.ts";
-import { transaction, type Db, type Tx } from "./db.ts";
-import { AppError, notFound } from "./errors.ts";
-import { nowMicros, recordFunctionSpans, traced, type Trace } from "./trace.ts";
 
 const INT8_MAX = 2n ** 63n - 1n;
 

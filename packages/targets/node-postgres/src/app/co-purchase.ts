@@ -8,8 +8,7 @@
  * hot pairs are not fought over row by row. close() waits until everything
  * recorded is written.
  */
-import type { Db } from "./db.ts";
-import { isRetryable } from "./db.ts";
+import { isRetryable, type Db } from "@sfbench/shop-pg";
 
 const SEP = "\u0000";
 /** Rows per statement. */

@@ -1,32 +1,15 @@
 /**
  * The application: every operation of SPEC 2 over one PostgreSQL pool. The
- * HTTP gateway (src/http) validates input and calls these; they throw AppError
- * for not-found and business conflicts.
+ * HTTP gateway (@sfbench/shop-pg) validates input and calls these; they throw
+ * AppError for not-found and business conflicts. What is this target's own:
+ * the carts, the checkout transaction and the batched co-purchase writer.
  */
-import type { Cart, CheckoutResult, Order, Product, User } from "@sfbench/core";
+import { shopOperations, type Db, type FreqItemsLimits, type Shop } from "@sfbench/shop-pg";
 import { addToCart, createCart, getCart } from "./carts.ts";
 import { checkout } from "./checkout.ts";
 import { CoPurchaseWriter } from "./co-purchase.ts";
-import type { Db } from "./db.ts";
-import { DEFAULT_FREQ_LIMITS, freqItems, type FreqItemsLimits } from "./freq-items.ts";
-import { getOrder } from "./orders.ts";
-import { createProduct, getProduct, upsertProduct, type ProductFields } from "./products.ts";
-import type { Trace } from "./trace.ts";
-import { addCredits, createUser, getUser } from "./users.ts";
 
-export interface Shop {
-  createProduct(fields: ProductFields, trace?: Trace): Promise<string>;
-  upsertProduct(id: string, fields: ProductFields, trace?: Trace): Promise<string>;
-  getProduct(id: string, trace?: Trace): Promise<Product>;
-  freqItems(id: string, top: number, depth: number, trace?: Trace): Promise<string[]>;
-  createUser(credits: number | undefined, trace?: Trace): Promise<string>;
-  getUser(id: string, trace?: Trace): Promise<User>;
-  addCredits(id: string, credits: number, trace?: Trace): Promise<void>;
-  createCart(trace?: Trace): Promise<string>;
-  getCart(id: string, trace?: Trace): Promise<Cart>;
-  addToCart(cartId: string, productId: string, amount: number, trace?: Trace): Promise<void>;
-  checkout(cartId: string, userId: string, trace?: Trace): Promise<CheckoutResult>;
-  getOrder(id: string, trace?: Trace): Promise<Order>;
+export interface NodePostgresShop extends Shop {
   /** Resolves once every co-purchase update recorded so far is written. */
   settle(): Promise<void>;
   /** Writes what is pending; the caller ends the pool afterwards. */
@@ -40,21 +23,14 @@ export interface ShopOptions {
   freqLimits?: FreqItemsLimits;
 }
 
-export function createShop({ db, onBackgroundError, freqLimits = DEFAULT_FREQ_LIMITS }: ShopOptions): Shop {
+export function createShop({ db, onBackgroundError, freqLimits }: ShopOptions): NodePostgresShop {
   const coPurchase = new CoPurchaseWriter(db, (err, rows) => onBackgroundError(err, `co-purchase update of ${rows} pairs`));
   return {
-    createProduct: (fields, trace) => createProduct(db, fields, trace),
-    upsertProduct: (id, fields, trace) => upsertProduct(db, id, fields, trace),
-    getProduct: (id, trace) => getProduct(db, id, trace),
-    freqItems: (id, top, depth, trace) => freqItems(db, id, top, depth, trace, freqLimits),
-    createUser: (credits, trace) => createUser(db, credits, trace),
-    getUser: (id, trace) => getUser(db, id, trace),
-    addCredits: (id, credits, trace) => addCredits(db, id, credits, trace),
+    ...shopOperations(db, freqLimits),
     createCart: (trace) => createCart(db, trace),
     getCart: (id, trace) => getCart(db, id, trace),
     addToCart: (cartId, productId, amount, trace) => addToCart(db, cartId, productId, amount, trace),
     checkout: (cartId, userId, trace) => checkout({ db, coPurchase }, cartId, userId, trace),
-    getOrder: (id, trace) => getOrder(db, id, trace),
     settle: () => coPurchase.flush(),
     close: () => coPurchase.close(),
   };
