@@ -12,24 +12,22 @@ import { UnrecoverableError, type Job } from "bullmq";
 import {
   cellsOf,
   manifestDigest,
-  microOf,
   parseManifest,
   parseResult,
   repeatBusy,
   RunParameters,
+  type Experiment,
   type Profile,
   type ResultDocument,
-  type RunningTarget,
   type TargetManifest,
   type TrialTag,
 } from "@sfbench/core";
-import { runConformance } from "@sfbench/conformance";
 import { importResult, type Db, type Prisma, type Run } from "@sfbench/db";
 import { findTarget, localTargetProvider, TargetBusyError, TargetError } from "@sfbench/provider-local";
 import { imageTargetProvider } from "@sfbench/provider-container";
 import { ClusterProvisionError, needsClusterMessage, type ClusterPlace } from "@sfbench/provider-kubernetes";
-import { kafkaBrokers, status as serviceStatus, up } from "@sfbench/services";
-import { aliveCheck, failedRunDocument, runBenchmark, targetShare, writeResult } from "@sfbench/engine";
+import { kafkaBrokers, up } from "@sfbench/services";
+import { failedRunDocument, measureTarget, nodesToStart, writeResult } from "@sfbench/engine";
 import { countVersionLoc, locSource } from "./count-loc.ts";
 import type { RunJob } from "./queue.ts";
 import { RunProgress } from "./progress.ts";
@@ -51,6 +49,15 @@ export type PipelineOutcome =
   | { runId: string; status: "completed" | "failed" | "interrupted"; resultPath: string }
   | { runId: string; status: "needs-cluster" | "skipped"; reason: string };
 
+/**
+ * The node processes a run's target starts as: the run's count when it asks
+ * for several; else as the experiment needs (an elastic target in scale-up
+ * starts as node 0 of 1), or as its manifest starts it.
+ */
+function startNodes(manifest: TargetManifest, experiment: Experiment | undefined, nodes: number): number | undefined {
+  return nodes > 1 ? nodes : nodesToStart(manifest, experiment ?? "throughput", undefined);
+}
+
 /** A result document already written for this run (a retry after the store stage failed resumes from it). */
 function existingResult(resultsDir: string, target: string, runId: string): { file: string; doc: ResultDocument } | undefined {
   const dir = join(resultsDir, target);
@@ -67,25 +74,6 @@ export function createRunPipeline(deps: PipelineDeps) {
 
   async function failRun(runId: string, stage: string, message: string): Promise<void> {
     await db.run.update({ where: { id: runId }, data: { status: "failed", errorStage: stage, errorMessage: message, finishedAt: new Date(), stage: null } });
-  }
-
-  /** Writes and stores a document for a run that failed before measuring, then stops retries. */
-  async function failBeforeMeasuring(
-    runId: string,
-    target: ResultDocument["target"],
-    profile: Profile,
-    startedAt: Date,
-    stage: string,
-    message: string,
-    tag?: TrialTag,
-  ): Promise<never> {
-    const doc = {
-      ...failedRunDocument({ runId, target, profile, startedAt, stage, message, k6: deps.k6, repoRoot: deps.repoRoot, rawDir: join(deps.rawRoot, runId) }),
-      ...(tag ? { campaign: tag } : {}),
-    };
-    const file = writeResult(deps.resultsDir, doc);
-    await importResult(db, doc, { resultPath: file });
-    throw new UnrecoverableError(`${stage}: ${message}`);
   }
 
   /** Ends a run that was stopped mid-way: a document with status "interrupted", stored like any other. */
@@ -190,8 +178,8 @@ export function createRunPipeline(deps: PipelineDeps) {
     const provider = needsCluster
       ? deps.cluster!.provider({ runId, manifest, nodes: run.nodes, bundled, ...(archive ? { imageArchive: archive.path } : {}) })
       : archive
-        ? imageTargetProvider(runId, manifest, archive.path)
-        : localTargetProvider(manifest, { targetsRoot: deps.targetsRoot, nodes: run.nodes });
+        ? imageTargetProvider(runId, manifest, { archive: archive.path }, { nodes: startNodes(manifest, params.data.experiment, run.nodes) })
+        : localTargetProvider(manifest, { targetsRoot: deps.targetsRoot, nodes: startNodes(manifest, params.data.experiment, run.nodes) });
 
     const target = { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: run.targetVersion.manifestDigest };
     const profile = run.profile as Profile;
@@ -204,10 +192,6 @@ export function createRunPipeline(deps: PipelineDeps) {
     await acquireRunLock(runId, manifest.name, { signal });
     const progress = new RunProgress(db, runId);
     const startedAt = new Date();
-    let started: RunningTarget | undefined;
-    // stopping the target makes whatever is in flight (health wait, conformance, audit) end at once
-    const onAbort = () => void provider.stop().catch(() => {});
-    signal?.addEventListener("abort", onAbort, { once: true });
     try {
       await db.run.update({
         where: { id: runId },
@@ -215,86 +199,42 @@ export function createRunPipeline(deps: PipelineDeps) {
       });
       let result = existingResult(deps.resultsDir, manifest.name, runId);
       if (!result) {
-        // spans for the breakdown when the target writes them and Kafka is up (a run without Kafka has no breakdown)
-        const tracing =
-          manifest.tracing &&
-          (await up(["kafka"]).then(
-            () => true,
-            (e: Error) => {
-              process.stderr.write(`${new Date().toISOString()} run ${runId}: tracing off, no latency breakdown: Kafka is not available: ${e.message}\n`);
-              return false;
-            },
-          ));
-        try {
-          // the target starts on the cores the run gives it and is told how many (a container or cluster provider has its own limits)
-          const cores = targetShare();
-          started = await provider.start({ trace: tracing, ...(cores ? { cores } : {}) });
-        } catch (e) {
-          if (signal?.aborted) return await interruptRun(runId, target, profile, startedAt, "provision", signal, tag);
-          // a busy machine is retried with backoff; a target that does not start (or a cluster that cannot take it) is the target's failure
-          if ((e instanceof TargetError && !(e instanceof TargetBusyError)) || e instanceof ClusterProvisionError)
-            await failBeforeMeasuring(runId, target, profile, startedAt, "provision", e.message, tag);
-          throw e;
-        }
-        if (signal?.aborted) return await interruptRun(runId, target, profile, startedAt, "provision", signal, tag);
-        await progress.set("verify", 5);
-        const report = await runConformance(started.url, {
-          budgetMs: 120_000,
-          micro: manifest.micro === true,
-          onCheck: (_r, done, total) => progress.set("verify", 5 + Math.round((done / total) * 5)),
-        });
-        if (signal?.aborted) return await interruptRun(runId, target, profile, startedAt, "verify", signal, tag);
-        if (report.failed > 0) {
-          const failed = report.checks.filter((c) => !c.passed);
-          await failBeforeMeasuring(
-            runId,
-            target,
-            profile,
-            startedAt,
-            "verify",
-            `${failed.length} of ${report.checks.length} conformance checks failed: ${failed
-              .map((c) => `${c.id} (${c.message})`)
-              .slice(0, 5)
-              .join("; ")}`,
-            tag,
-          );
-        }
-        // the target's own PostgreSQL is part of it; the shared servers (Redis, Kafka) also serve others and are not counted
-        const shared = manifest.services.filter((s) => s !== "postgres");
-        const services = shared.length ? await serviceStatus(shared) : [];
-        const t = started;
         // the share of the load done: every cell started before the current one is finished
         const seen = new Set<string>();
-        const outcome = await runBenchmark({
+        const outcome = await measureTarget(provider, {
           runId,
           target,
-          baseUrl: t.url,
-          k6: deps.k6,
+          manifest,
           profile,
+          chosen: params.data,
           cells,
-          ...(params.data.experiment ? { experiment: params.data.experiment } : {}),
-          ...(microOf(params.data) ? { micro: { declared: manifest.micro === true } } : {}),
-          ...(manifest.audit?.readsPerSecond ? { auditReadsPerSecond: manifest.audit.readsPerSecond } : {}),
+          experiment: params.data.experiment ?? "throughput",
           seed: params.data.seed ?? 1,
-          ...(tag ? { campaign: tag } : {}),
+          k6: deps.k6,
           repoRoot: deps.repoRoot,
           resultsDir: deps.resultsDir,
           rawRoot: deps.rawRoot,
-          targetPids: () => t.pids(),
-          ...(t.control ? { control: t.control } : {}),
-          ...(t.generator ? { generator: t.generator } : {}),
-          ...(t.environment ? { place: t.environment } : {}),
           nodes: run.nodes,
-          ...(t.storage ? { storage: t.storage } : {}),
-          ...(tracing && t.log ? { trace: { logFile: t.log, ...(t.logFiles ? { logFiles: t.logFiles } : {}), brokers: kafkaBrokers() } } : {}),
+          ...(tag ? { campaign: tag } : {}),
+          // spans for the breakdown when the target writes them and Kafka is up (a run without Kafka has no breakdown)
+          kafka: () => up(["kafka"]).then(() => kafkaBrokers()),
+          verifyBudgetMs: 120_000,
+          // a busy machine is retried with backoff; a target that does not start (or a cluster that cannot take it) is the target's failure
+          isTargetFailure: (e) => (e instanceof TargetError && !(e instanceof TargetBusyError)) || e instanceof ClusterProvisionError,
           ...(signal ? { signal } : {}),
-          checkAlive: aliveCheck(() => t.exited()),
-          systemVersion: [`${manifest.system} ${manifest.version}`, ...t.versions, ...services.map((s) => s.detail.split(" on ")[0])].join("; "),
+          onNote: (m) => void (m.startsWith("tracing off") && process.stderr.write(`${new Date().toISOString()} run ${runId}: ${m}\n`)),
+          onStage: (stage) => void (stage === "verify" && progress.set("verify", 5)),
+          onCheck: (done, total) => void progress.set("verify", 5 + Math.round((done / total) * 5)),
           onProgress: (e) => {
             if (e.cell.includes("/")) seen.add(e.cell);
             void progress.event(e, 10 + Math.round((Math.max(0, seen.size - 1) / cells.length) * 80));
           },
         });
+        if (outcome.status === "interrupted") return await interruptRun(runId, target, profile, startedAt, outcome.stage, signal!, tag);
+        if (outcome.status === "not-measured") {
+          await importResult(db, outcome.doc, { resultPath: outcome.file });
+          throw new UnrecoverableError(`${outcome.stage}: ${outcome.doc.error?.message}`);
+        }
         result = outcome;
       }
       await progress.set("store", 95);
@@ -308,9 +248,8 @@ export function createRunPipeline(deps: PipelineDeps) {
         return await interruptRun(runId, target, profile, startedAt, progress.current ?? "provision", signal, tag);
       throw e;
     } finally {
-      signal?.removeEventListener("abort", onAbort);
+      // the harness stopped what it started
       await progress.set("teardown", undefined, true).catch(() => {});
-      if (started) await provider.stop();
       releaseRunLock(runId);
       await progress.finish();
     }

@@ -1,46 +1,34 @@
 /**
- * One run of `sfbench run`: start the target (a bundled one, or its OCI image
- * in a container) or take the one at --url, verify it (a failing target gets
- * no numbers), measure, write the result document, stop what was started.
- * `sfbench run` calls it once (or once per node count); trials and campaigns
- * call it once per trial, each with a fresh target.
+ * One run of `sfbench run`: chooses where the target runs (a bundled one as
+ * processes, its OCI image in a container, the cluster program under podman
+ * kube play, or the one at --url, which nothing starts) and hands that
+ * provider to the engine's harness (measureTarget: start, verify, measure,
+ * stop), then prints what came out. `sfbench run` calls it once (or once per
+ * node count); trials and campaigns call it once per trial, each with a fresh
+ * target.
  */
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import {
   manifestDigest,
-  microOf,
+  urlTargetProvider,
   type CellChoice,
   type Experiment,
   type Profile,
   type ProgressEvent,
   type ResultDocument,
   type RunParameters,
+  type TargetManifest,
+  type TargetProvider,
   type TrialTag,
 } from "@sfbench/core";
-import { formatFailure, runConformance } from "@sfbench/conformance";
-import {
-  containerTargetControl,
-  requireImage,
-  startContainerTarget,
-  teardownRun,
-  type ContainerTargetControl,
-  type MachineClass,
-} from "@sfbench/provider-container";
-import {
-  findTarget,
-  freePort,
-  localTargetControl,
-  nodeLogs,
-  startTarget,
-  stopTarget,
-  storageFingerprint,
-  type LocalTargetControl,
-  type StartedTarget,
-} from "@sfbench/provider-local";
-import { kafkaBrokers, paths, status, up } from "@sfbench/services";
+import { formatFailure } from "@sfbench/conformance";
+import { imageTargetProvider, type MachineClass } from "@sfbench/provider-container";
+import { kubePlayProvider } from "@sfbench/provider-kubernetes";
+import { findTarget, localTargetProvider } from "@sfbench/provider-local";
+import { kafkaBrokers, paths } from "@sfbench/services";
+import { measureTarget, nodesToStart, type MeasuredNodeCount, type ProfileSettings } from "@sfbench/engine";
 import { borrowForCommand } from "./borrowed.ts";
-import { aliveCheck, failedRunDocument, runBenchmark, targetShare, writeResult, type MeasuredNodeCount, type ProfileSettings } from "@sfbench/engine";
 import { readManifest } from "./manifest-file.ts";
 import { note } from "./progress.ts";
 import { LiveLine } from "./live.ts";
@@ -54,6 +42,8 @@ export interface RunOnceOptions {
   image?: string;
   manifest?: string;
   machine?: MachineClass;
+  /** the target as the cluster program's objects under podman kube play (with `target`) */
+  kubePlay?: boolean;
   noTrace?: boolean;
   /** print the result document instead of the summary */
   json?: boolean;
@@ -81,173 +71,74 @@ export interface RunOnceOutcome {
   file?: string;
 }
 
-export async function runOnce(o: RunOnceOptions): Promise<RunOnceOutcome> {
-  let started: StartedTarget | undefined;
-  let control: LocalTargetControl | ContainerTargetControl | undefined;
-  // a container target is keyed by the run's id: the document, its raw data and its containers share it
-  let containerRun: string | undefined;
-  let target: ResultDocument["target"];
-  let baseUrl: string;
-  let pids: () => number[] = () => [];
-  let systemVersion: string | undefined;
-  let storage: ReturnType<typeof storageFingerprint>;
-  let trace: { logFile: string; logFiles?: () => string[]; brokers: string[] } | undefined;
-  // the micro routes: what the manifest declares; a target given by URL is asked
-  let microDeclared = false;
-  let auditReadsPerSecond: number | undefined;
-  if (o.image) {
-    const manifest = o.manifest ? readManifest(o.cmd, o.manifest).manifest : findTarget(o.target!).manifest;
-    target = { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: manifestDigest(manifest) };
-    await requireImage(o.image);
-    const tracing = manifest.tracing && !o.noTrace && (await kafkaUp());
-    const runId = randomUUID();
-    containerRun = runId;
-    // scale-up adds a node to a target that runs as nodes: it starts as node 0 of 1
-    const asNodes = o.experiment === "scale-up" && manifest.nodes?.elastic === true;
-    const nodes = o.nodes ?? (asNodes ? 1 : undefined);
-    const c = await startContainerTarget({
-      runId,
-      image: o.image,
-      manifest,
-      machine: o.machine!,
-      // on the host's network: a free port, so the run never meets whatever holds the manifest's
-      port: await freePort(),
-      trace: tracing,
-      onProgress: note,
-      ...(nodes !== undefined ? { nodes } : {}),
-    });
-    const cc = await containerTargetControl(c, manifest, { onProgress: note });
-    control = cc;
-    baseUrl = c.url;
-    note(
-      `${manifest.name} is up at ${baseUrl} from ${o.image} (${o.machine!.cpus} CPU, ${Math.round(o.machine!.memoryBytes / 2 ** 20)} MiB)${tracing ? " (tracing: span lines from the container's output, shipped through Kafka)" : ""}`,
-    );
-    if (tracing) trace = { logFile: c.nodes[0]!.log, logFiles: () => cc.logs(), brokers: kafkaBrokers() };
-    pids = () => cc.pids();
-    storage = storageFingerprint(c);
-    microDeclared = manifest.micro === true;
-    auditReadsPerSecond = manifest.audit?.readsPerSecond;
-    systemVersion = [
-      `${manifest.system} ${manifest.version}`,
-      `image ${o.image} (${o.machine!.name})`,
-      ...(c.postgres ? [`PostgreSQL ${c.postgres.settings.version}`] : []),
-    ].join("; ");
-  } else if (o.target) {
-    const { manifest } = findTarget(o.target, o.targetsRoot);
-    target = { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: manifestDigest(manifest) };
-    const tracing = manifest.tracing && !o.noTrace && (await kafkaUp());
-    // scale-up adds a node to a target that runs as nodes: it starts as node 0 of 1
-    const asNodes = o.experiment === "scale-up" && manifest.nodes?.elastic === true;
-    const startNodes = o.nodes ?? (asNodes ? 1 : undefined);
-    // started on the cores the run gives it, and told how many, before it sizes itself
-    const cores = targetShare();
-    started = await startTarget(o.target, {
-      onProgress: note,
-      port: "free",
-      forRun: true,
-      trace: tracing,
-      ...(cores ? { cores } : {}),
-      ...(o.targetsRoot ? { targetsRoot: o.targetsRoot } : {}),
-      ...(startNodes !== undefined ? { nodes: startNodes } : {}),
-    });
-    control = localTargetControl(started, { onProgress: note });
-    baseUrl = started.url;
-    note(`${o.target} is up at ${baseUrl}${tracing ? " (tracing: span lines to its log, shipped through Kafka)" : ""}`);
-    // a multi-node target writes span lines to one log per node
-    const name = o.target;
-    if (tracing) trace = { logFile: started.log, logFiles: () => nodeLogs(name), brokers: kafkaBrokers() };
-    // cost: the target and its own PostgreSQL and Kafka; the shared Redis also serves others and is not counted
-    const shared = manifest.services.filter((s) => s !== "postgres" && s !== "kafka");
-    const services = shared.length ? await status(shared) : [];
-    const t = started;
-    // the processes and their liveness follow the state file: the resilience experiments kill and restart nodes
-    const c = control;
-    pids = () => c.pids();
-    storage = storageFingerprint(t);
-    microDeclared = manifest.micro === true;
-    auditReadsPerSecond = manifest.audit?.readsPerSecond;
-    systemVersion = [
-      `${manifest.system} ${manifest.version}`,
-      ...(t.postgres ? [`PostgreSQL ${t.postgres.settings.version}`] : []),
-      ...(t.kafka ? [`Kafka ${t.kafka.version} (its own broker)`] : []),
-      ...services.map((s) => s.detail.split(" on ")[0]),
-    ].join("; ");
-  } else {
-    baseUrl = o.url!;
-    microDeclared = microOf(o.chosen) && (await answers(`${baseUrl}/micro/empty`));
-    target = {
-      name: new URL(baseUrl).host.replace(/[^a-z0-9-]/gi, "-").toLowerCase(),
-      version: "0.0.0",
-      system: `target at ${baseUrl}`,
-      manifestDigest: `sha256:${"0".repeat(64)}`,
+/** the machine type the played pods are sized for: the one whose pods fit a small machine (docs/cluster.md) */
+const KUBE_PLAY_MACHINE_TYPE = "kind" as const;
+
+/** The provider for what the options name, and the target as its documents name it. */
+function chooseProvider(
+  o: RunOnceOptions,
+  runId: string,
+): { provider: TargetProvider; manifest?: TargetManifest; target: ResultDocument["target"]; nodes?: number } {
+  if (o.url) {
+    return {
+      provider: urlTargetProvider(o.url),
+      target: {
+        name: new URL(o.url).host.replace(/[^a-z0-9-]/gi, "-").toLowerCase(),
+        version: "0.0.0",
+        system: `target at ${o.url}`,
+        manifestDigest: `sha256:${"0".repeat(64)}`,
+      },
     };
   }
-  const checkAlive = aliveCheck(() => control?.exited());
+  const manifest = o.image && o.manifest ? readManifest(o.cmd, o.manifest).manifest : findTarget(o.target!, o.targetsRoot).manifest;
+  const target = { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: manifestDigest(manifest) };
+  const nodes = nodesToStart(manifest, o.experiment, o.nodes);
+  const provider = o.image
+    ? imageTargetProvider(runId, manifest, { stored: o.image }, { machine: o.machine!, nodes })
+    : o.kubePlay
+      ? kubePlayProvider({ runId, manifest, machineType: KUBE_PLAY_MACHINE_TYPE, onProgress: note })
+      : localTargetProvider(manifest, { targetsRoot: o.targetsRoot, nodes });
+  return { provider, manifest, target, ...(nodes !== undefined ? { nodes } : {}) };
+}
 
-  try {
-    // 1. Verify before measuring.
-    note(`verifying ${baseUrl} (conformance suite)`);
-    const report = await runConformance(baseUrl, { micro: microDeclared });
-    if (report.failed > 0) {
-      for (const r of report.checks.filter((c) => !c.passed)) process.stderr.write(formatFailure(r) + "\n");
-      const message = `${report.failed} of ${report.checks.length} conformance checks failed: ${report.checks
-        .filter((c) => !c.passed)
-        .map((c) => c.id)
-        .slice(0, 10)
-        .join(", ")}`;
-      const file = writeResult(o.resultsDir, {
-        ...failedRunDocument({
-          target,
-          profile: o.profile,
-          startedAt: new Date(report.startedAt),
-          stage: "verify",
-          message,
-          k6: o.k6,
-          repoRoot: paths.root,
-          rawDir: join(paths.home, "runs"),
-        }),
-        ...(o.campaign ? { campaign: o.campaign } : {}),
-      });
-      note(`verify failed: no numbers for a non-conformant target; failed run written to ${file}`);
-      return { code: 1, file };
-    }
-    note(`verify: ${report.passed} checks passed`);
-    await up(["k6"]);
-
-    // 2. The experiments.
-    const live = new LiveLine();
-    const outcome = await runBenchmark({
-      target,
-      baseUrl,
-      k6: o.k6,
-      profile: o.profile,
-      cells: o.cells,
-      experiment: o.experiment,
-      ...(control ? { control } : {}),
-      ...(auditReadsPerSecond ? { auditReadsPerSecond } : {}),
-      ...(microOf(o.chosen) ? { micro: { declared: microDeclared } } : {}),
-      seed: o.seed,
-      repoRoot: paths.root,
-      resultsDir: o.resultsDir,
-      rawRoot: join(paths.home, "runs"),
-      targetPids: pids,
-      checkAlive,
-      systemVersion,
-      storage,
-      trace,
-      ...(o.nodes !== undefined ? { nodes: o.nodes } : {}),
-      ...(containerRun ? { runId: containerRun } : {}),
-      ...(o.scalability ? { scalability: o.scalability } : {}),
-      ...(o.campaign ? { campaign: o.campaign } : {}),
-      ...(o.settings ? { settings: o.settings } : {}),
-      onProgress: (e: ProgressEvent) => live.update(e),
-    });
-    live.done();
-    return reportRun(outcome, o.json);
-  } finally {
-    if (started) await stopTarget(o.target!);
-    if (containerRun) await teardownRun(containerRun, { logsTo: join(paths.home, "runs", containerRun) });
+export async function runOnce(o: RunOnceOptions): Promise<RunOnceOutcome> {
+  const runId = randomUUID();
+  const { provider, manifest, target } = chooseProvider(o, runId);
+  const live = new LiveLine();
+  const outcome = await measureTarget(provider, {
+    runId,
+    target,
+    ...(manifest ? { manifest } : {}),
+    profile: o.profile,
+    chosen: o.chosen,
+    cells: o.cells,
+    experiment: o.experiment,
+    seed: o.seed,
+    k6: o.k6,
+    repoRoot: paths.root,
+    resultsDir: o.resultsDir,
+    rawRoot: join(paths.home, "runs"),
+    ...(o.nodes !== undefined ? { nodes: o.nodes } : {}),
+    ...(o.scalability ? { scalability: o.scalability } : {}),
+    ...(o.campaign ? { campaign: o.campaign } : {}),
+    ...(o.settings ? { settings: o.settings } : {}),
+    // the played cluster program has no Kafka for the spans (kubePlayProvider says why)
+    ...(o.noTrace || o.kubePlay ? {} : { kafka: kafkaUp }),
+    onNote: note,
+    onProgress: (e: ProgressEvent) => live.update(e),
+  });
+  live.done();
+  if (outcome.status === "interrupted") return { code: 130 };
+  if (outcome.status === "not-measured") {
+    for (const r of outcome.report?.checks.filter((c) => !c.passed) ?? []) process.stderr.write(formatFailure(r) + "\n");
+    note(
+      outcome.stage === "verify"
+        ? `verify failed: no numbers for a non-conformant target; failed run written to ${outcome.file}`
+        : `the target did not start: ${outcome.doc.error?.message}; failed run written to ${outcome.file}`,
+    );
+    return { code: 1, doc: outcome.doc, file: outcome.file };
   }
+  return reportRun(outcome, o.json);
 }
 
 /** A measured run as `sfbench run` prints it: its document (--json) or its summary table and files; exit 1 when it failed. */
@@ -262,27 +153,11 @@ export function reportRun(outcome: { doc: ResultDocument; file: string }, json: 
   return { code: 0, doc: outcome.doc, file: outcome.file };
 }
 
-/** Whether a GET answers 200 within 5 s (a target given by URL that implements the micro routes). */
-async function answers(url: string): Promise<boolean> {
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
-    await res.arrayBuffer();
-    return res.status === 200;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Kafka for the spans, borrowed until the command ends (stopped then if it
- * started it); false (with a note: the run goes on without a breakdown) when it cannot.
+ * started it); rejects when it cannot (the harness notes it and the run goes on without a breakdown).
  */
-async function kafkaUp(): Promise<boolean> {
-  try {
-    await borrowForCommand("kafka", (m) => note(`kafka: ${m}`));
-    return true;
-  } catch (e) {
-    note(`tracing off, no latency breakdown: Kafka is not available: ${(e as Error).message}`);
-    return false;
-  }
+async function kafkaUp(): Promise<string[]> {
+  await borrowForCommand("kafka", (m) => note(`kafka: ${m}`));
+  return kafkaBrokers();
 }

@@ -68,6 +68,12 @@ export interface RunningTarget {
   logFiles?: () => string[];
   /** "PostgreSQL 16.4", "image x (2 CPU, 4 GiB)" and the like, for the result's system version */
   versions: string[];
+  /**
+   * the manifest's services this target was given for itself (its own Kafka
+   * broker): part of it and of its cost, not shared servers. Its PostgreSQL
+   * is always its own.
+   */
+  ownServices?: string[];
   /** kill, restart, add nodes, and the cost from the provider's own accounting */
   control?: TargetControl;
   /** absent: k6 runs on this machine's host */
@@ -88,4 +94,17 @@ export interface TargetProvider {
    */
   start(opts: { trace: boolean; onProgress?: (message: string) => void; cores?: { list: string; count: number } }): Promise<RunningTarget>;
   stop(): Promise<void>;
+}
+
+/**
+ * A target someone else runs, given by its URL: starting it starts nothing
+ * and stopping it stops nothing. sfbench knows none of its processes (no
+ * cost, no kills), so the experiments that act on them say they cannot.
+ */
+export function urlTargetProvider(url: string): TargetProvider {
+  return {
+    describe: `the target at ${url}, run by someone else`,
+    start: async () => ({ url: url.replace(/\/+$/, ""), pids: () => [], exited: () => undefined, versions: [] }),
+    stop: async () => {},
+  };
 }

@@ -6,7 +6,7 @@
  * (@sfbench/provider-container) with the machine class's CPU quota and memory.
  * With --trials N: N trials of a bundled target, each started fresh, and the
  * statistics over them (campaign-run.ts). With --kube-play the target runs as
- * the cluster program's pods under podman kube play (kube-play-run.ts).
+ * the cluster program's pods under podman kube play (run-once.ts chooses the provider).
  */
 import { join } from "node:path";
 import {
@@ -120,9 +120,7 @@ export async function run(argv: string[]): Promise<number> {
   const once = (nodes: number | undefined, scalability?: { measured: MeasuredNodeCount[]; routing: "balancer" | "self" }) =>
     runOnce({ ...base, ...(nodes !== undefined ? { nodes } : {}), ...(scalability ? { scalability } : {}) });
 
-  if (values["kube-play"] && values.target) {
-    return (await (await import("../kube-play-run.ts")).runKubePlay({ ...base, target: values.target })).code;
-  }
+  if (values["kube-play"] && values.target) return (await runOnce({ ...base, kubePlay: true })).code;
   if (trials > 1) {
     if (!values.target || values.image || nodeCounts.length > 1)
       throw new UsageError(`${cmd}: --trials N (more than 1) needs --target NAME (each trial starts the target fresh), without --image or several --nodes`);

@@ -7,3 +7,4 @@ export { runCell } from "./cell.ts";
 export * from "./run.ts";
 export * from "./environment.ts";
 export { maxVus, preVus } from "./load-step.ts";
+export * from "./measure.ts";

@@ -1,8 +1,9 @@
 /**
- * A submitted image from its archive, as the experiment engine takes any
- * target (core's TargetProvider): the archive `podman load`ed into the
- * project's storage, checked to hold the manifest's image, then one container
- * of the default machine class (its cgroups give the cost); stopped with its
+ * A target's image, as the experiment engine takes any target (core's
+ * TargetProvider): a submitted archive is `podman load`ed into the project's
+ * storage and checked to hold the manifest's image (or the image is one the
+ * operator built or loaded: `sfbench run --image`), then its containers of
+ * one machine class (their cgroups give the cost); stopped with its
  * containers and PostgreSQL, its node logs kept with the run's raw files.
  */
 import { join } from "node:path";
@@ -10,22 +11,45 @@ import type { TargetManifest, TargetProvider } from "@sfbench/core";
 import { findImageReference } from "@sfbench/core/image-ref";
 import { freePort, storageFingerprint, TargetError } from "@sfbench/provider-local";
 import { paths } from "@sfbench/services";
-import { loadImageArchive } from "./archive.ts";
+import { loadImageArchive, requireImage } from "./archive.ts";
 import { startContainerTarget, teardownRun } from "./container.ts";
 import { containerTargetControl } from "./control.ts";
-import { defaultMachineClass } from "./machine.ts";
+import { defaultMachineClass, type MachineClass } from "./machine.ts";
 
-export function imageTargetProvider(runId: string, manifest: TargetManifest, archive: string): TargetProvider {
+/** where the image comes from: a submitted archive, or the project's storage under this name */
+export type ImageSource = { archive: string } | { stored: string };
+
+export function imageTargetProvider(
+  runId: string,
+  manifest: TargetManifest,
+  from: ImageSource,
+  opts: { machine?: MachineClass; nodes?: number | undefined } = {},
+): TargetProvider {
+  const machine = opts.machine ?? defaultMachineClass();
   return {
-    describe: `image ${manifest.image} from its archive, in podman`,
+    describe: "archive" in from ? `image ${manifest.image} from its archive, in podman` : `image ${from.stored} in podman (${machine.name})`,
     async start({ trace, onProgress }) {
-      const loaded = await loadImageArchive(archive, onProgress);
-      const image = manifest.image ? findImageReference(loaded, manifest.image) : undefined;
-      if (!image) throw new TargetError(`the image archive holds ${loaded.join(", ")}, not target.json's image ${manifest.image ?? "(none)"}`);
-      const machine = defaultMachineClass();
+      let image: string | undefined;
+      if ("archive" in from) {
+        const loaded = await loadImageArchive(from.archive, onProgress);
+        image = manifest.image ? findImageReference(loaded, manifest.image) : undefined;
+        if (!image) throw new TargetError(`the image archive holds ${loaded.join(", ")}, not target.json's image ${manifest.image ?? "(none)"}`);
+      } else {
+        await requireImage(from.stored);
+        image = from.stored;
+      }
       // on the host's network: a free port, so the run never meets whatever holds the manifest's
       const port = await freePort();
-      const c = await startContainerTarget({ runId, image, manifest, machine, port, trace, ...(onProgress ? { onProgress } : {}) });
+      const c = await startContainerTarget({
+        runId,
+        image,
+        manifest,
+        machine,
+        port,
+        trace,
+        ...(onProgress ? { onProgress } : {}),
+        ...(opts.nodes !== undefined ? { nodes: opts.nodes } : {}),
+      });
       const control = await containerTargetControl(c, manifest, { ...(onProgress ? { onProgress } : {}) });
       const storage = storageFingerprint(c);
       return {
@@ -34,6 +58,8 @@ export function imageTargetProvider(runId: string, manifest: TargetManifest, arc
         exited: () => control.exited(),
         ...(storage ? { storage } : {}),
         log: c.nodes[0]!.log,
+        // each node writes its own span lines (a node added by scale-up too)
+        logFiles: () => control.logs(),
         versions: [`image ${image} (${machine.name})`, ...(c.postgres ? [`PostgreSQL ${c.postgres.settings.version}`] : [])],
         control,
       };

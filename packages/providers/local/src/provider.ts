@@ -10,17 +10,23 @@ import { startTarget, stopTarget } from "./run.ts";
 import { nodeLogs } from "./nodes.ts";
 import { storageFingerprint } from "./storage.ts";
 
-export function localTargetProvider(manifest: TargetManifest, opts: { targetsRoot?: string | undefined; nodes?: number } = {}): TargetProvider {
+/**
+ * `nodes`: start it as that many node processes (a target that runs as
+ * nodes; 1 starts it as node 0 of 1, which scale-up grows); absent: as its
+ * manifest starts it.
+ */
+export function localTargetProvider(manifest: TargetManifest, opts: { targetsRoot?: string | undefined; nodes?: number | undefined } = {}): TargetProvider {
   return {
     describe: `bundled ${manifest.name} as processes`,
-    async start({ trace, cores }) {
+    async start({ trace, cores, onProgress }) {
       const t = await startTarget(manifest.name, {
         targetsRoot: opts.targetsRoot,
+        ...(onProgress ? { onProgress } : {}),
         trace,
         ...(cores ? { cores } : {}),
         port: "free",
         forRun: true,
-        ...(opts.nodes && opts.nodes > 1 ? { nodes: opts.nodes } : {}),
+        ...(opts.nodes !== undefined ? { nodes: opts.nodes } : {}),
       });
       const storage = storageFingerprint(t);
       // one account of the target's processes for the cost, the liveness check and the experiments: it follows killed and restarted nodes
@@ -33,7 +39,8 @@ export function localTargetProvider(manifest: TargetManifest, opts: { targetsRoo
         ...(storage ? { storage } : {}),
         log: t.log,
         logFiles: () => nodeLogs(manifest.name),
-        versions: t.postgres ? [`PostgreSQL ${t.postgres.settings.version}`] : [],
+        versions: [...(t.postgres ? [`PostgreSQL ${t.postgres.settings.version}`] : []), ...(t.kafka ? [`Kafka ${t.kafka.version} (its own broker)`] : [])],
+        ...(t.kafka ? { ownServices: ["kafka"] } : {}),
         control,
       };
     },

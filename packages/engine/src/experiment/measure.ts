@@ -1,0 +1,222 @@
+/**
+ * Verify, then measure: the one harness every way a run starts goes through
+ * (`sfbench run` and `sfbench campaign` for a bundled target, an image, a URL
+ * or the cluster program under kube play; the worker's runs from the portal).
+ * It starts the target through its provider on the run's share of the
+ * machine, verifies it (a target that fails the conformance suite gets a
+ * stored failed document and no numbers), measures the plan's experiment and
+ * cells with runBenchmark, and stops the target in `finally`, whatever the
+ * provider. What differs between the callers is only how they choose the
+ * provider and how they show progress and the outcome.
+ */
+import { randomUUID } from "node:crypto";
+import { join } from "node:path";
+import {
+  microOf,
+  type CellChoice,
+  type Experiment,
+  type Profile,
+  type ProgressEvent,
+  type ResultDocument,
+  type RunningTarget,
+  type RunParameters,
+  type TargetManifest,
+  type TargetProvider,
+  type TrialTag,
+} from "@sfbench/core";
+import { runConformance, type ConformanceReport } from "@sfbench/conformance";
+import { status as serviceStatus, up } from "@sfbench/services";
+import { targetShare } from "../cost/affinity.ts";
+import { aliveCheck } from "./phase.ts";
+import type { ProfileSettings } from "./profiles.ts";
+import type { MeasuredNodeCount } from "../resilience/scalability.ts";
+import { failedRunDocument, runBenchmark, writeResult } from "./run.ts";
+
+export interface MeasurePlan {
+  /** the target as the documents name it */
+  target: ResultDocument["target"];
+  /** its manifest; absent for a target given by URL (its micro routes are then asked for) */
+  manifest?: TargetManifest;
+  runId?: string;
+  profile: Profile;
+  /** the workloads and distributions chosen (the micro routes go with every workload) */
+  chosen: Pick<RunParameters, "workloads" | "distributions">;
+  cells: CellChoice[];
+  experiment: Experiment;
+  seed: number;
+  k6: string;
+  repoRoot: string;
+  resultsDir: string;
+  rawRoot: string;
+  /** processes the target was started as (recorded; the scalability experiment runs once per count) */
+  nodes?: number;
+  scalability?: { measured: MeasuredNodeCount[]; routing: "balancer" | "self" };
+  campaign?: TrialTag;
+  settings?: Partial<ProfileSettings>;
+  /**
+   * Kafka for the spans, when the target writes them: resolves to the brokers,
+   * or rejects when Kafka cannot be had (the run goes on without a breakdown).
+   * Absent: no tracing (the caller said so, or the place has no Kafka).
+   */
+  kafka?: () => Promise<string[]>;
+  /** how long the conformance suite may take (its default when absent) */
+  verifyBudgetMs?: number;
+  /** errors of provider.start() that are the target's own failure (stored as a failed document at "provision"); the rest are thrown */
+  isTargetFailure?: (e: unknown) => boolean;
+  signal?: AbortSignal;
+  /** a line of progress for people ("verifying ...", "tracing off: ...") */
+  onNote?: (message: string) => void;
+  /** the stage the run is in, for a progress bar */
+  onStage?: (stage: "provision" | "verify" | "measure") => void;
+  onCheck?: (done: number, total: number) => void;
+  onProgress?: (event: ProgressEvent) => void;
+}
+
+export type MeasureOutcome =
+  | { status: "completed" | "failed"; doc: ResultDocument; file: string }
+  /** failed before any measuring: its stored document, and the conformance report when verify failed */
+  | { status: "not-measured"; stage: "provision" | "verify"; doc: ResultDocument; file: string; report?: ConformanceReport }
+  /** the signal was aborted before the measuring began: nothing written, the caller ends the run */
+  | { status: "interrupted"; stage: "provision" | "verify" };
+
+/** The node count a target starts as: the one asked for; an elastic target in the scale-up experiment starts as node 0 of 1. */
+export function nodesToStart(manifest: TargetManifest | undefined, experiment: Experiment, nodes: number | undefined): number | undefined {
+  return nodes ?? (experiment === "scale-up" && manifest?.nodes?.elastic === true ? 1 : undefined);
+}
+
+/** The message a failed verify is stored with: how many checks failed, and the first few with why. */
+export function verifyFailure(report: ConformanceReport): string {
+  const failed = report.checks.filter((c) => !c.passed);
+  return `${failed.length} of ${report.checks.length} conformance checks failed: ${failed
+    .slice(0, 5)
+    .map((c) => `${c.id} (${c.message})`)
+    .join("; ")}`;
+}
+
+export async function measureTarget(provider: TargetProvider, plan: MeasurePlan): Promise<MeasureOutcome> {
+  const note = plan.onNote ?? (() => {});
+  const startedAt = new Date();
+  // one id for the document, its raw data and whatever the provider named after the run
+  const runId = plan.runId ?? randomUUID();
+  const notMeasured = (stage: "provision" | "verify", message: string, report?: ConformanceReport): MeasureOutcome => {
+    const doc: ResultDocument = {
+      ...failedRunDocument({
+        runId,
+        target: plan.target,
+        profile: plan.profile,
+        startedAt,
+        stage,
+        message,
+        k6: plan.k6,
+        repoRoot: plan.repoRoot,
+        rawDir: join(plan.rawRoot, runId),
+      }),
+      ...(plan.campaign ? { campaign: plan.campaign } : {}),
+    };
+    return { status: "not-measured", stage, doc, file: writeResult(plan.resultsDir, doc), ...(report ? { report } : {}) };
+  };
+
+  let brokers: string[] | undefined;
+  if (plan.kafka && (plan.manifest ? plan.manifest.tracing === true : false)) {
+    brokers = await plan.kafka().catch((e: Error) => {
+      note(`tracing off, no latency breakdown: Kafka is not available: ${e.message}`);
+      return undefined;
+    });
+  }
+  // stopping the target makes whatever is in flight (health wait, conformance, audit) end at once
+  const onAbort = () => void provider.stop().catch(() => {});
+  plan.signal?.addEventListener("abort", onAbort, { once: true });
+  let running: RunningTarget | undefined;
+  try {
+    if (plan.signal?.aborted) return { status: "interrupted", stage: "provision" };
+    plan.onStage?.("provision");
+    try {
+      // started on the cores the run gives it and told how many, before it sizes itself (a container or cluster has its own limits)
+      const cores = targetShare();
+      running = await provider.start({ trace: brokers !== undefined, onProgress: note, ...(cores ? { cores } : {}) });
+    } catch (e) {
+      if (plan.signal?.aborted) return { status: "interrupted", stage: "provision" };
+      if (plan.isTargetFailure?.(e)) return notMeasured("provision", (e as Error).message);
+      throw e;
+    }
+    if (plan.signal?.aborted) return { status: "interrupted", stage: "provision" };
+    const t = running;
+    note(`${plan.target.name} is up at ${t.url} (${provider.describe})${brokers && t.log ? " (tracing: span lines shipped through Kafka)" : ""}`);
+
+    // 1. Verify before measuring.
+    plan.onStage?.("verify");
+    const microWanted = microOf(plan.chosen);
+    // the micro routes: what the manifest declares; a target given by URL is asked
+    const microDeclared = plan.manifest ? plan.manifest.micro === true : microWanted && (await answers(`${t.url}/micro/empty`));
+    note(`verifying ${t.url} (conformance suite)`);
+    const report = await runConformance(t.url, {
+      micro: microDeclared,
+      ...(plan.verifyBudgetMs ? { budgetMs: plan.verifyBudgetMs } : {}),
+      ...(plan.onCheck ? { onCheck: (_r: unknown, done: number, total: number) => plan.onCheck!(done, total) } : {}),
+    });
+    if (plan.signal?.aborted) return { status: "interrupted", stage: "verify" };
+    if (report.failed > 0) return notMeasured("verify", verifyFailure(report), report);
+    note(`verify: ${report.passed} checks passed`);
+
+    // 2. The experiment.
+    plan.onStage?.("measure");
+    await up(["k6"]);
+    const outcome = await runBenchmark({
+      runId,
+      target: plan.target,
+      baseUrl: t.url,
+      k6: plan.k6,
+      profile: plan.profile,
+      cells: plan.cells,
+      experiment: plan.experiment,
+      ...(microWanted ? { micro: { declared: microDeclared } } : {}),
+      ...(plan.manifest?.audit?.readsPerSecond ? { auditReadsPerSecond: plan.manifest.audit.readsPerSecond } : {}),
+      seed: plan.seed,
+      repoRoot: plan.repoRoot,
+      resultsDir: plan.resultsDir,
+      rawRoot: plan.rawRoot,
+      targetPids: () => t.pids(),
+      checkAlive: aliveCheck(() => t.exited()),
+      ...(t.control ? { control: t.control } : {}),
+      ...(t.generator ? { generator: t.generator } : {}),
+      ...(t.environment ? { place: t.environment } : {}),
+      ...(t.storage ? { storage: t.storage } : {}),
+      ...(brokers && t.log ? { trace: { logFile: t.log, ...(t.logFiles ? { logFiles: t.logFiles } : {}), brokers } } : {}),
+      systemVersion: await systemVersion(plan, t),
+      ...(plan.nodes !== undefined ? { nodes: plan.nodes } : {}),
+      ...(plan.scalability ? { scalability: plan.scalability } : {}),
+      ...(plan.campaign ? { campaign: plan.campaign } : {}),
+      ...(plan.settings ? { settings: plan.settings } : {}),
+      ...(plan.signal ? { signal: plan.signal } : {}),
+      ...(plan.onProgress ? { onProgress: plan.onProgress } : {}),
+    });
+    return { status: outcome.doc.status === "completed" ? "completed" : "failed", doc: outcome.doc, file: outcome.file };
+  } finally {
+    plan.signal?.removeEventListener("abort", onAbort);
+    await provider.stop();
+  }
+}
+
+/**
+ * The system and what it ran with: its version, what the provider reports
+ * (its PostgreSQL, its own Kafka broker, the image), and the shared servers it
+ * uses (the local Redis, Kafka), which also serve others and are not in its cost.
+ */
+async function systemVersion(plan: MeasurePlan, t: RunningTarget): Promise<string | undefined> {
+  if (!plan.manifest) return undefined;
+  const own = new Set(["postgres", ...(t.ownServices ?? [])]);
+  const shared = plan.manifest.services.filter((s) => !own.has(s));
+  const services = shared.length && !t.environment ? await serviceStatus(shared) : [];
+  return [`${plan.manifest.system} ${plan.manifest.version}`, ...t.versions, ...services.map((s) => s.detail.split(" on ")[0])].join("; ");
+}
+
+/** Whether a GET answers 200 within 5 s (a target given by URL that implements the micro routes). */
+async function answers(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+    await res.arrayBuffer();
+    return res.status === 200;
+  } catch {
+    return false;
+  }
+}
