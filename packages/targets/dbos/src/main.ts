@@ -1,4 +1,5 @@
-/** Entry point: read the environment, listen, close gracefully on SIGTERM/SIGINT. */
+/** Entry point: read the environment, listen, close gracefully on SIGTERM/SIGINT (which shuts DBOS down). */
+import { serve } from "@sfbench/shop-pg";
 import { readEnv } from "./env.ts";
 import { createServer } from "./server.ts";
 
@@ -10,23 +11,4 @@ const server = await createServer({
   systemPoolSize: env.DBOS_POOL_SIZE,
   logLevel: env.LOG_LEVEL,
 });
-const { app } = server;
-
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.once(signal, () => {
-    app.log.info(`${signal}: closing`);
-    server.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        app.log.error({ err }, "close failed");
-        process.exit(1);
-      },
-    );
-  });
-}
-
-await app.listen({ port: env.PORT, host: env.HOST });
-server.ready.then(
-  () => app.log.info(`dbos ready on http://${env.HOST}:${env.PORT}`),
-  () => {},
-);
+await serve(server, { port: env.PORT, host: env.HOST, name: "dbos" });

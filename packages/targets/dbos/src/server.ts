@@ -7,12 +7,10 @@
  */
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import type { FastifyInstance } from "fastify";
-import { createPool } from "./app/db.ts";
+import { buildHttpApp, createPool, createSchemaWithRetry, SpanWriter, type LineSink, type LogLevel } from "@sfbench/shop-pg";
 import { registerMicro } from "./app/micro.ts";
-import { createSchemaWithRetry } from "./app/schema.ts";
+import { SCHEMA } from "./app/schema.ts";
 import { createShop } from "./app/shop.ts";
-import { SpanWriter, type LineSink } from "./app/trace.ts";
-import { buildHttpApp, type LogLevel } from "./http/app.ts";
 
 /** The application version DBOS records on every workflow: recovery after a restart resumes only this version's workflows. */
 export const APPLICATION_VERSION = "0.1.0";
@@ -53,7 +51,7 @@ export async function createServer(options: ServerOptions): Promise<TargetServer
   // The logger lives on the Fastify instance, created below; nothing logs before it exists.
   const logError = (err: Error, what: string) => app.log.error({ err }, what);
 
-  const db = createPool({ databaseUrl, size: poolSize, onError: (err) => logError(err, "idle PostgreSQL connection failed") });
+  const db = createPool({ databaseUrl, size: poolSize, applicationName: "sfbench-dbos", onError: (err) => logError(err, "idle PostgreSQL connection failed") });
   // Workflows are registered before DBOS.launch(), which recovers the ones a crash interrupted.
   const shop = createShop({ db, ...(options.maxFreqVisits ? { freqLimits: { maxVisits: options.maxFreqVisits } } : {}) });
   const micro = registerMicro(db);
@@ -66,11 +64,19 @@ export async function createServer(options: ServerOptions): Promise<TargetServer
   });
 
   const spans = trace ? new SpanWriter(options.traceSink ?? process.stdout) : undefined;
-  const app = buildHttpApp({ shop, micro, isReady: () => isReady, spans, logLevel });
+  const app = buildHttpApp({
+    shop,
+    micro,
+    isReady: () => isReady,
+    startingWhat: "creating the database schema and launching DBOS",
+    spans,
+    logLevel,
+  });
   await app.ready();
 
   const ready = createSchemaWithRetry(
     db,
+    SCHEMA,
     () => closing !== undefined,
     (err, attempt) => app.log.warn({ err }, `creating the schema failed (attempt ${attempt}), retrying`),
   )

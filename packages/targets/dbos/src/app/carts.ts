@@ -1,9 +1,7 @@
 /** Shopping carts and their items. */
 import { randomUUID } from "node:crypto";
 import type { Cart } from "@sfbench/core";
-import type { Db } from "./db.ts";
-import { AppError, notFound } from "./errors.ts";
-import { traced, type Trace } from "./trace.ts";
+import { AppError, notFound, traced, type Db, type Trace } from "@sfbench/shop-pg";
 
 export async function createCart(db: Db, trace?: Trace): Promise<string> {
   const id = randomUUID();

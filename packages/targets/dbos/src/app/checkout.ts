@@ -21,10 +21,8 @@
  */
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import type { CheckoutResult } from "@sfbench/core";
-import type { Db, Tx } from "./db.ts";
-import type { AppErrorCode } from "./errors.ts";
+import { nowMicros, recordFunctionSpans, traced, type AppErrorCode, type Db, type Trace, type Tx } from "@sfbench/shop-pg";
 import { txStep } from "./steps.ts";
-import { nowMicros, recordFunctionSpans, traced, type Trace } from "./trace.ts";
 
 const INT8_MAX = 2n ** 63n - 1n;
 

@@ -8,7 +8,7 @@
  * (steps.ts) makes that count the order once.
  */
 import { DBOS } from "@dbos-inc/dbos-sdk";
-import type { Db } from "./db.ts";
+import type { Db } from "@sfbench/shop-pg";
 import { txStep } from "./steps.ts";
 
 /** Adds 1 to count[p][q] and count[q][p] for every pair of distinct products of one order. */

@@ -13,85 +13,8 @@
  */
 import { createHash } from "node:crypto";
 import { DBOS } from "@dbos-inc/dbos-sdk";
-import type { Db } from "./db.ts";
+import { histogram, merge, now, payload, random, since, type Db, type Micro } from "@sfbench/shop-pg";
 import { txStep } from "./steps.ts";
-
-const now = () => process.hrtime.bigint();
-const since = (start: bigint) => Number(now() - start);
-
-/** Upper bounds of the round-trip histogram: 1, 2, 5 x 10^k ns for k = 3..9; a last bucket holds the rest. */
-const BOUNDS_NS = [3, 4, 5, 6, 7, 8, 9].flatMap((k) => [1, 2, 5].map((m) => m * 10 ** k));
-
-function histogram(): { add(ns: number): void; buckets(): Array<[number | null, number]> } {
-  const counts = new Array<number>(BOUNDS_NS.length + 1).fill(0);
-  return {
-    add(ns) {
-      const at = BOUNDS_NS.findIndex((le) => ns <= le);
-      counts[at === -1 ? BOUNDS_NS.length : at]!++;
-    },
-    buckets: () => [...BOUNDS_NS.map((le, i): [number, number] => [le, counts[i]!]), [null, counts[BOUNDS_NS.length]!]],
-  };
-}
-
-/** The /micro/io payload: byte i is "abc...z"[i % 26]. */
-function payload(bytes: number): Buffer {
-  const out = Buffer.allocUnsafe(bytes);
-  for (let i = 0; i < bytes; i++) out[i] = 97 + (i % 26);
-  return out;
-}
-
-/** A small seeded generator (mulberry32) for Big's random receivers. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Merges sorted arrays (the fan-in of divide). */
-function merge(parts: number[][]): number[] {
-  const out = new Array<number>(parts.reduce((n, p) => n + p.length, 0));
-  const at = new Array<number>(parts.length).fill(0);
-  for (let o = 0; o < out.length; o++) {
-    let best = -1;
-    for (let j = 0; j < parts.length; j++) {
-      if (at[j]! < parts[j]!.length && (best === -1 || parts[j]![at[j]!]! < parts[best]![at[best]!]!)) best = j;
-    }
-    out[o] = parts[best]![at[best]!++]!;
-  }
-  return out;
-}
-
-export interface PingPongInput {
-  pairs: number;
-  messages: number;
-  bytes: number;
-}
-export interface DivideInput {
-  items: number;
-  fanout: number;
-  leaf: number;
-  seed: number;
-}
-export interface BigInput {
-  entities: number;
-  messages: number;
-  seed: number;
-}
-
-export interface Micro {
-  empty(key: string): Promise<{ handlerNs: number }>;
-  math(key: string, n: number): Promise<{ n: number; pi: number; handlerNs: number }>;
-  sleep(key: string, ms: number): Promise<{ ms: number; handlerNs: number }>;
-  io(key: string, bytes: number): Promise<{ key: string; bytes: number; sha256: string; handlerNs: number }>;
-  pingpong(input: PingPongInput): Promise<PingPongInput & { totalNs: number; histogram: Array<[number | null, number]>; handlerNs: number }>;
-  divide(input: DivideInput): Promise<{ items: number; first: number; last: number; checksum: number; entities: number; totalNs: number; handlerNs: number }>;
-  big(input: BigInput): Promise<{ entities: number; messages: number; delivered: number; totalNs: number; handlerNs: number }>;
-}
 
 /** How long an entity waits for a message before the request fails (DBOS.recv's default is 60 s). */
 const RECV_TIMEOUT = { timeoutSeconds: 600 };

@@ -11,7 +11,7 @@
  * new work, records its output there in the same commit.
  */
 import { DBOS } from "@dbos-inc/dbos-sdk";
-import { isRetryable, transaction, type Db, type Tx } from "./db.ts";
+import { isRetryable, transaction, type Db, type Tx } from "@sfbench/shop-pg";
 
 /** Deadlocks and serialization failures are retried; they roll back, so a retry starts clean. */
 const RETRY = { retriesAllowed: true, maxAttempts: 20, intervalSeconds: 0.005, backoffRate: 2, shouldRetry: isRetryable } as const;
