@@ -1,7 +1,7 @@
 /** sfbench loc [--manifest target.json] [--json]: lines of code per language, app and gateway (cloc). */
 import { parseFlags } from "../args.ts";
 import { dirname } from "node:path";
-import { countLoc } from "@sfbench/provider-local/loc";
+import { countTargetLoc } from "@sfbench/provider-local/loc";
 import { readManifest } from "../manifest-file.ts";
 
 export async function loc(argv: string[]): Promise<number> {
@@ -11,7 +11,7 @@ export async function loc(argv: string[]): Promise<number> {
   });
   const file = values.manifest ?? "target.json";
   const { manifest } = readManifest("sfbench loc", file);
-  const { loc: counts, files } = await countLoc(dirname(file), manifest, file);
+  const { loc: counts, files } = await countTargetLoc(dirname(file), manifest, file);
   if (values.json) {
     process.stdout.write(JSON.stringify(counts) + "\n");
     return 0;

@@ -6,7 +6,7 @@
  * of a target version (its folder, or its uploaded source) all use it.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -89,4 +89,77 @@ export async function countLoc(dir: string, manifest: TargetManifest, label = di
   for (const [lang, n] of Object.entries(appCounts)) add(lang, "app", n);
   for (const [lang, n] of Object.entries(gatewayCounts)) add(lang, "gateway", n);
   return { loc, files: { app: app.length, gateway: gateway.length } };
+}
+
+interface PackageJson {
+  name?: string;
+  workspaces?: string[];
+  dependencies?: Record<string, string>;
+  sfbench?: { countedWithTargets?: boolean };
+}
+
+const readPackage = (dir: string): PackageJson | undefined =>
+  existsSync(join(dir, "package.json")) ? (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as PackageJson) : undefined;
+
+/** The folders of the workspaces list of `root` (a trailing /* is one level of folders, as npm reads it here). */
+function workspaceDirs(root: string, workspaces: string[]): string[] {
+  return workspaces.flatMap((w) => {
+    if (!w.endsWith("/*")) return [join(root, w)];
+    const parent = join(root, w.slice(0, -2));
+    if (!existsSync(parent)) return [];
+    return readdirSync(parent, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => join(parent, d.name));
+  });
+}
+
+/**
+ * The folders of the workspace packages among the runtime dependencies
+ * (package.json "dependencies") of the target in `dir` that are counted with
+ * the targets using them. The workspaces are those of the nearest package.json
+ * above `dir` that lists some (the repository's root).
+ */
+export function countedWorkspaceDeps(dir: string): string[] {
+  const deps = Object.keys(readPackage(dir)?.dependencies ?? {});
+  if (deps.length === 0) return [];
+  for (let root = dirname(resolve(dir)); ; root = dirname(root)) {
+    const workspaces = readPackage(root)?.workspaces;
+    if (workspaces) {
+      return workspaceDirs(root, workspaces).filter((w) => {
+        const pkg = readPackage(w);
+        return pkg?.name !== undefined && deps.includes(pkg.name) && pkg.sfbench?.countedWithTargets === true;
+      });
+    }
+    if (dirname(root) === root) return [];
+  }
+}
+
+/** Adds `more` into `into`, language by language, app and gateway apart. */
+function addLoc(into: LocCounts, more: LocCounts): LocCounts {
+  for (const [lang, n] of Object.entries(more) as [keyof LocCounts, { app: number; gateway: number }][]) {
+    const row = (into[lang] ??= { app: 0, gateway: 0 });
+    row.app += n.app;
+    row.gateway += n.gateway;
+  }
+  return into;
+}
+
+/**
+ * A target folder's count with the workspace packages it shares with other
+ * bundled targets and that say so (package.json
+ * `"sfbench": {"countedWithTargets": true}`, e.g. @sfbench/shop-pg, the
+ * gateway of node-postgres and dbos): each target's LOC is what it takes to
+ * build it, as if it carried its own copy, next to targets that do. A shared
+ * package has the layout of the targets that use it, so their own loc globs
+ * split it into app and gateway.
+ */
+export async function countTargetLoc(dir: string, manifest: TargetManifest, label = dir): Promise<{ loc: LocCounts; files: { app: number; gateway: number } }> {
+  const own = await countLoc(dir, manifest, label);
+  for (const shared of countedWorkspaceDeps(dir)) {
+    const more = await countLoc(shared, manifest, `${label} (${shared})`);
+    addLoc(own.loc, more.loc);
+    own.files.app += more.files.app;
+    own.files.gateway += more.files.gateway;
+  }
+  return own;
 }
