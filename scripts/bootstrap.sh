@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Idempotent first step of `npm test` and `npm run demo`: checks the
 # prerequisites a fresh machine must have (Node, Go, Java) and installs the
-# npm dependencies when they are missing or stale. Services (PostgreSQL,
-# Redis, Kafka, k6) are started later, on demand, by @sfbench/services.
+# npm dependencies when they are missing or stale, what bundled targets need
+# compiled, and k6. Services (PostgreSQL, Redis, Kafka) are started later, on
+# demand, by @sfbench/services.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,3 +38,7 @@ fi
 # What bundled targets need compiled (target.json "build": a Maven package, a go build),
 # cached under .sfbench/build/<name>/ and rebuilt only when an input changed.
 node packages/cli/bin/sfbench.mjs target build
+
+# k6, the load generator every measurement and many tests run: built here, once
+# (.sfbench/bin), so that no test's own time limit has to hold a first build.
+node packages/cli/bin/sfbench.mjs services up k6 >/dev/null
