@@ -37,7 +37,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { WORKLOADS, type ProgressEvent, type ResultDocument } from "@sfbench/core";
-import { findTarget, listTargets } from "@sfbench/provider-local";
+import { findTarget, listTargets } from "@sfbench/catalogue";
 import { up, type ServiceName } from "@sfbench/services";
 import { startMailSink, type MailSink } from "../apps/web/scripts/mail-sink.ts";
 import { ensureBuild } from "../apps/web/scripts/server.ts";

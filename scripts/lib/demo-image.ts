@@ -11,7 +11,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { podman } from "@sfbench/provider-container";
-import { findTarget } from "@sfbench/provider-local";
+import { findTarget } from "@sfbench/catalogue";
 
 /** The bundled target submitted again from its image, and the name it gets there. */
 export const IMAGE_DEMO = { target: "node-postgres", name: "node-postgres-image" } as const;

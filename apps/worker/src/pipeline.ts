@@ -23,7 +23,8 @@ import {
   type TrialTag,
 } from "@sfbench/core";
 import { importResult, type Db, type Prisma, type Run } from "@sfbench/db";
-import { findTarget, localTargetProvider, TargetBusyError, TargetError } from "@sfbench/provider-local";
+import { localTargetProvider } from "@sfbench/provider-local";
+import { findTarget, TargetBusyError, TargetError } from "@sfbench/catalogue";
 import { imageTargetProvider } from "@sfbench/provider-container";
 import { ClusterProvisionError, needsClusterMessage, type ClusterPlace } from "@sfbench/provider-kubernetes";
 import { kafkaBrokers, up } from "@sfbench/services";

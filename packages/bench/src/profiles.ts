@@ -25,7 +25,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { manifestDigest, type Cell, type Profile } from "@sfbench/core";
-import { findTarget } from "@sfbench/provider-local";
+import { findTarget } from "@sfbench/catalogue";
 import { k6Path, kafkaBrokers, up } from "@sfbench/services";
 import { formatCpuList, pinTrees, runCpus } from "@sfbench/engine";
 import { PROFILE_SETTINGS, type ProfileSettings } from "@sfbench/engine";

@@ -23,7 +23,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DISTRIBUTION_CHOICES, MAX_BUSY_REPEATS, overlaps, parseCampaign, type CampaignDocument, type CellStatistics } from "@sfbench/core";
-import { listTargets } from "@sfbench/provider-local";
+import { listTargets } from "@sfbench/catalogue";
 import { HarnessError, interrupted, runCommand } from "./lib/children.ts";
 import { intFlag, parseFlags, UsageError } from "./lib/flags.ts";
 

@@ -1,5 +1,5 @@
 /** The harness's pure parts: the injected distribution, wrk's report, the comparison of two campaigns, the report table. */
-import { listTargets } from "@sfbench/provider-local";
+import { listTargets } from "@sfbench/catalogue";
 import { overheadTargets } from "../src/lib/overhead-targets.ts";
 import { describe, expect, it } from "vitest";
 import { cpuList } from "../src/lib/machine.ts";

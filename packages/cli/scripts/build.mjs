@@ -14,7 +14,7 @@ import { build } from "esbuild";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 // the same list as commands-table.ts REPOSITORY_PACKAGES (a test checks the bundle names no other)
-const repositoryOnly = /^@sfbench\/(services|provider-local|provider-container|provider-kubernetes|engine|workloads|db|infra-pulumi)$/;
+const repositoryOnly = /^@sfbench\/(services|catalogue|provider-local|provider-container|provider-kubernetes|engine|workloads|db|infra-pulumi)$/;
 
 rmSync(path.join(root, "dist"), { recursive: true, force: true });
 await build({

@@ -24,7 +24,7 @@ import {
   type ResultDocument,
   type TrialFigures,
 } from "@sfbench/core";
-import { findTarget } from "@sfbench/provider-local";
+import { findTarget } from "@sfbench/catalogue";
 import { paths } from "@sfbench/services";
 import { failedRunDocument, interleavedRounds, writeResult } from "@sfbench/engine";
 import { campaignTable } from "./campaign-table.ts";

@@ -13,6 +13,7 @@ export class RepositoryOnlyError extends Error {}
 /** The workspace packages the published CLI leaves out (scripts/build.mjs marks them external). */
 export const REPOSITORY_PACKAGES = [
   "@sfbench/services",
+  "@sfbench/catalogue",
   "@sfbench/provider-local",
   "@sfbench/provider-container",
   "@sfbench/provider-kubernetes",
@@ -61,9 +62,9 @@ export const COMMANDS: Record<string, Command> = {
 
 /** A missing prerequisite or a target that does not start (exit 3); false outside the repository, where neither can happen. */
 export async function isEnvironmentError(e: unknown): Promise<boolean> {
-  const [services, local] = await Promise.allSettled([import("@sfbench/services"), import("@sfbench/provider-local")]);
+  const [services, catalogue] = await Promise.allSettled([import("@sfbench/services"), import("@sfbench/catalogue")]);
   return (
     (services.status === "fulfilled" && e instanceof services.value.MissingPrerequisiteError) ||
-    (local.status === "fulfilled" && e instanceof local.value.TargetError)
+    (catalogue.status === "fulfilled" && e instanceof catalogue.value.TargetError)
   );
 }

@@ -25,7 +25,8 @@ import {
 import { formatFailure } from "@sfbench/conformance";
 import { imageTargetProvider, type MachineClass } from "@sfbench/provider-container";
 import { kubePlayProvider } from "@sfbench/provider-kubernetes";
-import { findTarget, localTargetProvider } from "@sfbench/provider-local";
+import { localTargetProvider } from "@sfbench/provider-local";
+import { findTarget } from "@sfbench/catalogue";
 import { kafkaBrokers, paths } from "@sfbench/services";
 import { measureTarget, nodesToStart, type MeasuredNodeCount, type ProfileSettings } from "@sfbench/engine";
 import { borrowForCommand } from "./borrowed.ts";

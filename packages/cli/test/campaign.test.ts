@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { median, parseCampaign, parseResult, type CampaignDocument, type ResultDocument } from "@sfbench/core";
-import { findTarget } from "@sfbench/provider-local";
+import { findTarget } from "@sfbench/catalogue";
 import { k6Path, paths } from "@sfbench/services";
 import { PROFILE_SETTINGS } from "@sfbench/engine";
 import { campaign, type CampaignOutcome } from "../src/campaign-run.ts";

@@ -10,7 +10,7 @@
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { findTarget } from "@sfbench/provider-local";
+import { findTarget } from "@sfbench/catalogue";
 import { paths } from "@sfbench/services";
 
 export interface TargetCopy {

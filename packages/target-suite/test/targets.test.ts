@@ -15,18 +15,16 @@ import { aliveCheck, runBenchmark } from "@sfbench/engine";
 import {
   costPids,
   ensureBuilt,
-  findTarget,
   isAlive,
   killTarget,
-  listTargets,
   nodeLogs,
   restartTarget,
   startTarget,
   stopTarget,
   storageFingerprint,
-  type BundledTarget,
   type StartedTarget,
 } from "@sfbench/provider-local";
+import { findTarget, listTargets, type BundledTarget } from "@sfbench/catalogue";
 import { k6Path, kafkaBrokers, paths, up } from "@sfbench/services";
 import { selectTargets } from "../src/env.ts";
 import { call, eventually, shopper } from "../src/http.ts";

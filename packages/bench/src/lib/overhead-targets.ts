@@ -1,5 +1,5 @@
 /** Which bundled targets bench:overhead measures (a module of its own: overhead.ts runs when imported). */
-import { listTargets } from "@sfbench/provider-local";
+import { listTargets } from "@sfbench/catalogue";
 
 export const DEFAULT_TARGET = "node-postgres";
 

@@ -43,7 +43,7 @@ export async function campaign(argv: string[]): Promise<number> {
   const { values } = parseFlags(cmd, argv, campaignFlags);
   if (values.server !== undefined) return campaignOnServer(cmd, values);
   if (values.json) throw new UsageError(`${cmd}: --json goes with --server (a local campaign prints its table and writes campaign.json)`);
-  const { findTarget } = await needRepository("sfbench campaign (trials on this machine)", () => import("@sfbench/provider-local"));
+  const { findTarget } = await needRepository("sfbench campaign (trials on this machine)", () => import("@sfbench/catalogue"));
   const { k6Path, paths } = await needRepository("sfbench campaign (trials on this machine)", () => import("@sfbench/services"));
   const { runCampaign } = await needRepository("sfbench campaign (trials on this machine)", () => import("../campaign-run.ts"));
   const targets = (values.targets ?? "")

@@ -1,6 +1,6 @@
 /** sfbench image build: bundled targets' OCI images, built offline with podman (@sfbench/provider-container). */
 import { buildTargetImage } from "@sfbench/provider-container";
-import { listTargets } from "@sfbench/provider-local";
+import { listTargets } from "@sfbench/catalogue";
 import { parseFlags, UsageError } from "../args.ts";
 import { note } from "../progress.ts";
 import { isHelpFlag } from "../usage.ts";

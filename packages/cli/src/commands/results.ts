@@ -29,7 +29,7 @@ export async function results(argv: string[]): Promise<number> {
   const { positionals } = parseFlags("sfbench results import", rest, {}, { max: 1, names: ["<file|dir>"] });
   // the portal's database and the bundled targets are the repository's
   const [{ closeDb, getDb, importPath, resultFiles }, { listTargets }] = await needRepository("sfbench results import", () =>
-    Promise.all([import("@sfbench/db"), import("@sfbench/provider-local")]),
+    Promise.all([import("@sfbench/db"), import("@sfbench/catalogue")]),
   );
   const target = positionals[0];
   if (!target) throw new UsageError("sfbench results import: missing <file|dir> (a result document or a directory of them)");

@@ -21,7 +21,7 @@ import {
   type Profile,
 } from "@sfbench/core";
 import { parseMachineClass } from "@sfbench/provider-container";
-import { findTarget } from "@sfbench/provider-local";
+import { findTarget } from "@sfbench/catalogue";
 import { k6Path, paths } from "@sfbench/services";
 import { measuredNodeCount, type MeasuredNodeCount } from "@sfbench/engine";
 import { intFlag, oneOf, parseFlags, UsageError, urlFlag } from "../args.ts";

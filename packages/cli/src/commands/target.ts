@@ -1,5 +1,6 @@
 /** sfbench target up|down|list|build: run the bundled targets on loopback. */
-import { ensureBuilt, listTargets, runningTarget, startTarget, stopTarget } from "@sfbench/provider-local";
+import { ensureBuilt, runningTarget, startTarget, stopTarget } from "@sfbench/provider-local";
+import { listTargets } from "@sfbench/catalogue";
 import { intFlag, parseFlags, UsageError } from "../args.ts";
 import { note } from "../progress.ts";
 import { isHelpFlag } from "../usage.ts";

@@ -8,7 +8,7 @@
  * hands an image to any clone on the strength of its key alone.
  */
 import { existsSync } from "node:fs";
-import { TargetError } from "@sfbench/provider-local";
+import { TargetError } from "@sfbench/catalogue";
 import { imageExists } from "./bases.ts";
 import { ensurePodman, podman } from "./podman.ts";
 

@@ -28,7 +28,8 @@ import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync,
 import { join } from "node:path";
 import type { TargetManifest } from "@sfbench/core";
 import { nodeSupport } from "@sfbench/core";
-import { freePort, isAlive, portFree, spawnBalancerProcess, TargetBusyError, TargetError } from "@sfbench/provider-local";
+import { freePort, isAlive, portFree, spawnBalancerProcess } from "@sfbench/provider-local";
+import { TargetBusyError, TargetError } from "@sfbench/catalogue";
 import {
   DURABLE,
   kafkaBrokers,

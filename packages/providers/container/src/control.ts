@@ -14,7 +14,8 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { nodeSupport, type TargetControl, type TargetManifest } from "@sfbench/core";
-import { descendants, freePort, isAlive, TargetError, waitGone } from "@sfbench/provider-local";
+import { descendants, freePort, isAlive, waitGone } from "@sfbench/provider-local";
+import { TargetError } from "@sfbench/catalogue";
 import { cgroupCpuSeconds, treeCpuSeconds } from "./cgroup.ts";
 import {
   containerPid,

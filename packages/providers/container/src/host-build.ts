@@ -16,7 +16,8 @@
  * --skip-unused-stages is on by default, as BuildKit skips it), so nothing is
  * fetched or compiled inside the build.
  */
-import { ensureBuilt, TargetError, type BundledTarget } from "@sfbench/provider-local";
+import { ensureBuilt } from "@sfbench/provider-local";
+import { TargetError, type BundledTarget } from "@sfbench/catalogue";
 
 export const BUILD_FROM_ARG = "BUILD_FROM";
 /** The stage a Dockerfile copies the host build's files into /out with. */

@@ -26,7 +26,7 @@ import { createHash } from "node:crypto";
 import { execFileSync, execFile } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { findTarget, TargetError, type BundledTarget } from "@sfbench/provider-local";
+import { findTarget, TargetError, type BundledTarget } from "@sfbench/catalogue";
 import { paths, withLock } from "@sfbench/services";
 import { imageExists } from "./bases.ts";
 import { hostBuild } from "./host-build.ts";

@@ -9,7 +9,8 @@
 import { join } from "node:path";
 import type { TargetManifest, TargetProvider } from "@sfbench/core";
 import { findImageReference } from "@sfbench/core/image-ref";
-import { freePort, storageFingerprint, TargetError } from "@sfbench/provider-local";
+import { freePort, storageFingerprint } from "@sfbench/provider-local";
+import { TargetError } from "@sfbench/catalogue";
 import { paths } from "@sfbench/services";
 import { loadImageArchive, requireImage } from "./archive.ts";
 import { startContainerTarget, teardownRun } from "./container.ts";

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { findTarget } from "@sfbench/provider-local";
+import { findTarget } from "@sfbench/catalogue";
 import { loadImageArchive, requireImage } from "../src/archive.ts";
 import { imageExists } from "../src/bases.ts";
 import { runContainers, startContainerTarget, teardownRun } from "../src/container.ts";

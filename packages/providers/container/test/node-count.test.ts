@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { findTarget, TargetError } from "@sfbench/provider-local";
+import { findTarget, TargetError } from "@sfbench/catalogue";
 import { runDir, startContainerTarget } from "../src/container.ts";
 
 const { manifest } = findTarget("node-postgres");

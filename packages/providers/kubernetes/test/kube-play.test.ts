@@ -21,7 +21,8 @@ import { manifestDigest, type K6Invocation, type LoadGenerator, type RunningTarg
 import { aliveCheck, runBenchmark } from "@sfbench/engine";
 import { targetPodResources } from "@sfbench/infra-pulumi/machine";
 import { localImageRef, podman } from "@sfbench/provider-container";
-import { findTarget, isAlive } from "@sfbench/provider-local";
+import { isAlive } from "@sfbench/provider-local";
+import { findTarget } from "@sfbench/catalogue";
 import { k6Path, paths } from "@sfbench/services";
 import { kubePlayHome } from "../src/kube-play/play.ts";
 import { kubePlayProvider } from "../src/kube-play/provider.ts";

@@ -23,7 +23,7 @@ import { join, resolve } from "node:path";
 import { paths, withLock } from "@sfbench/services";
 import { glob } from "tinyglobby";
 import { copyStored, publishBuild, STAMP, storedBuild, type Stamp } from "./build-store.ts";
-import { findTarget, TargetError, targetsDir } from "./catalog.ts";
+import { findTarget, TargetError, targetsDir } from "@sfbench/catalogue";
 
 export const buildDir = (name: string) => join(paths.home, "build", name);
 const stampFile = (name: string) => join(buildDir(name), STAMP);

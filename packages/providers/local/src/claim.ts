@@ -10,7 +10,7 @@
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { TargetBusyError } from "./catalog.ts";
+import { TargetBusyError } from "@sfbench/catalogue";
 import { isAlive, stateDir } from "./target-process.ts";
 
 export interface Claim {

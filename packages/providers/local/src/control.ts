@@ -6,7 +6,7 @@
  * @sfbench/engine take this as their RunContext `target`.
  */
 import { nodeSupport, type TargetControl } from "@sfbench/core";
-import { findTarget, TargetError } from "./catalog.ts";
+import { findTarget, TargetError } from "@sfbench/catalogue";
 import { addNode, killNode, killTarget, restartNode, restartTarget, targetPids } from "./nodes.ts";
 import type { StartedTarget } from "./run.ts";
 import { isAlive, nodesOf, readState } from "./target-process.ts";

@@ -1,4 +1,3 @@
-export * from "./catalog.ts";
 export * from "./run.ts";
 export * from "./build.ts";
 export * from "./storage.ts";

@@ -9,7 +9,7 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { nodeSupport } from "@sfbench/core";
-import { findTarget, TargetError, type BundledTarget } from "./catalog.ts";
+import { findTarget, TargetError, type BundledTarget } from "@sfbench/catalogue";
 import { spawnBalancer, writeBackends } from "./run.ts";
 import { startTargetPostgres, targetPostgresDir } from "./storage.ts";
 import {

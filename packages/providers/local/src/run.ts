@@ -17,7 +17,7 @@ import { nodeSupport } from "@sfbench/core";
 import { up, type ServiceName } from "@sfbench/services";
 import { ensureBuilt } from "./build.ts";
 import { releaseClaim, takeClaim } from "./claim.ts";
-import { findTarget, TargetBusyError, TargetError, type BundledTarget } from "./catalog.ts";
+import { findTarget, TargetBusyError, TargetError, type BundledTarget } from "@sfbench/catalogue";
 import { startTargetKafka, startTargetPostgres, stopTargetKafka, stopTargetPostgres } from "./storage.ts";
 import {
   baseEnv,

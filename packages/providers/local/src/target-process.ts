@@ -8,7 +8,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { join } from "node:path";
 import { exited, isAlive as processAlive, kafkaBrokers, paths, redisUrl, statFields, threadsLeft } from "@sfbench/services";
 import { buildDir, expandArgs } from "./build.ts";
-import { TargetError, type BundledTarget } from "./catalog.ts";
+import { TargetError, type BundledTarget } from "@sfbench/catalogue";
 import type { TargetKafka, TargetPostgres } from "./storage.ts";
 
 export { ephemeralLow, freePort, portFree } from "@sfbench/services";

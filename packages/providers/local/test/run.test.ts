@@ -4,7 +4,6 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { findTarget, listTargets } from "../src/catalog.ts";
 import { readClaim } from "../src/claim.ts";
 import { restartTarget } from "../src/nodes.ts";
 import { isAlive, runningTarget, startTarget, stopTarget } from "../src/run.ts";
@@ -17,19 +16,7 @@ afterEach(async () => {
   for (const name of ["healthy", "never-healthy", "crashes"]) await stopTarget(name);
 });
 
-describe("the bundled target catalog", () => {
-  it("lists the real bundled targets, node-postgres among them", () => {
-    expect(listTargets().map((t) => t.name)).toContain("node-postgres");
-  });
-
-  it("names the bundled targets when asked for an unknown one", () => {
-    expect(() => findTarget("nope", fixtures)).toThrow(/unknown target "nope"; bundled targets: .*healthy/);
-  });
-
-  it("reports a bad manifest with its file and field", () => {
-    expect(() => findTarget("bad-manifest", fixtures)).toThrow(/bad-manifest\/target\.json: version: must be a semantic version/);
-  });
-
+describe("the local fixtures", () => {
   it("gives every fixture a port and every started fixture a test file of its own", () => {
     // test files run in parallel and a target's state is keyed by its name: two files starting one fixture stop each other's
     const ports = readdirSync(fixtures).map((d) => (JSON.parse(readFileSync(join(fixtures, d, "target.json"), "utf8")) as { port: number }).port);
@@ -43,10 +30,6 @@ describe("the bundled target catalog", () => {
     }
     expect([...startedBy].filter(([, files]) => files.length > 1)).toEqual([]);
     expect(startedBy.size).toBeGreaterThan(5);
-  });
-
-  it("requires the manifest name to equal its folder", () => {
-    expect(() => findTarget("misnamed", fixtures)).toThrow(/name: "other-name" must equal its folder name "misnamed"/);
   });
 });
 

@@ -9,7 +9,8 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { divideExpected, formatFailure, runConformance } from "@sfbench/conformance";
-import { findTarget, startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
+import { startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
+import { findTarget } from "@sfbench/catalogue";
 import { call, eventually, locSide, shopper, sourceFiles } from "@sfbench/target-suite";
 import { spansOf, TARGET } from "./helpers.ts";
 

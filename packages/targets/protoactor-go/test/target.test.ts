@@ -8,7 +8,8 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseSpanLine, type Span } from "@sfbench/core";
-import { findTarget, startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
+import { startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
+import { findTarget } from "@sfbench/catalogue";
 import { call, eventually, shopper } from "@sfbench/target-suite";
 import { TARGET } from "./helpers.ts";
 

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { findTarget } from "@sfbench/provider-local";
+import { findTarget } from "@sfbench/catalogue";
 import { locSide, sourceFiles } from "@sfbench/target-suite";
 import { topOf } from "../src/app/co-purchase.ts";
 import { MAX_FREQ_VISITS, visitBound } from "../src/gateway/routes.ts";

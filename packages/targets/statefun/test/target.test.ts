@@ -6,7 +6,8 @@
  */
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findTarget, startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
+import { startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
+import { findTarget } from "@sfbench/catalogue";
 import { readStat } from "@sfbench/engine";
 import { call, eventually, locSide, shopper, sourceFiles } from "@sfbench/target-suite";
 import { childPid, spansOf, TARGET } from "./helpers.ts";

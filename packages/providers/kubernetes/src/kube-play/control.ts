@@ -14,7 +14,8 @@
  */
 import { nodeSupport, type Environment, type TargetControl, type TargetManifest } from "@sfbench/core";
 import { podman } from "@sfbench/provider-container";
-import { isAlive, TargetError, waitGone } from "@sfbench/provider-local";
+import { isAlive, waitGone } from "@sfbench/provider-local";
+import { TargetError } from "@sfbench/catalogue";
 import type { PlayedRun } from "./play.ts";
 
 const GONE_TIMEOUT_MS = 10_000;

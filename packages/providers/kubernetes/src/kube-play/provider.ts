@@ -14,7 +14,8 @@
 import type { RunningTarget, TargetManifest, TargetProvider } from "@sfbench/core";
 import { targetPodResources, type MachineTypeName } from "@sfbench/infra-pulumi/machine";
 import { buildTargetImage } from "@sfbench/provider-container";
-import { freePort, TargetError } from "@sfbench/provider-local";
+import { freePort } from "@sfbench/provider-local";
+import { TargetError } from "@sfbench/catalogue";
 import { kubePlayTargetControl, playedStorage } from "./control.ts";
 import { kubePlayGenerator } from "./generator.ts";
 import { downRun, playRun, type PlayOptions } from "./play.ts";

@@ -1,6 +1,10 @@
 /**
- * The bundled targets: every packages/targets/<name>/target.json. Only these
- * are ever started locally; commands from submissions are never executed.
+ * The bundled targets: every packages/targets/<name>/target.json, found and
+ * validated, for whichever provider runs them and for the CLI and the worker
+ * that name them. Only these are ever started from their manifest's command;
+ * commands from submissions are never executed. A target's failure to be
+ * found, read or started is a TargetError (the target's fault, stored as a
+ * failed run); a TargetBusyError is the machine's, tried again later.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -13,6 +17,7 @@ export interface BundledTarget {
   manifest: TargetManifest;
 }
 
+/** The target's own failure: no such target, an invalid manifest, a start that failed. */
 export class TargetError extends Error {}
 
 /** The machine is not ready for the target (it already runs, its port is taken): not the target's fault; try again later. */
