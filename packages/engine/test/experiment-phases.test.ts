@@ -53,7 +53,11 @@ describe("an experiment as a sequence of phases", () => {
   });
 
   it("every experiment's phase list is consistent", () => {
-    for (const phases of Object.values(EXPERIMENT_PHASES)) expect(() => checkPhases(phases)).not.toThrow();
-    expect(EXPERIMENT_PHASES.throughput.map((p) => p.name)).toEqual(["snapshot", "ramp", "stable", "audit"]);
+    for (const phases of Object.values(EXPERIMENT_PHASES)) expect(() => checkPhases(phases.cell)).not.toThrow();
+    expect(EXPERIMENT_PHASES.throughput.cell.map((p) => p.name)).toEqual(["snapshot", "ramp", "stable", "audit"]);
+    // the run's own phases are listed like the cells': recovery is an experiment of them alone, the microbenchmarks follow throughput
+    expect(EXPERIMENT_PHASES.recovery).toMatchObject({ cell: [], run: [{ name: "recovery" }] });
+    expect(EXPERIMENT_PHASES.throughput.run.map((p) => p.name)).toEqual(["micro"]);
+    expect(EXPERIMENT_PHASES.fault.run).toEqual([]);
   });
 });

@@ -24,7 +24,7 @@ export async function runCell(
   ctx: RunContext,
   choice: CellChoice,
   experiment: Experiment = "throughput",
-  phases: readonly Phase[] = EXPERIMENT_PHASES[experiment],
+  phases: readonly Phase[] = EXPERIMENT_PHASES[experiment].cell,
 ): Promise<Cell> {
   checkPhases(phases);
   const { workload, distribution } = choice;

@@ -40,7 +40,7 @@ export interface MeasurePlan {
   runId?: string;
   profile: Profile;
   /** the workloads and distributions chosen (the micro routes go with every workload) */
-  chosen: Pick<RunParameters, "workloads" | "distributions">;
+  chosen: Pick<RunParameters, "workloads" | "distributions" | "micro">;
   cells: CellChoice[];
   experiment: Experiment;
   seed: number;

@@ -30,8 +30,7 @@ import { readAuditRecords } from "../audit/records.ts";
 import { TraceSession, type TraceOptions } from "../trace/session.ts";
 import { formatCpuList, pinTrees, planSplit, runCpus } from "../cost/affinity.ts";
 import { noiseBetween, noiseMark } from "../cost/noise.ts";
-import { runMicro } from "../micro/run-micro.ts";
-import { runRecovery } from "../resilience/recovery-run.ts";
+import { EXPERIMENT_PHASES } from "./experiments.ts";
 import { scalabilityPoints, type MeasuredNodeCount } from "../resilience/scalability.ts";
 import { runCell } from "./cell.ts";
 import { StageError, type RunContext, type TargetControl } from "./phase.ts";
@@ -189,7 +188,8 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
       : !opts.control
         ? "sfbench did not start this target (given by URL), so it cannot kill, restart or add its processes"
         : notSupported(experimentSupport(opts.control.manifest)[experiment]);
-  const cellsToRun = unsupported || experiment === "recovery" ? [] : opts.cells;
+  const phases = EXPERIMENT_PHASES[experiment];
+  const cellsToRun = unsupported || phases.cell.length === 0 ? [] : opts.cells;
   let error: ResultDocument["error"];
   const pinned = split && opts.targetPids().length > 0;
   // the cost phase reads the provider's accounting when it has one (load-step.ts), else the target's process trees; a target given by URL has neither
@@ -226,10 +226,11 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
       }
       cells.push(await runCell(ctx, { workload, distribution }, opts.experiment));
     }
-    if (experiment === "recovery" && !unsupported)
-      resilience = { recovery: await runRecovery(ctx, opts.control!, settings.recovery.stateSizes), unsupported: [] };
-    // the microbenchmarks belong to the throughput experiment (a fault or recovery run measures the target's processes, not its invocations)
-    if (opts.micro && experiment === "throughput") micro = await runMicro(ctx, settings.micro, opts.micro.declared);
+    for (const phase of unsupported ? [] : phases.run) {
+      const part = await phase.run(ctx, { settings, ...(opts.control ? { control: opts.control } : {}), ...(opts.micro ? { micro: opts.micro } : {}) });
+      if (part.micro) micro = part.micro;
+      if (part.resilience) resilience = part.resilience;
+    }
   } catch (e) {
     const err = e as Error;
     const stage = e instanceof StageError ? e.stage : "run";
