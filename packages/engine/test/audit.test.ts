@@ -149,3 +149,58 @@ describe("reads the target cannot answer", () => {
     }
   });
 });
+
+describe("a checkout that got no clear answer and is still running when the audit begins", () => {
+  /**
+   * The target, with one cart shown as not yet checked out (its user already
+   * charged) until `until` says otherwise: a workflow past the client's
+   * timeout, between charging and completing the order.
+   */
+  async function midSaga(until: () => boolean) {
+    const { createServer } = await import("node:http");
+    target = await startMemoryTarget({ fault: "none" });
+    const ids = Array.from({ length: 8 }, (_, i) => idOf(i));
+    for (const [i, id] of ids.entries()) await call(target.url, "PATCH", `/products/${id}`, { price: PRICE(i), stock: 1000 });
+    const before = await snapshotStock(target.url, ids);
+    const records = await workload(target.url, 10);
+    const late = records.find((r) => r.status === 200)!;
+    // the client gave up on it: no answer
+    const ambiguous = records.map((r) => (r === late ? { ...r, status: 0, orderId: undefined, total: undefined } : r));
+    const upstream = target.url;
+    const proxy = createServer(async (req, res) => {
+      const r = await fetch(upstream + req.url, { method: req.method });
+      let body = await r.text();
+      if (req.url === `/shopping-carts/${late.cart}` && !until()) body = JSON.stringify({ ...JSON.parse(body), checkedOut: false });
+      res.writeHead(r.status, { "content-type": "application/json" }).end(body);
+    });
+    await new Promise<void>((ok) => proxy.listen(0, "127.0.0.1", ok));
+    const url = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+    return { url, records: ambiguous, before, close: () => proxy.close() };
+  }
+
+  it("is read again until its cart and its user agree, then counted as the checkout it became", async () => {
+    const started = performance.now();
+    const t = await midSaga(() => performance.now() - started > 1500);
+    try {
+      const result = await audit({ baseUrl: t.url, records: t.records, idOf, priceOf, stockBefore: t.before, quietMs: 50, settleMs: 10_000 });
+      expect(result.ambiguous).toBe(1);
+      expect(result.total, result.examples.join("\n")).toBe(0);
+    } finally {
+      t.close();
+    }
+  });
+
+  it("is counted as drift when its cart and its user still disagree once the settle time is over", async () => {
+    const t = await midSaga(() => false);
+    try {
+      const began = performance.now();
+      const result = await audit({ baseUrl: t.url, records: t.records, idOf, priceOf, stockBefore: t.before, quietMs: 50, settleMs: 800 });
+      expect(result.anomalies["credit-drift"]).toBe(1);
+      expect(result.examples.join("\n")).toMatch(/credit-drift: user .*expected .*\(checkout answered 0\)/);
+      // the audit waited for it, and no longer than the settle time allows (plus the reads)
+      expect(performance.now() - began).toBeGreaterThan(400);
+    } finally {
+      t.close();
+    }
+  });
+});

@@ -41,6 +41,12 @@ export interface AuditInput {
   coPurchaseSample?: number;
   /** time for off-path co-purchase updates to land before they are compared */
   quietMs?: number;
+  /**
+   * how long a checkout that got no clear answer may still be running (a
+   * workflow past the client's timeout) before what its cart and user show is
+   * counted: they are read again until they agree; default 15 s
+   */
+  settleMs?: number;
   concurrency?: number;
   /** at most this many reads per second, over the whole audit (absent: as fast as `concurrency` reads go) */
   readsPerSecond?: number;
@@ -55,6 +61,9 @@ export interface AuditResult {
   /** a few concrete anomalies, for the report */
   examples: string[];
 }
+
+/** an anomaly found, before it is counted */
+type Finding = [AnomalyKind, string];
 
 async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -125,39 +134,59 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
     ),
   ]);
   for (const r of records) if (r.status === 200) completed.add(r);
-  const unreadable = (what: string, res: { status: number; body: unknown }) =>
-    flag("unreadable", `${what}: ${res.status} ${JSON.stringify(res.body).slice(0, 120)}`);
-  await pool([...toRead], concurrency, async (r) => {
+  const unreadable = (what: string, res: { status: number; body: unknown }): Finding => [
+    "unreadable",
+    `${what}: ${res.status} ${JSON.stringify(res.body).slice(0, 120)}`,
+  ];
+  // A checkout that got no clear answer may still be running (a workflow that outlived the client's
+  // timeout): its cart and its user are read again, with a growing pause, until they agree with each
+  // other or settleMs has passed; only then is what they show counted. A clear answer's state is final.
+  const settleBy = performance.now() + (input.settleMs ?? 15_000);
+  const checkRecord = async (r: CheckoutRecord): Promise<{ findings: Finding[]; completed: boolean; disagree?: boolean }> => {
+    const findings: Finding[] = [];
     const cart = await getJson(`/shopping-carts/${r.cart}`);
     // a cart that cannot be read says nothing about the checkout: counted as unreadable, not as a missing order
-    if (cart.status !== 200 && cart.status !== 404) return unreadable(`cart ${r.cart}`, cart);
+    if (cart.status !== 200 && cart.status !== 404) return { findings: [unreadable(`cart ${r.cart}`, cart)], completed: false };
     const checkedOut = cart.status === 200 && (cart.body as { checkedOut?: unknown }).checkedOut === true;
     const expectedTotal = totalOf(r);
+    const done = r.status === 200 || (r.status !== 409 && checkedOut);
     if (r.status === 200) {
-      if (!checkedOut) flag("ok-without-completed-order", `checkout of cart ${r.cart} answered 200 but the cart is not checked out`);
-      if (r.total !== undefined && r.total !== expectedTotal) flag("wrong-total", `cart ${r.cart}: total ${r.total}, expected ${expectedTotal}`);
+      if (!checkedOut) findings.push(["ok-without-completed-order", `checkout of cart ${r.cart} answered 200 but the cart is not checked out`]);
+      if (r.total !== undefined && r.total !== expectedTotal) findings.push(["wrong-total", `cart ${r.cart}: total ${r.total}, expected ${expectedTotal}`]);
       if (r.orderId) {
         const order = await getJson(`/orders/${r.orderId}`);
-        if (order.status !== 200 && order.status !== 404) unreadable(`order ${r.orderId}`, order);
+        if (order.status !== 200 && order.status !== 404) findings.push(unreadable(`order ${r.orderId}`, order));
         else if (order.status !== 200 || (order.body as { status?: unknown }).status !== "completed") {
-          flag("ok-without-completed-order", `order ${r.orderId} of a 200 checkout: ${order.status} ${JSON.stringify(order.body).slice(0, 120)}`);
+          findings.push(["ok-without-completed-order", `order ${r.orderId} of a 200 checkout: ${order.status} ${JSON.stringify(order.body).slice(0, 120)}`]);
         }
       }
     } else if (r.status === 409) {
-      if (checkedOut) flag("rejected-with-side-effects", `checkout of cart ${r.cart} answered 409 but the cart is checked out`);
-    } else if (checkedOut) completed.add(r);
+      if (checkedOut) findings.push(["rejected-with-side-effects", `checkout of cart ${r.cart} answered 409 but the cart is checked out`]);
+    }
     const user = await getJson(`/users/${r.user}`);
     // 404: the user is gone (lost state, counted as drift below); anything else but 200: not readable
-    if (user.status !== 200 && user.status !== 404) return unreadable(`user ${r.user}`, user);
+    if (user.status !== 200 && user.status !== 404) return { findings: [...findings, unreadable(`user ${r.user}`, user)], completed: done };
     const credits = num(user.body, "credits");
-    const want = r.credits - (completed.has(r) ? expectedTotal : 0);
-    if (credits < 0) flag("negative-credits", `user ${r.user} has ${credits} credits`);
+    const want = r.credits - (done ? expectedTotal : 0);
+    if (credits < 0) findings.push(["negative-credits", `user ${r.user} has ${credits} credits`]);
     if (credits !== want) {
-      flag(
+      findings.push([
         r.status === 409 ? "rejected-with-side-effects" : "credit-drift",
         `user ${r.user}: ${credits} credits, expected ${want} (checkout answered ${r.status})`,
-      );
+      ]);
     }
+    // the cart and the user both exist and do not agree: what a checkout still running looks like (a lost user or cart stays lost)
+    return { findings, completed: done, disagree: user.status === 200 && credits !== want };
+  };
+  await pool([...toRead], concurrency, async (r) => {
+    const answered = r.status === 200 || r.status === 409;
+    let outcome = await checkRecord(r);
+    for (let pause = 250; !answered && outcome.disagree && performance.now() + pause < settleBy; pause = Math.min(pause * 2, 4000)) {
+      await new Promise((res) => setTimeout(res, pause));
+      outcome = await checkRecord(r);
+    }
+    if (outcome.completed) completed.add(r);
+    for (const [kind, example] of outcome.findings) flag(kind, example);
   });
 
   // 2. Stock: before minus what completed orders retracted, for every product in scope.
@@ -165,7 +194,7 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
   const stockAfter = new Map<string, number>();
   await pool([...input.stockBefore.keys()], concurrency, async (p) => {
     const product = await getJson(`/products/${p}`);
-    if (product.status !== 200 && product.status !== 404) return unreadable(`product ${p}`, product);
+    if (product.status !== 200 && product.status !== 404) return flag(...unreadable(`product ${p}`, product));
     const stock = num(product.body, "stock");
     if (Number.isFinite(stock)) stockAfter.set(p, stock);
     const want = input.stockBefore.get(p)! + (input.stockAdded?.get(p) ?? 0) - (taken.get(p) ?? 0);
@@ -186,7 +215,7 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
     concurrency,
     async (r) => {
       const cart = await getJson(`/shopping-carts/${r.cart}`);
-      if (cart.status !== 200 && cart.status !== 404) return unreadable(`cart ${r.cart}`, cart);
+      if (cart.status !== 200 && cart.status !== 404) return flag(...unreadable(`cart ${r.cart}`, cart));
       if (cart.status === 200 && (cart.body as { checkedOut?: unknown }).checkedOut === true) earlierCompleted.add(r);
     },
   );
@@ -197,7 +226,7 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
   await pool(sample, concurrency, async (p) => {
     const want = expectedTop(counts.get(p), 5).sort();
     const res = await getJson(`/products/${p}/freq-items?top=5&depth=1`);
-    if (res.status !== 200 && res.status !== 404) return unreadable(`freq-items of ${p}`, res);
+    if (res.status !== 200 && res.status !== 404) return flag(...unreadable(`freq-items of ${p}`, res));
     const got = res.body;
     const gotIds = Array.isArray(got) ? (got as string[]).slice().sort() : got;
     if (JSON.stringify(gotIds) !== JSON.stringify(want)) {
