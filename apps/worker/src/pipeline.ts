@@ -228,7 +228,8 @@ export function createRunPipeline(deps: PipelineDeps) {
           onCheck: (done, total) => void progress.set("verify", 5 + Math.round((done / total) * 5)),
           onProgress: (e) => {
             if (e.cell.includes("/")) seen.add(e.cell);
-            void progress.event(e, 10 + Math.round((Math.max(0, seen.size - 1) / cells.length) * 80));
+            // a run of the microbenchmarks alone has no cells to count
+            void progress.event(e, cells.length ? 10 + Math.round((Math.max(0, seen.size - 1) / cells.length) * 80) : undefined);
           },
         });
         if (outcome.status === "interrupted") return await interruptRun(runId, target, profile, startedAt, outcome.stage, signal!, tag);

@@ -36,7 +36,8 @@ export class RunProgress {
 
   set(stage: PipelineStage, progress?: number, force = false): Promise<void> {
     const changed = stage !== this.stage;
-    const next = progress ?? this.progress;
+    // a share that is not a number (a run of no cells divides by zero) leaves the bar where it is
+    const next = progress !== undefined && Number.isFinite(progress) ? progress : this.progress;
     if (!changed && !force && Date.now() - this.lastWrite < this.minIntervalMs) return this.chain;
     // stages outside the benchmark (verify, store, teardown) have no live figures
     if (changed && stage !== "seed" && stage !== "load" && stage !== "audit") this.live = undefined;
@@ -44,9 +45,14 @@ export class RunProgress {
     this.progress = Math.max(this.progress, Math.min(100, next));
     this.lastWrite = Date.now();
     const data = { stage, progress: this.progress, live: this.live ? (this.live as Prisma.InputJsonValue) : Prisma.DbNull };
-    this.chain = this.chain.then(async () => {
-      await this.db.run.updateMany({ where: { id: this.runId, status: { in: ["running"] } }, data });
-    });
+    // progress is what the run page shows, never what the run depends on: a write that fails is said and the run goes on,
+    // and the next write is not held back by it (nor does it leave a rejection nobody awaits, which would end the worker)
+    this.chain = this.chain.then(() =>
+      this.db.run.updateMany({ where: { id: this.runId, status: { in: ["running"] } }, data }).then(
+        () => {},
+        (e: Error) => void process.stderr.write(`${new Date().toISOString()} run ${this.runId}: progress not written: ${e.message}\n`),
+      ),
+    );
     return this.chain;
   }
 

@@ -1,8 +1,9 @@
 /**
  * The whole path a user takes: `sfbench submit --wait` -> the portal (next
  * start) -> a queued run -> the worker (dispatcher, pipeline, real
- * node-postgres, k6) -> the leaderboard. Plus bad submissions, refused with
- * the problem named and nothing half-written.
+ * node-postgres, k6) -> the leaderboard, and the run pages in a browser for
+ * the experiments beyond throughput (a fault run, the microbenchmarks). Plus
+ * bad submissions, refused with the problem named and nothing half-written.
  */
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -10,6 +11,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@sfbench/db";
+import { runningTarget } from "@sfbench/provider-local";
+import { chromiumPath } from "@sfbench/services";
+import { chromium } from "playwright-core";
 import { startMailSink, type MailSink } from "../../web/scripts/mail-sink.ts";
 import { ensureBuild, startServer, type RunningServer } from "../../web/scripts/server.ts";
 import { demoAccount, demoCredentials, operatorLink } from "../../../scripts/lib/demo-account.ts";
@@ -93,6 +97,49 @@ describe("submit -> run -> leaderboard", () => {
     expect(results.code, results.stderr).toBe(0);
     expect(results.stdout).toMatch(/latest completed run .*\n.*\n.*\ncheckout\/uniform\s+checkouts\s+\d+/);
   });
+});
+
+describe("every experiment from the portal", () => {
+  /** Submits node-postgres with these flags, follows the run to its end and returns its id and result document. */
+  async function submitted(flags: string[]): Promise<{ runId: string; doc: Record<string, unknown> }> {
+    const r = await sfbench(["submit", "--manifest", MANIFEST, "--server", server.url, "--wait", "--profile", "quick", ...flags], { SFBENCH_TOKEN: token });
+    expect(r.code, `${r.stderr}\n${worker.output()}`).toBe(0);
+    const runId = r.stdout.split("\n")[0]!.split("/").pop()!;
+    const run = await db.run.findUniqueOrThrow({ where: { id: runId } });
+    return { runId, doc: JSON.parse(readFileSync(run.resultPath!, "utf8")) as Record<string, unknown> };
+  }
+
+  it("a fault run and a micro run submitted with sfbench submit end completed, and their run pages draw the fault's and the microbenchmarks' charts", async () => {
+    const fault = await submitted(["--experiment", "fault", "--workload", "checkout", "--distribution", "uniform"]);
+    const cells = fault.doc.cells as { fault?: { kill: { signal: string; restarted: boolean } } }[];
+    expect(cells).toHaveLength(1);
+    expect(cells[0]!.fault?.kill).toMatchObject({ signal: "SIGKILL", restarted: true });
+    // the node the fault started again is stopped with the run, like the one the run started (teardown follows "completed")
+    for (const deadline = Date.now() + 60_000; runningTarget("node-postgres") && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 250));
+    expect(runningTarget("node-postgres")).toBeUndefined();
+
+    const micro = await submitted(["--workload", "micro"]);
+    expect(micro.doc.cells).toEqual([]);
+    expect(micro.doc.micro).toMatchObject({ supported: true });
+
+    const browser = await chromium.launch({ executablePath: await chromiumPath(), args: ["--headless", "--no-sandbox", "--disable-gpu"] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+      page.setDefaultTimeout(20_000);
+      const errors: string[] = [];
+      page.on("pageerror", (e) => errors.push(e.message));
+      await page.goto(`${server.url}/runs/${fault.runId}`);
+      // the fault's load over time with the kill marked, and its figures
+      await page.waitForSelector("[data-testid=run-resilience] [data-fault-cell] svg.recharts-surface");
+      expect(await page.textContent("[data-testid=fault-figures]")).toMatch(/\d/);
+      await page.goto(`${server.url}/runs/${micro.runId}`);
+      await page.waitForSelector("[data-testid=run-micro] [data-charts=micro] svg.recharts-surface");
+      expect(await page.textContent("[data-testid=micro-overhead-table]")).toContain("empty");
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 600_000);
 });
 
 describe("a campaign through the portal", () => {

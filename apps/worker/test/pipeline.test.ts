@@ -117,24 +117,6 @@ describe("the run pipeline", () => {
     expect(await db.cellResult.count({ where: { runId } })).toBe(1);
   });
 
-  it("runs the experiment the run's parameters choose: a fault run kills node-postgres mid-load, restarts it, and stores the fault's figures", async () => {
-    const runId = await createRun(db, manifestOf(BUNDLED_TARGETS, "node-postgres"), {
-      parameters: { workloads: ["checkout"], distributions: ["uniform"], experiment: "fault" },
-    });
-    await enqueueRun(queue, runId);
-    const run = await finished(runId);
-    expect(run.status, run.errorMessage ?? "").toBe("completed");
-    const doc = JSON.parse(readFileSync(run.resultPath!, "utf8")) as {
-      experiment?: string;
-      cells: { fault?: { kill: { signal: string; restarted: boolean } } }[];
-    };
-    expect(doc.cells).toHaveLength(1);
-    expect(doc.cells[0]!.fault?.kill).toMatchObject({ signal: "SIGKILL", restarted: true });
-    // the target started again by the fault is stopped with the run: teardown ends with the job, after the run shows completed
-    await waitFor("the job to complete", async () => (await queue.getJobState(runId)) === "completed");
-    expect(runningTarget("node-postgres")).toBeUndefined();
-  });
-
   it("parks a submitted image that no bundled target matches as needs-cluster", async () => {
     const manifest = { ...manifestOf(BUNDLED_TARGETS, "node-postgres"), name: "restate-submitted", image: "ghcr.io/someone/restate:1.0.0" };
     const runId = await createRun(db, manifest);
