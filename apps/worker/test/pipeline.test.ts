@@ -4,12 +4,13 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Queue, Worker } from "bullmq";
 import { ProgressEvent } from "@sfbench/core";
 import type { Db } from "@sfbench/db";
 import { runningTarget, targetPostgresDir } from "@sfbench/provider-local";
 import { isAlive, k6Path, paths, redisUrl } from "@sfbench/services";
+import { runOnce } from "../../../packages/cli/src/run-once.ts";
 import { createRunQueue, enqueueRun, redisConnection, type RunJob } from "../src/queue.ts";
 import { createWorker } from "../src/worker.ts";
 import type { PipelineOutcome } from "../src/pipeline.ts";
@@ -20,6 +21,18 @@ let queue: Queue<RunJob>;
 let worker: Worker<RunJob, PipelineOutcome>;
 const results = tempDir("sfbench-worker-results-");
 const logs: string[] = [];
+/** the worker's document of the first run, which the CLI's of the same target is compared with */
+let workerDoc: Record<string, unknown> | undefined;
+
+/** Every key path of a document (array items as [], their keys merged), sorted: its shape without its values. */
+function keyPaths(v: unknown, at = ""): string[] {
+  if (Array.isArray(v)) return [...new Set(v.flatMap((x) => keyPaths(x, `${at}[]`)))].sort();
+  if (v && typeof v === "object")
+    return Object.entries(v)
+      .flatMap(([k, x]) => [`${at}.${k}`, ...keyPaths(x, `${at}.${k}`)])
+      .sort();
+  return [];
+}
 
 beforeAll(async () => {
   ({ db } = await freshDb());
@@ -87,7 +100,8 @@ describe("the run pipeline", () => {
       postgres: { instance: "dedicated", fsync: "on", synchronous_commit: "on", full_page_writes: "on", version: expect.stringMatching(/^\d+/) },
     });
     expect(environment.systemVersion).toMatch(/^Node\.js \+ PostgreSQL \d+\.\d+\.\d+; PostgreSQL \d+/);
-    expect(JSON.parse(readFileSync(run.resultPath!, "utf8")).environment.storage).toEqual(environment.storage);
+    workerDoc = JSON.parse(readFileSync(run.resultPath!, "utf8")) as Record<string, unknown>;
+    expect((workerDoc.environment as { storage: unknown }).storage).toEqual(environment.storage);
     expect(cells[0]).toMatchObject({ workload: "checkout", distribution: "uniform" });
     // validity is the machine's verdict (a loaded machine misses the stable rate), not the pipeline's: an invalid cell must say why
     if (!cells[0]!.valid) expect(cells[0]!.invalidReason, "an invalid cell names its reason").toMatch(/\S/);
@@ -115,6 +129,38 @@ describe("the run pipeline", () => {
     await waitFor("the second job to be skipped", async () => logs.find((l) => l.startsWith(`run ${runId}: skipped`)), 30_000);
     expect(readdirSync(join(results, "node-postgres"))).toHaveLength(1);
     expect(await db.cellResult.count({ where: { runId } })).toBe(1);
+  });
+
+  it("writes the same document as sfbench run for the same target: the same fields, the same cost source, storage and system version", async () => {
+    expect(workerDoc, "the first test's document").toBeDefined();
+    const cliResults = tempDir("sfbench-cli-results-");
+    // what sfbench run prints is its document: read from the outcome, kept out of the test's log
+    const printed = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    const out = await runOnce({
+      cmd: "sfbench run",
+      target: "node-postgres",
+      json: true,
+      chosen: { workloads: ["checkout"], distributions: ["uniform"] },
+      cells: [{ workload: "checkout", distribution: "uniform" }],
+      profile: "quick",
+      experiment: "throughput",
+      seed: 1,
+      resultsDir: cliResults,
+      k6: await k6Path(),
+    }).finally(() => printed.mockRestore());
+    expect(out.doc?.status, out.doc?.error?.message).toBe("completed");
+    const cli = out.doc as unknown as Record<string, unknown>;
+    // a cell's figures depend on what the machine allowed (a missed stable rate has no stable part): compared apart from the cells
+    const shape = (d: Record<string, unknown>) => keyPaths({ ...d, cells: undefined }).filter((k) => !k.startsWith(".cells"));
+    expect(shape(cli)).toEqual(shape(workerDoc!));
+    const env = (d: Record<string, unknown>) => d.environment as { cost?: unknown; storage?: unknown; systemVersion?: string; nodes?: number };
+    expect(env(cli).cost).toEqual(env(workerDoc!).cost);
+    expect(env(cli).storage).toEqual(env(workerDoc!).storage);
+    expect(env(cli).nodes).toEqual(env(workerDoc!).nodes);
+    // the same servers named, whichever versions they report
+    const servers = (v: string | undefined) => v?.replace(/\d+(\.\d+)*/g, "N");
+    expect(servers(env(cli).systemVersion)).toBe(servers(env(workerDoc!).systemVersion));
+    expect(runningTarget("node-postgres")).toBeUndefined();
   });
 
   it("parks a submitted image that no bundled target matches as needs-cluster", async () => {
