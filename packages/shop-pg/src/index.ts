@@ -5,6 +5,7 @@
  */
 export type { Micro, Shop, PingPongInput, DivideInput, BigInput } from "./app/api.ts";
 export { createPool, transaction, isRetryable, type Db, type Tx, type PoolOptions } from "./app/db.ts";
+export { addToCart, createCart, getCart, type CartHold } from "./app/carts.ts";
 export { AppError, notFound, type AppErrorCode, type EntityName } from "./app/errors.ts";
 export { DEFAULT_FREQ_LIMITS, freqItems, type FreqItemsLimits } from "./app/freq-items.ts";
 export { histogram, merge, now, payload, random, since } from "./app/micro-kit.ts";

@@ -6,7 +6,6 @@
  */
 import { randomUUID } from "node:crypto";
 import { AppError, shopOperations, type Db, type FreqItemsLimits, type Shop } from "@sfbench/shop-pg";
-import { addToCart, createCart, getCart } from "./carts.ts";
 import { registerCheckout } from "./checkout.ts";
 import { registerCoPurchase } from "./co-purchase.ts";
 
@@ -15,14 +14,18 @@ export interface ShopOptions {
   freqLimits?: FreqItemsLimits;
 }
 
+/**
+ * A checkout workflow claims its cart in its first step (checkout_by) and
+ * charges for the items it read then: until it completes, the cart refuses
+ * items like a checked-out one.
+ */
+const CHECKOUT_HOLD = { sql: "checkout_by IS NOT NULL", says: "or being checked out" };
+
 /** Registers the workflows with DBOS: call once, before DBOS.launch(). */
 export function createShop({ db, freqLimits }: ShopOptions): Shop {
   const checkout = registerCheckout(db, registerCoPurchase(db));
   return {
-    ...shopOperations(db, freqLimits),
-    createCart: (trace) => createCart(db, trace),
-    getCart: (id, trace) => getCart(db, id, trace),
-    addToCart: (cartId, productId, amount, trace) => addToCart(db, cartId, productId, amount, trace),
+    ...shopOperations(db, freqLimits, CHECKOUT_HOLD),
     async checkout(cartId, userId, trace) {
       const outcome = await checkout(randomUUID(), cartId, userId, trace);
       if (!outcome.ok) throw new AppError(outcome.refused, outcome.message);

@@ -2,10 +2,10 @@
  * The application: every operation of SPEC 2 over one PostgreSQL pool. The
  * HTTP gateway (@sfbench/shop-pg) validates input and calls these; they throw
  * AppError for not-found and business conflicts. What is this target's own:
- * the carts, the checkout transaction and the batched co-purchase writer.
+ * the checkout transaction and the batched co-purchase writer (its checkout
+ * holds a cart only inside its transaction, under the row lock).
  */
 import { shopOperations, type Db, type FreqItemsLimits, type Shop } from "@sfbench/shop-pg";
-import { addToCart, createCart, getCart } from "./carts.ts";
 import { checkout } from "./checkout.ts";
 import { CoPurchaseWriter } from "./co-purchase.ts";
 
@@ -27,9 +27,6 @@ export function createShop({ db, onBackgroundError, freqLimits }: ShopOptions): 
   const coPurchase = new CoPurchaseWriter(db, (err, rows) => onBackgroundError(err, `co-purchase update of ${rows} pairs`));
   return {
     ...shopOperations(db, freqLimits),
-    createCart: (trace) => createCart(db, trace),
-    getCart: (id, trace) => getCart(db, id, trace),
-    addToCart: (cartId, productId, amount, trace) => addToCart(db, cartId, productId, amount, trace),
     checkout: (cartId, userId, trace) => checkout({ db, coPurchase }, cartId, userId, trace),
     settle: () => coPurchase.flush(),
     close: () => coPurchase.close(),

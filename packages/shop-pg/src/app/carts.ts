@@ -1,7 +1,14 @@
-/** Shopping carts and their items. */
+/**
+ * Shopping carts and their items. What differs between the targets is when a
+ * cart refuses an item: once checked out, and in a target whose checkout
+ * holds the cart for a while before it completes (a workflow that read the
+ * items in its first step), also while it is held (`CartHold`).
+ */
 import { randomUUID } from "node:crypto";
 import type { Cart } from "@sfbench/core";
-import { AppError, notFound, traced, type Db, type Trace } from "@sfbench/shop-pg";
+import type { Db } from "./db.ts";
+import { AppError, notFound } from "./errors.ts";
+import { traced, type Trace } from "./trace.ts";
 
 export async function createCart(db: Db, trace?: Trace): Promise<string> {
   const id = randomUUID();
@@ -37,16 +44,27 @@ interface AddRow {
 }
 
 /**
+ * How a target's checkout holds a cart before it completes: `sql` is a
+ * boolean expression over the carts row that is true while a checkout holds
+ * it (a constant of the target's, never input), `says` what the refusal adds.
+ */
+export interface CartHold {
+  sql: string;
+  says: string;
+}
+
+/**
  * Adds `amount` of a product to a cart; amounts for the same product
  * accumulate. One statement: the cart row is share-locked, so an add waits for
  * a checkout of the same cart (which holds the row lock) and then sees it
- * checked out, and never slips an item into a cart after its checkout read it.
+ * checked out or held, and never slips an item into a cart after its checkout
+ * read it: such an item would end up in a checked-out cart without being paid for.
  */
-export async function addToCart(db: Db, cartId: string, productId: string, amount: number, trace?: Trace): Promise<void> {
+export async function addToCart(db: Db, cartId: string, productId: string, amount: number, trace?: Trace, hold?: CartHold): Promise<void> {
   const { rows } = await traced(trace, "cart", "addItem", cartId, () =>
     db.query<AddRow>({
       name: "cart-add-item",
-      text: `WITH cart AS (SELECT checked_out FROM carts WHERE id = $1 FOR SHARE),
+      text: `WITH cart AS (SELECT ${hold ? `checked_out OR (${hold.sql})` : "checked_out"} AS checked_out FROM carts WHERE id = $1 FOR SHARE),
                   product AS (SELECT id FROM products WHERE id = $2),
                   added AS (
                     INSERT INTO cart_items (cart_id, product_id, amount)
@@ -62,5 +80,5 @@ export async function addToCart(db: Db, cartId: string, productId: string, amoun
   const row = rows[0];
   if (!row || row.checked_out === null) throw notFound("cart", cartId);
   if (!row.product_found) throw notFound("product", productId);
-  if (row.checked_out) throw new AppError("cart-checked-out", `cart ${JSON.stringify(cartId)} is already checked out`);
+  if (row.checked_out) throw new AppError("cart-checked-out", `cart ${JSON.stringify(cartId)} is already checked out${hold ? ` ${hold.says}` : ""}`);
 }
