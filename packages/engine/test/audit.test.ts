@@ -119,16 +119,20 @@ describe("the analytics cell's audit: the co-purchase graph of earlier checkouts
   });
 });
 
+/** A correct target with its products stocked, and the records of `n` checkouts against it. */
+async function correctTargetAfter(n: number) {
+  target = await startMemoryTarget({ fault: "none" });
+  const ids = Array.from({ length: 8 }, (_, i) => idOf(i));
+  for (const [i, id] of ids.entries()) await call(target.url, "PATCH", `/products/${id}`, { price: PRICE(i), stock: 1000 });
+  const before = await snapshotStock(target.url, ids);
+  return { url: target.url, before, records: await workload(target.url, n) };
+}
+
 describe("reads the target cannot answer", () => {
   it("are counted as unreadable, not as drift: a 500 on a read proves no lost update", async () => {
     const { createServer } = await import("node:http");
-    target = await startMemoryTarget({ fault: "none" });
-    const ids = Array.from({ length: 8 }, (_, i) => idOf(i));
-    for (const [i, id] of ids.entries()) await call(target.url, "PATCH", `/products/${id}`, { price: PRICE(i), stock: 1000 });
-    const before = await snapshotStock(target.url, ids);
-    const records = await workload(target.url, 10);
+    const { url: upstream, before, records } = await correctTargetAfter(10);
     // a proxy in front of the target that fails every read of a user, as workerd did when SQLite ran out of memory
-    const upstream = target.url;
     const proxy = createServer(async (req, res) => {
       if (req.url?.startsWith("/users/")) {
         res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: "internal", message: "SQLITE_NOMEM" }));
@@ -158,15 +162,10 @@ describe("a checkout that got no clear answer and is still running when the audi
    */
   async function midSaga(until: () => boolean) {
     const { createServer } = await import("node:http");
-    target = await startMemoryTarget({ fault: "none" });
-    const ids = Array.from({ length: 8 }, (_, i) => idOf(i));
-    for (const [i, id] of ids.entries()) await call(target.url, "PATCH", `/products/${id}`, { price: PRICE(i), stock: 1000 });
-    const before = await snapshotStock(target.url, ids);
-    const records = await workload(target.url, 10);
+    const { url: upstream, before, records } = await correctTargetAfter(10);
     const late = records.find((r) => r.status === 200)!;
     // the client gave up on it: no answer
     const ambiguous = records.map((r) => (r === late ? { ...r, status: 0, orderId: undefined, total: undefined } : r));
-    const upstream = target.url;
     const proxy = createServer(async (req, res) => {
       const r = await fetch(upstream + req.url, { method: req.method });
       let body = await r.text();
