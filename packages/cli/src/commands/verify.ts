@@ -32,7 +32,8 @@ export async function verify(argv: string[]): Promise<number> {
     }
   }
   try {
-    const micro = Boolean(values.micro) || (values.target && local ? (await import("@sfbench/catalogue")).findTarget(values.target).manifest.micro === true : false);
+    const micro =
+      Boolean(values.micro) || (values.target && local ? (await import("@sfbench/catalogue")).findTarget(values.target).manifest.micro === true : false);
     const total = countChecks({ only: values.only, micro });
     if (total === 0) throw new UsageError(`sfbench verify: --only ${values.only?.join(", ")} matches no check`);
     const bar = new Progress(total, "verify");
