@@ -52,6 +52,24 @@ afterAll(async () => {
   rmSync(resultsDir, { recursive: true, force: true });
 }, 300_000);
 
+/**
+ * The command name of a runner container's process once runc has executed
+ * the container's command in it, and its cgroup then: on a loaded machine the
+ * generator can name the process while it is still runc's init (comm
+ * "runc:[2:INIT]").
+ */
+async function commOnceExecuted(pid: number): Promise<{ comm: string; cgroup: string }> {
+  for (const deadline = Date.now() + 10_000; ;) {
+    try {
+      const comm = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+      if (!comm.startsWith("runc") || Date.now() > deadline) return { comm, cgroup: readFileSync(`/proc/${pid}/cgroup`, "utf8") };
+    } catch {
+      return { comm: "(exited before it was seen)", cgroup: "" };
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe("the rendered cluster program under podman kube play", () => {
   it("plays the target's and PostgreSQL's Deployments as pods, the target's Service published on loopback, its place a kubernetes one", async () => {
     const t = target!;
@@ -103,15 +121,12 @@ describe("the rendered cluster program under podman kube play", () => {
         ...inv,
         onStart: (pid) => {
           inv.onStart?.(pid);
-          const comm = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
-          const cgroup = readFileSync(`/proc/${pid}/cgroup`, "utf8");
           seen.push(
-            podman(["ps", "--filter", `name=^${prefix}-`, "--format", "{{.Names}}"]).then((r) => ({
+            Promise.all([commOnceExecuted(pid), podman(["ps", "--filter", `name=^${prefix}-`, "--format", "{{.Names}}"])]).then(([proc, r]) => ({
               name: inv.name,
               pid,
               containers: r.stdout.split("\n").filter(Boolean),
-              comm,
-              cgroup,
+              ...proc,
             })),
           );
         },
