@@ -73,7 +73,8 @@ export interface MeasurePlan {
 }
 
 export type MeasureOutcome =
-  | { status: "completed" | "failed"; doc: ResultDocument; file: string }
+  /** measured: its document says how it ended (completed, failed at a stage, or interrupted mid-measurement) */
+  | { status: "measured"; doc: ResultDocument; file: string }
   /** failed before any measuring: its stored document, and the conformance report when verify failed */
   | { status: "not-measured"; stage: "provision" | "verify"; doc: ResultDocument; file: string; report?: ConformanceReport }
   /** the signal was aborted before the measuring began: nothing written, the caller ends the run */
@@ -123,24 +124,24 @@ export async function measureTarget(provider: TargetProvider, plan: MeasurePlan)
       return undefined;
     });
   }
+  // a run stopped before it began starts nothing, so it stops nothing either (a target of the same name may be someone else's)
+  if (plan.signal?.aborted) return { status: "interrupted", stage: "provision" };
   // stopping the target makes whatever is in flight (health wait, conformance, audit) end at once
   const onAbort = () => void provider.stop().catch(() => {});
   plan.signal?.addEventListener("abort", onAbort, { once: true });
-  let running: RunningTarget | undefined;
   try {
-    if (plan.signal?.aborted) return { status: "interrupted", stage: "provision" };
     plan.onStage?.("provision");
+    let t: RunningTarget;
     try {
       // started on the cores the run gives it and told how many, before it sizes itself (a container or cluster has its own limits)
       const cores = targetShare();
-      running = await provider.start({ trace: brokers !== undefined, onProgress: note, ...(cores ? { cores } : {}) });
+      t = await provider.start({ trace: brokers !== undefined, onProgress: note, ...(cores ? { cores } : {}) });
     } catch (e) {
       if (plan.signal?.aborted) return { status: "interrupted", stage: "provision" };
       if (plan.isTargetFailure?.(e)) return notMeasured("provision", (e as Error).message);
       throw e;
     }
     if (plan.signal?.aborted) return { status: "interrupted", stage: "provision" };
-    const t = running;
     note(`${plan.target.name} is up at ${t.url} (${provider.describe})${brokers && t.log ? " (tracing: span lines shipped through Kafka)" : ""}`);
 
     // 1. Verify before measuring.
@@ -190,7 +191,7 @@ export async function measureTarget(provider: TargetProvider, plan: MeasurePlan)
       ...(plan.signal ? { signal: plan.signal } : {}),
       ...(plan.onProgress ? { onProgress: plan.onProgress } : {}),
     });
-    return { status: outcome.doc.status === "completed" ? "completed" : "failed", doc: outcome.doc, file: outcome.file };
+    return { status: "measured", doc: outcome.doc, file: outcome.file };
   } finally {
     plan.signal?.removeEventListener("abort", onAbort);
     await provider.stop();
