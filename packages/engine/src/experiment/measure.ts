@@ -13,6 +13,7 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import {
   microOf,
+  PIPELINE_STAGES,
   type CellChoice,
   type Experiment,
   type Profile,
@@ -31,6 +32,9 @@ import { aliveCheck } from "./phase.ts";
 import type { ProfileSettings } from "./profiles.ts";
 import type { MeasuredNodeCount } from "../resilience/scalability.ts";
 import { failedRunDocument, runBenchmark, writeResult } from "./run.ts";
+
+/** the pipeline's stages before the measuring begins (core's list: provision, then verify) */
+export type BeforeMeasuring = (typeof PIPELINE_STAGES)[0] | (typeof PIPELINE_STAGES)[1];
 
 export interface MeasurePlan {
   /** the target as the documents name it */
@@ -67,7 +71,7 @@ export interface MeasurePlan {
   /** a line of progress for people ("verifying ...", "tracing off: ...") */
   onNote?: (message: string) => void;
   /** the stage the run is in, for a progress bar */
-  onStage?: (stage: "provision" | "verify" | "measure") => void;
+  onStage?: (stage: BeforeMeasuring | "measure") => void;
   onCheck?: (done: number, total: number) => void;
   onProgress?: (event: ProgressEvent) => void;
 }
@@ -76,9 +80,9 @@ export type MeasureOutcome =
   /** measured: its document says how it ended (completed, failed at a stage, or interrupted mid-measurement) */
   | { status: "measured"; doc: ResultDocument; file: string }
   /** failed before any measuring: its stored document, and the conformance report when verify failed */
-  | { status: "not-measured"; stage: "provision" | "verify"; doc: ResultDocument; file: string; report?: ConformanceReport }
+  | { status: "not-measured"; stage: BeforeMeasuring; doc: ResultDocument; file: string; report?: ConformanceReport }
   /** the signal was aborted before the measuring began: nothing written, the caller ends the run */
-  | { status: "interrupted"; stage: "provision" | "verify" };
+  | { status: "interrupted"; stage: BeforeMeasuring };
 
 /** The node count a target starts as: the one asked for; an elastic target in the scale-up experiment starts as node 0 of 1. */
 export function nodesToStart(manifest: TargetManifest | undefined, experiment: Experiment, nodes: number | undefined): number | undefined {
@@ -99,7 +103,7 @@ export async function measureTarget(provider: TargetProvider, plan: MeasurePlan)
   const startedAt = new Date();
   // one id for the document, its raw data and whatever the provider named after the run
   const runId = plan.runId ?? randomUUID();
-  const notMeasured = (stage: "provision" | "verify", message: string, report?: ConformanceReport): MeasureOutcome => {
+  const notMeasured = (stage: BeforeMeasuring, message: string, report?: ConformanceReport): MeasureOutcome => {
     const doc: ResultDocument = {
       ...failedRunDocument({
         runId,
