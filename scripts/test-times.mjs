@@ -1,25 +1,26 @@
 #!/usr/bin/env node
 /**
- * Where `npm test`'s time went: the steps before the tests, each package's
- * test task (from turbo's run summary) and the slowest test files (from the
- * lines vitest prints for each file), so a CI log says what to make faster
- * before the suite reaches CI's limit.
+ * Where `npm test`'s time went: the steps (bootstrap, checks, the tests'
+ * wall time), each lane's package test tasks (from turbo's run summary of
+ * that lane) and the slowest test files (from the lines vitest prints for
+ * each file), so a CI log says what to make faster before the suite reaches
+ * CI's limit, and which lane holds the others up.
  *
- *   node scripts/test-times.mjs --summary .turbo/runs/<id>.json --log <test output> [--step name=seconds ...]
+ *   node scripts/test-times.mjs [--step name=seconds ...] [--lane name=.turbo/runs/<id>.json ...] [--log <test output> ...]
  */
 import { readFileSync } from "node:fs";
 
 const args = process.argv.slice(2);
-const opt = (name) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
+/** Every value of a repeated option, split at its first "=" when `pairs`. */
+const opts = (name) => args.flatMap((a, i) => (a === name && i + 1 < args.length ? [args[i + 1]] : []));
+const pair = (value) => {
+  const at = value.indexOf("=");
+  return at < 0 ? [value, ""] : [value.slice(0, at), value.slice(at + 1)];
 };
-const steps = [];
-for (let i = 0; i < args.length; i++) {
-  if (args[i] !== "--step") continue;
-  const [name, secs] = (args[i + 1] ?? "").split("=");
-  if (name && Number.isFinite(Number(secs))) steps.push([name, Number(secs)]);
-}
+const steps = opts("--step")
+  .map(pair)
+  .filter(([name, secs]) => name && secs !== "" && Number.isFinite(Number(secs)))
+  .map(([name, secs]) => [name, Number(secs)]);
 
 const fmt = (s) => (s >= 60 ? `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, "0")}s` : `${s.toFixed(1)}s`);
 const out = [];
@@ -29,41 +30,36 @@ for (const [name, secs] of steps) {
   total += secs;
 }
 
-const summaryFile = opt("--summary");
-if (summaryFile) {
+for (const [lane, summaryFile] of opts("--lane").map(pair)) {
   try {
     const summary = JSON.parse(readFileSync(summaryFile, "utf8"));
     const tasks = (summary.tasks ?? [])
       .filter((t) => Number.isFinite(t.execution?.startTime) && Number.isFinite(t.execution?.endTime))
       .map((t) => ({ id: t.taskId, secs: (t.execution.endTime - t.execution.startTime) / 1000, exit: t.execution.exitCode }))
       .sort((a, b) => b.secs - a.secs);
-    // the test tasks' dependencies (typecheck) were mostly done, and cached, by the checks step
+    // a lane's time is its tasks' (one at a time) and what they waited for (the Prisma client's generation)
     const tests = tasks.filter((t) => t.id.endsWith("#test"));
-    const before = tasks.filter((t) => !t.id.endsWith("#test")).reduce((s, t) => s + t.secs, 0);
-    if (before >= 1) out.push(`  ${fmt(before).padStart(8)}  typecheck the tests waited for`);
-    const testSecs = tests.reduce((s, t) => s + t.secs, 0);
-    out.push(`  ${fmt(testSecs).padStart(8)}  tests, by package:`);
-    total += testSecs + before;
-    for (const t of tests) out.push(`  ${fmt(t.secs).padStart(14)}  ${t.id.replace(/#test$/, "")}${t.exit ? `  (exit ${t.exit})` : ""}`);
+    const laneSecs = tasks.reduce((s, t) => s + t.secs, 0);
+    out.push(`  ${fmt(laneSecs).padStart(14)}  lane "${lane}", by package:`);
+    for (const t of tests) out.push(`  ${fmt(t.secs).padStart(20)}  ${t.id.replace(/#test$/, "")}${t.exit ? `  (exit ${t.exit})` : ""}`);
   } catch (e) {
-    out.push(`  (no turbo run summary: ${e.message})`);
+    out.push(`  (lane "${lane}": no turbo run summary: ${e.message})`);
   }
 }
 
-const logFile = opt("--log");
-if (logFile) {
-  // "@sfbench/engine:test:  ✓ test/knee.test.ts (12 tests) 3021ms" (vitest's line for a finished file)
-  const line = /^(@?[\w/.-]+):test:\s+[✓❯×↓]\s+(\S+\.test\.tsx?)\s+\(\d+ tests?[^)]*\)\s+(\d+(?:\.\d+)?)(ms|s)\b/;
-  const files = [];
+// "@sfbench/engine:test:  ✓ test/knee.test.ts (12 tests) 3021ms" (vitest's line for a finished file)
+const line = /^(@?[\w/.-]+):test:\s+[✓❯×↓]\s+(\S+\.test\.tsx?)\s+\(\d+ tests?[^)]*\)\s+(\d+(?:\.\d+)?)(ms|s)\b/;
+const files = [];
+for (const logFile of opts("--log")) {
   for (const raw of readFileSync(logFile, "utf8").split("\n")) {
     const m = line.exec(raw.replace(/\x1b\[[0-9;]*m/g, ""));
     if (m) files.push({ file: `${m[1]} ${m[2]}`, secs: Number(m[3]) / (m[4] === "ms" ? 1000 : 1) });
   }
-  files.sort((a, b) => b.secs - a.secs);
-  if (files.length) {
-    out.push("  the slowest test files:");
-    for (const f of files.slice(0, 20)) out.push(`  ${fmt(f.secs).padStart(14)}  ${f.file}`);
-  }
+}
+files.sort((a, b) => b.secs - a.secs);
+if (files.length) {
+  out.push("  the slowest test files:");
+  for (const f of files.slice(0, 20)) out.push(`  ${fmt(f.secs).padStart(14)}  ${f.file}`);
 }
 
 console.log(`sfbench test: where the time went (${fmt(total)} in all)`);

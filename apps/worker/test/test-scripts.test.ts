@@ -1,11 +1,13 @@
 /**
- * What `npm test` runs around the tests (scripts/check.mjs, scripts/test-times.mjs):
- * every package's types and lint are checked by one of the check's jobs, the
- * target sources that declare their own globals apart, and the time table
- * reads the lines turbo and vitest print.
+ * What `npm test` runs around the tests (scripts/check.mjs, scripts/test-lanes.mjs,
+ * scripts/test-times.mjs): every package's types and lint are checked by one
+ * of the check's jobs, the target sources that declare their own globals
+ * apart; every tested package is in one lane, every package whose tests run
+ * podman in the lane that owns the podman storage; and the time table reads
+ * the lines turbo and vitest print.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -62,21 +64,67 @@ describe("the checks before the tests", () => {
   });
 });
 
+describe("the two lanes of the tests", () => {
+  const lanes = (lane: string) => {
+    const r = node("scripts/test-lanes.mjs", "--filters", lane);
+    expect(r.status, r.stderr).toBe(0);
+    return r.stdout.trim().split("\n");
+  };
+
+  it("hold every package with tests once, and every package whose tests run podman in the images lane", () => {
+    const images = lanes("images");
+    const processes = lanes("processes");
+    const tested = workspaces().filter((w) => w.scripts.test);
+    const listed = JSON.parse(spawnSync("npm", ["query", ".workspace"], { cwd: ROOT, encoding: "utf8" }).stdout) as {
+      name: string;
+      location: string;
+    }[];
+    const dirOf = new Map(listed.map((w) => [w.name, w.location]));
+    for (const w of tested) {
+      const filter = `--filter=./${dirOf.get(w.name)}`;
+      expect([images.includes(filter), processes.includes(filter)].filter(Boolean), w.name).toHaveLength(1);
+      const testDir = join(ROOT, dirOf.get(w.name)!, "test");
+      const files = (readdirSync(testDir, { recursive: true, withFileTypes: true }) as import("node:fs").Dirent[])
+        .filter((f) => f.isFile() && /\.tsx?$/.test(f.name))
+        .map((f) => readFileSync(join(f.parentPath, f.name), "utf8"));
+      // podman's storage lives under SFBENCH_HOME: a second lane would load every base image again
+      if (files.some((text) => /podman|@sfbench\/provider-(container|kubernetes)/.test(text))) expect(images, w.name).toContain(filter);
+    }
+    expect(images.length).toBeGreaterThan(0);
+    expect(processes.length).toBeGreaterThan(images.length);
+  });
+
+  it("refuses a lane it does not know, naming the lanes there are", () => {
+    const r = node("scripts/test-lanes.mjs", "--filters", "gpu");
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("lanes: images, processes");
+  });
+});
+
 describe("where the test time went", () => {
-  it("lists each package's test task and the slowest files from turbo's summary and vitest's lines", () => {
+  it("lists each lane's package test tasks and the slowest files from turbo's summaries and vitest's lines", () => {
     const dir = mkdtempSync(join(tmpdir(), "sfbench-test-times-"));
-    const summary = join(dir, "summary.json");
+    const images = join(dir, "images.json");
     writeFileSync(
-      summary,
+      images,
       JSON.stringify({
         tasks: [
           { taskId: "@sfbench/engine#test", execution: { startTime: 0, endTime: 125_000, exitCode: 0 } },
           { taskId: "@sfbench/core#test", execution: { startTime: 0, endTime: 9_500, exitCode: 1 } },
-          { taskId: "@sfbench/core#typecheck", execution: { startTime: 0, endTime: 2_000, exitCode: 0 } },
         ],
       }),
     );
-    const log = join(dir, "test.log");
+    const processes = join(dir, "processes.json");
+    writeFileSync(
+      processes,
+      JSON.stringify({
+        tasks: [
+          { taskId: "@sfbench/db#test", execution: { startTime: 0, endTime: 40_000, exitCode: 0 } },
+          { taskId: "@sfbench/db#generate", execution: { startTime: 0, endTime: 2_000, exitCode: 0 } },
+        ],
+      }),
+    );
+    const log = join(dir, "images.log");
     writeFileSync(
       log,
       [
@@ -85,14 +133,23 @@ describe("where the test time went", () => {
         "@sfbench/core:test:      ✓ a test line, not a file 459ms",
       ].join("\n"),
     );
-    const r = node("scripts/test-times.mjs", "--step", "bootstrap=30", "--summary", summary, "--log", log);
+    const log2 = join(dir, "processes.log");
+    writeFileSync(log2, "@sfbench/db:test:  ✓ test/schema.test.ts (2 tests) 39.5s\n");
+    const r = node(
+      "scripts/test-times.mjs",
+      ...["--step", "bootstrap=30", "--step", "tests, two lanes at once=140"],
+      ...["--lane", `images=${images}`, "--lane", `processes=${processes}`, "--log", log, "--log", log2],
+    );
     expect(r.status, r.stderr).toBe(0);
     const lines = r.stdout.split("\n");
-    expect(lines[0]).toBe("sfbench test: where the time went (2m47s in all)");
+    // the whole is the steps' wall time, not the lanes' sum
+    expect(lines[0]).toBe("sfbench test: where the time went (2m50s in all)");
     expect(r.stdout).toMatch(/ 30\.0s {2}bootstrap\n/);
-    expect(r.stdout).toMatch(/ 2\.0s {2}typecheck the tests waited for\n/);
-    expect(r.stdout).toMatch(/2m05s {2}@sfbench\/engine\n +9\.5s {2}@sfbench\/core {2}\(exit 1\)\n/);
-    expect(r.stdout).toMatch(/1m01s {2}@sfbench\/engine test\/knee\.test\.ts\n +0\.1s {2}@sfbench\/core test\/stats\.test\.ts/);
+    expect(r.stdout).toMatch(/2m15s {2}lane "images", by package:\n +2m05s {2}@sfbench\/engine\n +9\.5s {2}@sfbench\/core {2}\(exit 1\)\n/);
+    expect(r.stdout).toMatch(/42\.0s {2}lane "processes", by package:\n +40\.0s {2}@sfbench\/db\n/);
+    expect(r.stdout).toMatch(
+      /1m01s {2}@sfbench\/engine test\/knee\.test\.ts\n +39\.5s {2}@sfbench\/db test\/schema\.test\.ts\n +0\.1s {2}@sfbench\/core test\/stats\.test\.ts/,
+    );
     expect(r.stdout).not.toContain("a test line");
   });
 });
