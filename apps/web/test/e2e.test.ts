@@ -191,9 +191,9 @@ describe("the portal in Chromium", () => {
       .evaluateAll((tds) => tds.map((td) => td.getAttribute("data-rank")));
     expect(ranks).toEqual(["1", "1", "3"]);
     expect(await page.locator("[data-testid=leaderboard] .badge.tied").count()).toBe(2);
-    // the checkout uniform cell: "median [low, high], n=3", and the ratio to the reference
+    // the checkout uniform cell: "median [low, high] (coverage), n=3" (three trials: min..max, which holds the median with 75%), and the ratio to the reference
     const figure = await page.locator("tr[data-system=kappa] td[data-figure]").first().getAttribute("data-figure");
-    expect(figure).toMatch(/^[\d,]+ \[[\d,]+, [\d,]+\], n=3$/);
+    expect(figure).toMatch(/^[\d,]+ \[[\d,]+, [\d,]+\] \(75%\), n=3$/);
     expect(await page.locator("tr[data-system=kappa] td[data-figure]").first().textContent()).toMatch(/n=3/);
     expect(await page.locator("tr[data-system=kappa] [data-ratio]").first().textContent()).toMatch(/^×\d\.\d\d \[\d\.\d\d, \d\.\d\d\] of node-postgres$/);
     expect(await page.textContent("tr[data-system=kappa] [data-trials]")).toBe(" · campaign of 3 trials");

@@ -1,7 +1,7 @@
 /**
  * The board ranks what it can defend: a system's rate is the median of its
- * latest campaign's trials (a busy trial once, by its repeat), with the 95%
- * interval and n from core stats; overlapping intervals share a rank; a
+ * latest campaign's trials (a busy trial once, by its repeat), with the
+ * interval of the median and n from core stats; overlapping intervals share a rank; a
  * single run is provisional, listed after every ranked median; profile and
  * machine class filter; the ratio to the reference comes from the same rounds.
  */
@@ -64,7 +64,7 @@ async function storedTrialRates(slug: string): Promise<number[]> {
 }
 
 describe("the board of campaigns", () => {
-  it("shows the median of the latest campaign's trials with min, max, the 95% interval and n; a busy trial counts once, by its repeat", async () => {
+  it("shows the median of the latest campaign's trials with min, max, the interval of the median and n; a busy trial counts once, by its repeat", async () => {
     const { rows } = await board();
     const alpha = rows.find((r) => r.slug === "alpha")!;
     const rates = await storedTrialRates("alpha");
@@ -153,7 +153,7 @@ describe("the board of campaigns", () => {
     const html = renderToStaticMarkup(<LeaderboardTable board={await board()} />);
     const alpha = (await board()).rows.find((r) => r.slug === "alpha")!.figures["checkout.uniform"]!;
     const fmt = (v: number) => Math.round(v).toLocaleString("en-US");
-    expect(html).toContain(`data-figure="${fmt(alpha.median)} [${fmt(alpha.interval!.low)}, ${fmt(alpha.interval!.high)}], n=3"`);
+    expect(html).toContain(`data-figure="${fmt(alpha.median)} [${fmt(alpha.interval!.low)}, ${fmt(alpha.interval!.high)}] (75%), n=3"`);
     expect(html.match(/class="badge tied"/g)).toHaveLength(2);
     expect(html).toContain('data-rank="provisional"');
     expect(html).toContain('data-testid="board-chart"');

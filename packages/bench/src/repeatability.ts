@@ -1,8 +1,8 @@
 /**
  * Repeatability: two campaigns back to back, each through the CLI exactly as
  * a user runs it (`sfbench campaign --targets ... --trials N --reference
- * node-postgres`), then per system both medians, their difference, both 95%
- * intervals' half-widths, and whether systems whose intervals do not overlap
+ * node-postgres`), then per system both medians, their difference, the
+ * half-widths of both medians' intervals, and whether systems whose intervals do not overlap
  * kept their order. Goals: medians within 10% of each other, intervals no
  * wider than +-10% of the median.
  *
@@ -32,7 +32,7 @@ const CLI = join(REPO, "packages/cli/bin/sfbench.mjs");
 
 /** the two campaigns' medians within 10% of each other */
 export const MEDIAN_GOAL = 0.1;
-/** each 95% interval no wider than +-10% of its median */
+/** each median's interval no wider than +-10% of it */
 export const INTERVAL_GOAL = 0.1;
 export const REFERENCE = "node-postgres";
 /** the quick campaigns' second target: it needs no build and no service, so the quick version starts fast */

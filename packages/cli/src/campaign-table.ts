@@ -1,12 +1,14 @@
 /**
  * The statistics of a campaign document as a table: per cell and target the
- * median sustainable rate, min, max, CV, the 95% interval and how far it
+ * median sustainable rate, min, max, CV, the median's interval with its
+ * coverage (core stats) and how far it
  * reaches from the median, n, invalid and busy trials, the ratio to the
  * reference. Plain text for the CLI, markdown for docs (npm run results:table).
  */
 import type { CampaignDocument } from "@sfbench/core";
 
 const num = (x: number | null | undefined, digits = 0) => (x === null || x === undefined || !Number.isFinite(x) ? "-" : x.toFixed(digits));
+const pct0 = (x: number) => `${Math.round(x * 100)}%`;
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? "-" : `${(x * 100).toFixed(1)}%`);
 
 export const CAMPAIGN_HEAD = [
@@ -16,7 +18,7 @@ export const CAMPAIGN_HEAD = [
   "min",
   "max",
   "CV",
-  "95% interval",
+  "interval (coverage)",
   "within",
   "n",
   "invalid",
@@ -37,7 +39,7 @@ export function campaignRows(doc: CampaignDocument): string[][] {
       num(s.min),
       num(s.max),
       pct(s.cv),
-      s.interval ? `${num(s.interval.low)} .. ${num(s.interval.high)}` : "-",
+      s.interval ? `${num(s.interval.low)} .. ${num(s.interval.high)} (${s.interval.coverage === undefined ? "95% t" : pct0(s.interval.coverage)})` : "-",
       s.withinShareOfMedian === null ? "-" : `+-${pct(s.withinShareOfMedian)}`,
       String(s.n),
       String(s.invalid),

@@ -28,7 +28,8 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     example: "sfbench run --target node-postgres --workload checkout --profile quick",
   },
   "sfbench campaign": {
-    summary: "several bundled targets in randomised interleaved rounds: per target the median knee of N trials, its 95% interval, the ratio to a reference",
+    summary:
+      "several bundled targets in randomised interleaved rounds: per target the median knee of N trials, its interval (order statistics), the ratio to a reference",
     example: "sfbench campaign --targets node-postgres,restate --trials 3 --reference node-postgres",
   },
   "sfbench manifest check": { summary: "validate a target.json with the portal's schema", example: "sfbench manifest check target.json" },

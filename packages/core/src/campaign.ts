@@ -16,7 +16,8 @@ export const CAMPAIGN_SCHEMA_VERSION = 1;
 
 const count = z.number().int().nonnegative();
 const positive = z.number().int().positive();
-const Interval = z.strictObject({ low: z.number(), high: z.number() });
+/** an interval; `coverage` (core stats) with a median's order statistics, absent with a t interval (95% by construction) */
+const Interval = z.strictObject({ low: z.number(), high: z.number(), coverage: z.number().min(0).max(1).optional() });
 
 /** One trial (one attempt of it: a busy trial is repeated and both attempts are listed). */
 export const CampaignTrial = z.strictObject({
@@ -59,7 +60,11 @@ export const CellStatistics = z.strictObject({
   max: z.number().nullable(),
   mean: z.number().nullable(),
   cv: z.number().nullable(),
-  /** 95% Student t interval of the mean; null with fewer than 2 values */
+  /**
+   * the distribution-free interval of the median (order statistics, with its
+   * coverage); null with fewer than 2 values. Campaigns written before it
+   * carry Student's t interval of the mean here, without a coverage.
+   */
   interval: Interval.nullable(),
   /** the interval's farthest end from the median as a share of it ("within x% of the median") */
   withinShareOfMedian: z.number().nullable(),
@@ -98,7 +103,7 @@ export const CampaignDocument = z.strictObject({
   rounds: z.array(z.strictObject({ round: positive, order: z.array(z.string().min(1)).min(1) })),
   trials: z.array(CampaignTrial),
   statistics: z.array(CellStatistics),
-  /** per cell: the targets by median, in groups whose 95% intervals overlap (tied) */
+  /** per cell: the targets by median, in groups whose intervals of the median overlap (tied) */
   tieGroups: z.array(z.strictObject({ workload: Workload, distribution: Distribution, groups: z.array(z.array(z.string().min(1))) })),
 });
 export type CampaignDocument = z.infer<typeof CampaignDocument>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { median, meanInterval, pairedRatio, summarize, tieGroups, tQuantile } from "../src/stats.ts";
+import { median, medianInterval, meanInterval, orderStatisticCoverage, pairedRatio, summarize, tieGroups, tQuantile } from "../src/stats.ts";
 
 describe("statistics of trials", () => {
   it("takes the median of odd and even counts", () => {
@@ -22,12 +22,47 @@ describe("statistics of trials", () => {
     expect(i.high).toBeCloseTo(12 + 4.968, 2);
   });
 
+  it("gives the exact binomial coverage of order statistics (the tabulated values)", () => {
+    // min..max of n values misses the median only when all fall on one side: 1 - 2 * 0.5^n
+    expect(orderStatisticCoverage(1, 3)).toBe(0.75);
+    expect(orderStatisticCoverage(1, 5)).toBe(0.9375);
+    expect(orderStatisticCoverage(1, 6)).toBeCloseTo(0.96875, 10);
+    // x(2)..x(8) of 9: 1 - 2 * (1 + 9) / 512
+    expect(orderStatisticCoverage(2, 9)).toBeCloseTo(0.9609375, 10);
+    // x(6)..x(15) of 20 is the 95% pair of the tables (0.9586), x(7)..x(14) falls short (0.8847)
+    expect(orderStatisticCoverage(6, 20)).toBeCloseTo(0.9586, 4);
+    expect(orderStatisticCoverage(7, 20)).toBeCloseTo(0.8847, 4);
+  });
+
+  it("takes the median's interval between order statistics: min..max below 6 trials, with the coverage it has", () => {
+    expect(medianInterval([14, 10, 12])).toEqual({ low: 10, high: 14, coverage: 0.75 });
+    expect(medianInterval([5, 1, 4, 2, 3])).toEqual({ low: 1, high: 5, coverage: 0.9375 });
+    expect(medianInterval([7])).toBeNull();
+    // nine trials: the narrowest pair reaching 95% is the second smallest and second largest
+    const nine = medianInterval([9, 1, 8, 2, 7, 3, 6, 4, 5])!;
+    expect([nine.low, nine.high]).toEqual([2, 8]);
+    expect(nine.coverage).toBeGreaterThanOrEqual(0.95);
+    // twenty: the sixth and fifteenth
+    const twenty = medianInterval(Array.from({ length: 20 }, (_, i) => 20 - i))!;
+    expect([twenty.low, twenty.high]).toEqual([6, 15]);
+  });
+
+  it("is not widened by one far-off trial, where the t interval of the mean is", () => {
+    const trials = [100, 101, 99, 102, 98, 103, 97, 100, 20];
+    expect(medianInterval(trials)).toMatchObject({ low: 97, high: 102 });
+    expect(median(trials)).toBe(100);
+    // mean 91.1, s 26.7: the mean's interval spans about 70.6..111.6, eight times as wide, for one bad trial
+    const t = meanInterval(trials)!;
+    expect(t.high - t.low).toBeGreaterThan(8 * (102 - 97));
+  });
+
   it("summarizes trials with median, spread and within-x%-of-the-median", () => {
     const s = summarize([100, 90, 110]);
     expect(s).toMatchObject({ n: 3, median: 100, min: 90, max: 110, mean: 100, stddev: 10 });
     expect(s.cv).toBeCloseTo(0.1, 10);
-    // half-width 4.303 * 10 / sqrt(3) = 24.84: within 24.8% of the median
-    expect(s.withinShareOfMedian).toBeCloseTo(0.2484, 3);
+    // three trials: min..max, 75% coverage; its farthest end is 10% from the median
+    expect(s.interval).toEqual({ low: 90, high: 110, coverage: 0.75 });
+    expect(s.withinShareOfMedian).toBeCloseTo(0.1, 10);
   });
 
   it("has no interval for one trial", () => {

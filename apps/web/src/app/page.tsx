@@ -24,11 +24,13 @@ export default async function LeaderboardPage({ searchParams }: { searchParams: 
         One population at a time (environment, profile and machine class: named below), one row per system and node count in it: its latest campaign (
         <code>sfbench campaign</code>: trials in interleaved rounds), else its latest completed run with a ranked number (it passed the{" "}
         <Link href="/docs/conformance">conformance suite</Link> first). A rate is the median of the campaign&apos;s trials on one profile and machine class,
-        with its 95% interval and n; systems whose intervals overlap are <span className="badge tied">tied</span> (same rank), and a single run is{" "}
-        <span className="badge provisional">provisional</span>: listed after every ranked median, never ranked. Sustainable rate = the highest offered rate
-        (checkouts/s; analytics: queries/s) the system kept up with, ranked only when the knee is known to 10% or better (shown as +x%: the first unsustainable
-        step was that much higher), with the run&apos;s profile; latency, errors and cost at 80% of it. Quick-profile runs and other coarse knees are smoke
-        tests: on their run pages, never ranked. Failed runs and invalid cells never show numbers.
+        with the interval of the median and n (order statistics, so no shape of noise is assumed: for 3 to 5 trials the lowest to the highest, which holds the
+        median with 75% to 94% probability, shown beside it; from 6 trials the narrowest pair that holds it with 95%); systems whose intervals overlap are{" "}
+        <span className="badge tied">tied</span> (same rank), and a single run is <span className="badge provisional">provisional</span>: listed after every
+        ranked median, never ranked. Sustainable rate = the highest offered rate (checkouts/s; analytics: queries/s) the system kept up with, ranked only when
+        the knee is known to 10% or better (shown as +x%: the first unsustainable step was that much higher), with the run&apos;s profile; latency, errors and
+        cost at 80% of it. Quick-profile runs and other coarse knees are smoke tests: on their run pages, never ranked. Failed runs and invalid cells never show
+        numbers.
         <span className="badge verified">verified</span>: every cell valid and the target.json known.
       </p>
       <nav className="subnav" data-testid="leaderboard-views">

@@ -1,5 +1,5 @@
 /**
- * The board's rate as a chart: one bar per row (its median), the 95% interval
+ * The board's rate as a chart: one bar per row (its median), the interval of the median
  * as an error bar and min..max as a thin line, so overlapping intervals (ties)
  * are seen at a glance. Plain server-rendered SVG: it needs no script and
  * scales with the number of rows (one line each).
@@ -29,14 +29,14 @@ export function BoardChart({ board }: { board: Leaderboard }) {
   return (
     <figure className="board-chart" data-testid="board-chart" data-cell={key}>
       <figcaption className="muted">
-        {`${workload} ${distribution}: median sustainable rate (${rateUnit(workload!)}), 95% interval as error bar, min-max as thin line; hollow bars are provisional (fewer than 3 counted trials)`}
+        {`${workload} ${distribution}: median sustainable rate (${rateUnit(workload!)}), the interval of the median as error bar, min-max as thin line; hollow bars are provisional (fewer than 3 counted trials)`}
       </figcaption>
       <svg
         viewBox={`0 0 ${WIDTH} ${height}`}
         width="100%"
         style={{ maxWidth: WIDTH }}
         role="img"
-        aria-label={`median ${workload} ${distribution} sustainable rate per system with 95% intervals`}
+        aria-label={`median ${workload} ${distribution} sustainable rate per system with the intervals of the medians`}
       >
         {rows.map((r, i) => {
           const f = r.figures[key]!;

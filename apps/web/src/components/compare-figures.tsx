@@ -1,6 +1,6 @@
 /**
  * The compared systems' sustainable rates as the board states them: median,
- * 95% interval and n of the latest campaign (a single run says n=1,
+ * interval (with its coverage) and n of the latest campaign (a single run says n=1,
  * provisional), and the ratio to the reference from the same rounds. A table
  * stays readable with every system of the board in it.
  */
@@ -20,7 +20,7 @@ export function CompareFigures({ systems }: { systems: CompareSystem[] }) {
           <tr>
             <th>System</th>
             {keys.map((k) => (
-              <th key={k} className="num">{`${k.replace(".", " ")} (${rateUnit(k.split(".")[0]!)}): median [95% interval], n`}</th>
+              <th key={k} className="num">{`${k.replace(".", " ")} (${rateUnit(k.split(".")[0]!)}): median [interval of the median] (its coverage), n`}</th>
             ))}
           </tr>
         </thead>

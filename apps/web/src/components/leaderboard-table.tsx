@@ -5,7 +5,7 @@
 import { PAGE_SIZE, type FocusMetric, type Leaderboard, type LeaderboardRow } from "../server/queries/leaderboard.ts";
 import { fmtDate, fmtEnvironment, fmtMs, fmtNumber, fmtPercent, fmtRate, fmtResolution, rateUnit } from "../shared/format.ts";
 import { compareHref } from "../shared/compare-params.ts";
-import { fmtFigure, fmtInterval, fmtRatio } from "../shared/format-figure.ts";
+import { fmtCoverage, fmtFigure, fmtInterval, fmtRatio } from "../shared/format-figure.ts";
 import { MIN_RANKED_TRIALS, provisional, REFERENCE_TARGET } from "../shared/trial-figures.ts";
 import { machineParam } from "../server/queries/populations.ts";
 import { defaultDir, type LeaderboardFilter, type RateKey, type SortKey } from "../shared/leaderboard-params.ts";
@@ -72,7 +72,7 @@ function RateCell({ row, k }: { row: LeaderboardRow; k: RateKey }) {
   const unit = rateUnit(k.split(".")[0]!);
   const spread =
     figure && figure.n > 1
-      ? `; median of ${figure.n} trials (min ${fmtRate(figure.min)}, max ${fmtRate(figure.max)}), 95% interval ${fmtInterval(figure)}`
+      ? `; median of ${figure.n} trials (min ${fmtRate(figure.min)}, max ${fmtRate(figure.max)}), interval of the median ${fmtInterval(figure)}`
       : "; one run: provisional";
   return (
     <td
@@ -121,7 +121,9 @@ function FocusCell({ row, metric, format }: { row: LeaderboardRow; metric: Focus
     <td className="num" data-focus={metric} title={`median of ${f.n} trials (min ${format(f.min)}, max ${format(f.max)})`}>
       {format(value)}
       <br />
-      <span className="muted figure">{f.interval ? `[${format(f.interval.low)}, ${format(f.interval.high)}], n=${f.n}` : `n=${f.n}`}</span>
+      <span className="muted figure">
+        {f.interval ? `[${format(f.interval.low)}, ${format(f.interval.high)}] (${fmtCoverage(f.interval)}), n=${f.n}` : `n=${f.n}`}
+      </span>
     </td>
   );
 }
@@ -144,7 +146,7 @@ function RankCell({ row, position }: { row: LeaderboardRow; position: number }) 
     <td
       data-rank={s.rank ?? undefined}
       data-tied={s.tiedWith > 0 ? "" : undefined}
-      title={s.tiedWith > 0 ? `tied: its 95% interval overlaps ${s.tiedWith === 1 ? "another system's" : `${s.tiedWith} other systems'`}` : undefined}
+      title={s.tiedWith > 0 ? `tied: the interval of its median overlaps ${s.tiedWith === 1 ? "another system's" : `${s.tiedWith} other systems'`}` : undefined}
     >
       {s.rank}
       {s.tiedWith > 0 ? <span className="badge tied">tied</span> : null}

@@ -17,13 +17,13 @@ export function SystemCampaignsSection({ data }: { data: SystemCampaigns | null 
         {`${fmtEnvironment(data.environmentKind as EnvironmentKind, data.nodes)}, ${data.profile} profile${data.machineClass ? `, ${data.machineClass}` : ""}. `}
         {`Latest campaign ${fmtDate(latest.finishedAt)} (${latest.trials} trials)`}
         {previous ? `; previous ${fmtDate(previous.finishedAt)} (${previous.trials} trials).` : "; no earlier campaign on this machine class and profile."}
-        {" A change is claimed only when the two campaigns' 95% intervals do not overlap."}
+        {" A change is claimed only when the intervals of the two campaigns' medians do not overlap."}
       </p>
       <table className="table">
         <thead>
           <tr>
             <th>Cell</th>
-            <th className="num">latest: median [95% interval], n</th>
+            <th className="num">latest: median [interval] (coverage), n</th>
             <th className="num">previous</th>
             <th>change</th>
           </tr>

@@ -1,6 +1,6 @@
 /**
- * Whether a system changed between two campaigns: only when their 95%
- * intervals do not overlap. Knees on a shared machine move 10-70% between
+ * Whether a system changed between two campaigns: only when the intervals of
+ * their medians do not overlap. Knees on a shared machine move 10-70% between
  * single runs, so a difference inside the noise is no change; a campaign of
  * one trial has no interval and so can never show one.
  */
@@ -18,7 +18,7 @@ export function campaignChange(latest: TrialFigure | undefined, previous: TrialF
 
 export function fmtChange(c: Change): string {
   const pct = (s: number) => `${s >= 0 ? "+" : ""}${(s * 100).toFixed(0)}%`;
-  if (c.kind === "changed") return `changed since the previous campaign: ${pct(c.share)} (the 95% intervals do not overlap)`;
-  if (c.kind === "noise") return `no change beyond noise (${pct(c.share)}, the 95% intervals overlap)`;
+  if (c.kind === "changed") return `changed since the previous campaign: ${pct(c.share)} (the intervals of the medians do not overlap)`;
+  if (c.kind === "noise") return `no change beyond noise (${pct(c.share)}, the intervals of the medians overlap)`;
   return `no comparison: ${c.why}`;
 }

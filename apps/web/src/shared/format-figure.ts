@@ -1,9 +1,16 @@
-/** How a trial figure reads: "1,210 [1,150, 1,270], n=3"; a single run: "1,210, n=1 (provisional)". */
+/** How a trial figure reads: "1,210 [1,150, 1,270] (75%), n=3"; a single run: "1,210, n=1 (provisional)". */
+import { CONFIDENCE, type Interval } from "@sfbench/core/stats";
 import { fmtRate } from "./format.ts";
 import { provisional, type TrialFigure } from "./trial-figures.ts";
 
+/** How sure an interval is: its coverage as a whole percent ("75%"); a t interval of an older campaign is 95% by construction. */
+export function fmtCoverage(i: Interval): string {
+  return `${Math.round((i.coverage ?? CONFIDENCE) * 100)}%`;
+}
+
+/** "[1,150, 1,270] (75%)": the interval of the median and how likely it holds it. */
 export function fmtInterval(f: Pick<TrialFigure, "interval">): string {
-  return f.interval ? `[${fmtRate(f.interval.low)}, ${fmtRate(f.interval.high)}]` : "";
+  return f.interval ? `[${fmtRate(f.interval.low)}, ${fmtRate(f.interval.high)}] (${fmtCoverage(f.interval)})` : "";
 }
 
 export function fmtFigure(f: TrialFigure): string {

@@ -1,6 +1,7 @@
 /**
  * A system's figure on the board: the median of its counted trials with their
- * spread and 95% interval (core stats, the same numbers the CLI writes into a
+ * spread and the interval of the median (core stats: order statistics, with
+ * their coverage; the same numbers the CLI writes into a
  * campaign document), and its ratio to the reference target measured in the
  * same rounds. One run is a figure too, but a provisional one: no interval,
  * so nothing can be said about how far the next run would move it; so are
@@ -17,7 +18,7 @@ export interface TrialFigure {
   median: number;
   min: number;
   max: number;
-  /** 95% t interval; null for a single value */
+  /** the interval of the median (order statistics) with its coverage; null for a single value */
   interval: Interval | null;
   /** the interval's farthest end from the median, as a share of it */
   withinShareOfMedian: number | null;

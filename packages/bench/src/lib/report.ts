@@ -153,7 +153,7 @@ export function figureRows(res: {
         },
         {
           benchmark: "repeatability",
-          figure: `${x.target} ${x.cell}: 95% intervals`,
+          figure: `${x.target} ${x.cell}: intervals of the medians`,
           value: x.halfWidths.map((h) => (h === null ? "none" : `+-${pct(h)}`)).join(", "),
           goal: `+-${pct(r.goals.interval, 0)} or less`,
           verdict: verdict(x.intervalPass),

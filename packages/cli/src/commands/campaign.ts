@@ -2,7 +2,7 @@
  * sfbench campaign --targets a,b,c [--workload ...] [--distribution ...] [--profile ...] [--trials N] [--reference NAME]:
  * several bundled targets' cells in randomised interleaved rounds, every
  * trial a fresh run with its own result document, and a campaign document
- * with the median, 95% interval and ratio to the reference per target and
+ * with the median, its interval and ratio to the reference per target and
  * cell (campaign-run.ts).
  *
  * With --server, the same campaign is queued on a portal instead

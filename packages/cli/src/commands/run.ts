@@ -61,7 +61,7 @@ export const runFlags = {
   trials: {
     type: "string",
     value: "N",
-    help: "N independent trials, each with a fresh target, and their median and 95% interval (a campaign of one target), default 1",
+    help: "N independent trials, each with a fresh target, and their median with its interval (a campaign of one target), default 1",
   },
   "busy-repeats": {
     type: "string",

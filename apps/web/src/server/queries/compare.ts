@@ -10,7 +10,7 @@
  * systems have there (ties: more nodes). Tuned implementations are left out unless asked for
  * (shared/implementation.ts): a system whose latest run there is tuned is
  * listed as hidden, not charted. Each system's rates are the board's figures
- * (the median of its latest campaign's trials with their 95% interval).
+ * (the median of its latest campaign's trials with the interval of the median).
  */
 import type { Db, EnvironmentKind } from "@sfbench/db";
 import type { CompareInput } from "../../charts/index.ts";
@@ -40,7 +40,7 @@ export interface CompareSystem {
   cls: ImplementationClass | null;
   /** not charted because its latest runs are of a tuned implementation, left out */
   tunedHidden: boolean;
-  /** per rate: median, 95% interval, n and ratio to the reference, as on the board */
+  /** per rate: median, its interval, n and ratio to the reference, as on the board */
   figures: Partial<Record<RateKey, TrialFigure>>;
   /** the figures are a campaign's (else one run's) */
   campaign: boolean;

@@ -5,7 +5,7 @@
  * filtered, sorted (nulls last) and paged in memory from the few queries of
  * leaderboard-data.ts.
  *
- * A rate is the median of the campaign's counted trials with its 95% interval
+ * A rate is the median of the campaign's counted trials with its interval (core stats)
  * (shared/trial-figures.ts). Sorted by a rate, medians with an interval come
  * first and share a rank when their intervals overlap (core tieGroups); a
  * figure of one run is provisional and listed after every ranked median,
@@ -60,7 +60,7 @@ export interface LeaderboardRow extends ImplementationClass {
   busyTrials: number;
   /** sustainable rate per workload.distribution: the median of the ranked trials (valid, knee known to 10%); absent when not measured */
   rates: Partial<Record<RateKey, number | null>>;
-  /** per rate: n, median, min, max, 95% interval and ratio to the reference */
+  /** per rate: n, median, min, max, the median's interval and ratio to the reference */
   figures: Partial<Record<RateKey, TrialFigure>>;
   /** where the row stands when the board is sorted by a rate: rank (shared by tied rows), tied, provisional */
   standing: Standing | null;
@@ -76,7 +76,7 @@ export interface LeaderboardRow extends ImplementationClass {
    * counted trials, like the rates
    */
   focus: Pick<CellNumbers, "p50" | "p99" | "errorRate" | "throughputPerCore" | "anomaliesTotal"> | null;
-  /** per focus figure: n, median, min, max and 95% interval across the counted trials (one run: provisional) */
+  /** per focus figure: n, median, min, max and the median's interval across the counted trials (one run: provisional) */
   focusFigures: Partial<Record<FocusMetric, TrialFigure>>;
   loc: { app: number; gateway: number } | null;
   ratings: RatingSummary | null;
@@ -367,7 +367,7 @@ const rowKey = (row: LeaderboardRow) => `${row.slug}:${row.environmentKind}:${ro
 
 /**
  * Ranks by a figure's median, best first (`lowerIsBetter`: latency); rows whose
- * 95% intervals overlap are one tie group and share the best rank among them;
+ * medians' intervals overlap are one tie group and share the best rank among them;
  * a provisional figure is shown without a rank.
  */
 function standings(rows: LeaderboardRow[], figureOf: (row: LeaderboardRow) => TrialFigure | undefined, lowerIsBetter: boolean): void {
