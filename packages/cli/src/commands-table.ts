@@ -52,6 +52,7 @@ export const COMMANDS: Record<string, Command> = {
   verify: lazy("sfbench verify", async () => (await import("./commands/verify.ts")).verify),
   run: lazy("sfbench run", async () => (await import("./commands/run.ts")).run),
   campaign: lazy("sfbench campaign", async () => (await import("./commands/campaign.ts")).campaign),
+  reproduce: lazy("sfbench reproduce", async () => (await import("./commands/reproduce.ts")).reproduce),
   manifest: lazy("sfbench manifest", async () => (await import("./commands/manifest.ts")).manifest),
   results: lazy("sfbench results", async () => (await import("./commands/results.ts")).results),
   loc: lazy("sfbench loc", async () => (await import("./commands/loc.ts")).loc),

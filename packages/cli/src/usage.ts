@@ -32,6 +32,11 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
       "several bundled targets in randomised interleaved rounds: per target the median knee of N trials, its interval (order statistics), the ratio to a reference",
     example: "sfbench campaign --targets node-postgres,restate --trials 3 --reference node-postgres",
   },
+  "sfbench reproduce": {
+    summary:
+      "a kept campaign again on this machine within a time budget (the reference and the targets that fit): this machine's ratios to the reference beside the kept ones",
+    example: "sfbench reproduce --campaign results/campaigns/20261129-105448-a4a20181 --budget 30m",
+  },
   "sfbench manifest check": { summary: "validate a target.json with the portal's schema", example: "sfbench manifest check target.json" },
   "sfbench loc": {
     summary: "lines of code per language, app and gateway, counted by cloc over the manifest's loc globs",

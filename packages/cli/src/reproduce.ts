@@ -1,0 +1,152 @@
+/**
+ * Reproducing a kept campaign on this machine (`sfbench reproduce`): which of
+ * its targets fit a time budget, estimated from the kept trials' own wall
+ * times, and, once this machine's campaign is in, each target's ratio to the
+ * reference here beside the kept one. Absolute rates move with the host (the
+ * same AMD machine gave node-postgres 228-294/s one afternoon and 174-191/s
+ * that night); the ratio to the reference measured in the same rounds moves
+ * much less, so it is what a reproduction compares.
+ */
+import { median, type Interval, type Ratio } from "@sfbench/core/stats";
+import type { CampaignDocument } from "@sfbench/core";
+
+export interface ReproducePlan {
+  reference: string;
+  trials: number;
+  budgetS: number;
+  /** per target of the kept campaign: the median wall time of its counted trials there (null: the kept trials do not say) */
+  trialS: Record<string, number | null>;
+  /** the reference first, then the others that fit, fastest first */
+  chosen: string[];
+  /** the kept campaign's targets left out, and why */
+  left: { target: string; why: string }[];
+  /** trials x the chosen targets' trial times */
+  estimateS: number;
+}
+
+/**
+ * What a trial costs besides its measurement in a kept campaign (starting
+ * the target, verifying it, stopping it): the campaign's wall time less its
+ * trials' measured ones, per trial attempt.
+ */
+export function keptOverheadSeconds(doc: CampaignDocument): number {
+  const measured = doc.trials.reduce((s, t) => s + (t.noise?.wallS ?? 0), 0);
+  const wall = (Date.parse(doc.finishedAt) - Date.parse(doc.startedAt)) / 1000;
+  return doc.trials.length ? Math.max(0, (wall - measured) / doc.trials.length) : 0;
+}
+
+/** A target's trial time in a kept campaign: the median measured wall time of its counted trials (their noise record), plus the campaign's overhead per trial. */
+export function keptTrialSeconds(doc: CampaignDocument, target: string): number | null {
+  const walls = doc.trials.filter((t) => t.target === target && t.counted && t.noise?.wallS !== undefined).map((t) => t.noise!.wallS);
+  return walls.length ? median(walls) + keptOverheadSeconds(doc) : null;
+}
+
+/**
+ * Which targets of `doc` a reproduction of `trials` rounds runs within
+ * `budgetS`: the reference (without it there is no ratio to compare, so a
+ * budget it does not fit is an error naming what it needs), then as many of
+ * the others as fit, fastest first so that the most systems get a ratio.
+ */
+export function planReproduction(doc: CampaignDocument, opts: { budgetS: number; trials: number }): ReproducePlan {
+  const reference = doc.reference;
+  if (!reference) throw new Error(`campaign ${doc.campaignId} has no reference target: its systems have no ratio to reproduce`);
+  const trialS = Object.fromEntries(doc.targets.map((t) => [t.name, keptTrialSeconds(doc, t.name)]));
+  const refS = trialS[reference];
+  if (refS === null || refS === undefined)
+    throw new Error(`campaign ${doc.campaignId} keeps no trial time of its reference ${reference}: nothing to plan with`);
+  const need = opts.trials * refS;
+  if (need > opts.budgetS)
+    throw new Error(
+      `a budget of ${minutes(opts.budgetS)} is too small: the reference ${reference} alone needs about ${minutes(need)} ` +
+        `(${opts.trials} trials of ${minutes(refS)} each in the kept campaign)`,
+    );
+  const chosen = [reference];
+  const left: ReproducePlan["left"] = [];
+  let estimateS = need;
+  const others = doc.targets
+    .map((t) => t.name)
+    .filter((n) => n !== reference)
+    .sort((a, b) => (trialS[a] ?? Infinity) - (trialS[b] ?? Infinity) || a.localeCompare(b));
+  for (const target of others) {
+    const s = trialS[target];
+    if (s === null || s === undefined) left.push({ target, why: "the kept campaign has no counted trial time of it" });
+    else if (estimateS + opts.trials * s > opts.budgetS)
+      left.push({ target, why: `${opts.trials} trials of about ${minutes(s)} do not fit the ${minutes(opts.budgetS - estimateS)} left` });
+    else {
+      chosen.push(target);
+      estimateS += opts.trials * s;
+    }
+  }
+  return { reference, trials: opts.trials, budgetS: opts.budgetS, trialS, chosen, left, estimateS };
+}
+
+export interface ReproducedRatio {
+  target: string;
+  cell: string;
+  kept: Ratio | null;
+  here: Ratio | null;
+  /** this machine's ratio inside the kept interval; null when either side has no ratio with an interval */
+  holds: boolean | null;
+}
+
+const within = (x: number, i: Interval) => x >= i.low && x <= i.high;
+
+/** Per target and cell of `here` (the reference left out): the kept ratio, this machine's, and whether the kept interval holds here. */
+export function compareRatios(kept: CampaignDocument, here: CampaignDocument): ReproducedRatio[] {
+  return here.statistics
+    .filter((s) => s.target !== here.reference)
+    .map((s) => {
+      const k = kept.statistics.find((x) => x.target === s.target && x.workload === s.workload && x.distribution === s.distribution)?.ratioToReference;
+      const h = s.ratioToReference;
+      return {
+        target: s.target,
+        cell: `${s.workload}/${s.distribution}`,
+        kept: k ?? null,
+        here: h ?? null,
+        holds: k?.interval && h ? within(h.ratio, k.interval) : null,
+      };
+    });
+}
+
+const minutes = (s: number) => (s >= 90 ? `${Math.round(s / 60)} min` : `${Math.round(s)} s`);
+const ratioText = (r: Ratio | null) =>
+  r ? `${r.ratio.toFixed(2)}x${r.interval ? ` (${r.interval.low.toFixed(2)} .. ${r.interval.high.toFixed(2)})` : ""}, n=${r.n}` : "-";
+
+/** What a reproduction will run, said before it starts. */
+export function planText(doc: CampaignDocument, plan: ReproducePlan): string {
+  const lines = [
+    `reproducing campaign ${doc.campaignId.slice(0, 8)} (${doc.startedAt.slice(0, 10)}, ${doc.machine.cpuModel}, ${doc.machine.cores} cores; profile ${doc.profile}; ` +
+      `${doc.cells.map((c) => `${c.workload}/${c.distribution}`).join(", ")})`,
+    `budget ${minutes(plan.budgetS)}: ${plan.trials} trials each of ${plan.chosen.join(", ")}, about ${minutes(plan.estimateS)} from the kept trials' times`,
+    ...plan.chosen.map((t) => `  ${t.padEnd(18)} about ${minutes(plan.trialS[t]!)} a trial${t === plan.reference ? " (the reference)" : ""}`),
+    ...plan.left.map((l) => `  ${l.target.padEnd(18)} left out: ${l.why}`),
+  ];
+  return lines.join("\n") + "\n";
+}
+
+/** This machine's ratios beside the kept ones. */
+export function comparisonText(kept: CampaignDocument, rows: ReproducedRatio[]): string {
+  const head = ["target", "cell", `kept (${kept.startedAt.slice(0, 10)}, ${kept.machine.cpuModel})`, "here", "kept interval holds here"];
+  const body = rows.map((r) => [
+    r.target,
+    r.cell,
+    ratioText(r.kept),
+    ratioText(r.here),
+    r.holds === null ? "-" : r.holds ? "yes" : "no: this machine orders it differently, or the kept campaign was lucky",
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
+  return [`ratios to ${kept.reference}, each measured in the same rounds:`, line(head), ...body.map(line)].join("\n") + "\n";
+}
+
+/** "30m", "90s", "1h", "1h30m", or a number of minutes; seconds, or undefined when it does not read. */
+export function parseBudget(text: string): number | undefined {
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 60;
+  const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(text);
+  if (!m || !text) return undefined;
+  return Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
+}
