@@ -6,25 +6,33 @@
  * date) so a ranked board is there as soon as the portal is; creates a demo
  * account (the portal's operator,
  * set up through the link `npm run operator` prints) and an API token; registers
- * every bundled target with `sfbench submit --register-only` and queues one
+ * bundled targets with `sfbench submit --register-only` and queues one
  * campaign over them with `sfbench campaign --server`: n = 3 trials of each
- * system in randomised interleaved rounds, for the original benchmark's two
- * workloads (checkout/uniform and analytics/uniform), standard profile
- * (publishable numbers: the knee bisected and confirmed to 5%). The worker
- * runs the rounds; the leaderboard at http://127.0.0.1:3000 shows each
- * system as provisional after its first trial and ranks the campaign's
- * medians with their intervals once its trials are in. The demo prints when
- * each happened and, at the end, where the time went (per system and
- * stage). Keeps running until Ctrl-C, then stops everything it started: the
+ * system in randomised interleaved rounds, standard profile (publishable
+ * numbers: the knee bisected and confirmed to 5%). By default the campaign
+ * is sized to a time budget (--budget, 30 minutes): the reference
+ * (node-postgres) and as many systems as fit, on checkout/uniform, each
+ * system's trial time estimated from the newest kept campaign that measured
+ * it (scripts/lib/demo-budget.ts), the plan printed before anything starts.
+ * --full runs every bundled target on the original benchmark's two workloads
+ * (checkout and analytics, uniform): hours on two cores. The worker runs the
+ * rounds; the leaderboard at http://127.0.0.1:3000 shows each system as
+ * provisional after its first trial and ranks the campaign's medians with
+ * their intervals once its trials are in. The demo prints when each
+ * happened and, at the end, where the time went (per system and stage) and
+ * each system's ratio to the reference here beside the kept one. Keeps running until Ctrl-C, then stops everything it started: the
  * worker (a run in progress ends as interrupted, not failed), the portal, and
  * every service that was not up before the demo, also those the worker
  * started (Kafka, for tracing). SFBENCH_DEMO_EXIT=1 exits once the runs are
  * done.
  *
- *   npm run demo [-- --targets a,b] [-- --trials N] [-- --workloads a,b] [-- --with-image]
+ *   npm run demo [-- --budget 30m | --full] [-- --targets a,b] [-- --trials N] [-- --workloads a,b] [-- --with-image] [-- --dry-run]
  *
- * --targets, --trials and --workloads narrow the campaign (every bundled
- * target, 3 trials, checkout and analytics by default). --with-image also
+ * --targets names the systems instead of the budget choosing them;
+ * --workloads the workloads (checkout by default, checkout and analytics
+ * with --full; under a budget each workload counts as another checkout's
+ * time); --trials the trials (3). --dry-run prints the campaign it would
+ * queue and starts nothing. --with-image also
  * submits node-postgres from its OCI image, as a team would (image built,
  * `podman save`d, `sfbench submit --image-archive`), under the name
  * node-postgres-image: the worker runs it as a podman container in the same
@@ -37,6 +45,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { WORKLOADS, type ProgressEvent, type ResultDocument } from "@sfbench/core";
+import { compareStatistics, comparisonText, minutes, parseBudget } from "../packages/cli/src/reproduce.ts";
+import { keptCampaigns, keptRatios, liveStatistics, planDemo, type DemoPlan, type LiveTrial } from "./lib/demo-budget.ts";
 import { findTarget, listTargets } from "@sfbench/catalogue";
 import { up, type ServiceName } from "@sfbench/services";
 import { startMailSink, type MailSink } from "../apps/web/scripts/mail-sink.ts";
@@ -53,8 +63,14 @@ const server = "http://127.0.0.1:3000";
 const logs = join(root, ".sfbench/demo");
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const clock = () => new Date().toISOString().slice(11, 19);
-/** The campaign the demo queues: both workloads of the original benchmark, publishable numbers, n = 3. */
-const DEMO = { profile: "standard", workloads: "checkout,analytics", distribution: "uniform", trials: 3 } as const;
+/**
+ * The campaign the demo queues: publishable numbers, n = 3; within the budget
+ * checkout alone, in full both workloads of the original benchmark.
+ */
+const DEMO = { profile: "standard", workloads: "checkout", fullWorkloads: "checkout,analytics", distribution: "uniform", trials: 3, budget: "30m" } as const;
+/** The reference every ratio is to (the board's, too). */
+const REFERENCE = "node-postgres";
+const keptDir = join(root, "results/campaigns");
 
 /** A comma-separated flag's members, trimmed, empty ones dropped. */
 const members = (value: string | undefined) =>
@@ -63,17 +79,39 @@ const members = (value: string | undefined) =>
     .map((t) => t.trim())
     .filter(Boolean);
 
-function demoArgs(argv: string[]): { targets?: string[]; trials: number; workloads: string; withImage: boolean } {
+interface DemoArgs {
+  targets?: string[];
+  trials: number;
+  workloads: string;
+  withImage: boolean;
+  /** print the campaign the demo would queue, start nothing */
+  dryRun: boolean;
+  /** the plan within the budget; absent with --full or --targets (the systems are chosen, not fitted) */
+  plan?: DemoPlan;
+  budgetS?: number;
+}
+
+function demoArgs(argv: string[]): DemoArgs {
   let values;
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: { targets: { type: "string" }, trials: { type: "string" }, workloads: { type: "string" }, "with-image": { type: "boolean" } },
+      options: {
+        targets: { type: "string" },
+        trials: { type: "string" },
+        workloads: { type: "string" },
+        "with-image": { type: "boolean" },
+        budget: { type: "string" },
+        full: { type: "boolean" },
+        "dry-run": { type: "boolean" },
+      },
       strict: true,
       allowPositionals: false,
     }));
   } catch (e) {
-    process.stderr.write(`demo: ${(e as Error).message} (allowed: --targets a,b  --trials N  --workloads a,b  --with-image)\n`);
+    process.stderr.write(
+      `demo: ${(e as Error).message} (allowed: --budget TIME  --full  --targets a,b  --trials N  --workloads a,b  --with-image  --dry-run)\n`,
+    );
     process.exit(2);
   }
   const bundled = listTargets().map((t) => t.name);
@@ -96,12 +134,39 @@ function demoArgs(argv: string[]): { targets?: string[]; trials: number; workloa
     process.stderr.write(`demo: --workloads: expected a comma-separated list of ${WORKLOADS.join(", ")}, got "${values.workloads}"\n`);
     process.exit(2);
   }
-  return {
+  if (values.full && values.budget !== undefined) {
+    process.stderr.write("demo: --full runs every system on both workloads whatever the time: it takes no --budget\n");
+    process.exit(2);
+  }
+  const budgetS = parseBudget(values.budget ?? DEMO.budget);
+  if (budgetS === undefined || budgetS <= 0) {
+    process.stderr.write(`demo: --budget must be a time like 30m, 1h30m, 90s or a number of minutes, got "${values.budget}"\n`);
+    process.exit(2);
+  }
+  const args: DemoArgs = {
     ...(targets ? { targets } : {}),
     trials,
-    workloads: workloads ? workloads.join(",") : DEMO.workloads,
+    workloads: workloads ? workloads.join(",") : values.full ? DEMO.fullWorkloads : DEMO.workloads,
     withImage: values["with-image"] === true,
+    dryRun: values["dry-run"] === true,
   };
+  if (values.full || targets) return args;
+  // within the budget: the systems that fit, planned before anything starts, so that a budget that cannot hold the reference ends here
+  const perWorkload = args.workloads.split(",").length;
+  try {
+    const plan = planDemo({
+      systems: bundled,
+      reference: REFERENCE,
+      kept: keptCampaigns(keptDir),
+      profile: DEMO.profile,
+      budgetS: budgetS / perWorkload,
+      trials,
+    });
+    return { ...args, plan, budgetS };
+  } catch (e) {
+    process.stderr.write(`demo: --budget: ${(e as Error).message}; give a larger --budget, or --targets, or --full\n`);
+    process.exit(2);
+  }
 }
 const ARGS = demoArgs(process.argv.slice(2));
 
@@ -205,6 +270,40 @@ async function portalHasVersion(slug: string, version: string): Promise<boolean>
   return body.result.data.versions.some((v) => v.version === version);
 }
 
+/** The plan within the budget, said before anything starts. */
+function planLines(plan: DemoPlan, budgetS: number, trials: number, workloads: string): string {
+  const from = (system: string) => {
+    const t = plan.times[system];
+    return t
+      ? `about ${minutes(t.seconds)} a trial (kept campaign ${t.from.campaignId.slice(0, 8)}, ${t.from.startedAt.slice(0, 10)}, ${t.from.machine.cpuModel})`
+      : `about ${minutes(plan.trialS[system]!)} a trial (no kept campaign measured it yet: planned as long as the longest kept trial)`;
+  };
+  return [
+    `== the campaign within --budget ${minutes(budgetS)} (npm run demo -- --full: every system, checkout and analytics; --budget TIME: another budget)`,
+    `  ${trials} trials each of ${plan.chosen.join(", ")} on ${workloads} / ${DEMO.distribution}: about ${minutes(plan.estimateS * workloads.split(",").length)}, estimated from the kept campaigns (another machine may be faster or slower)`,
+    ...plan.chosen.map((s) => `  ${s.padEnd(18)} ${from(s)}${s === REFERENCE ? " (the reference)" : ""}`),
+    ...plan.left.map((l) => `  ${l.target.padEnd(18)} left out: ${l.why}`),
+  ].join("\n");
+}
+
+/** Each system's ratio to the reference in this campaign's rounds beside the kept one (each trial counted by its last completed attempt, as the board counts it). */
+async function beside(systems: string[], clocks: TrialClock[]): Promise<string> {
+  const counted = [...new Map(clocks.filter((c) => c.status === "completed").map((c) => [`${c.system}:${c.round}`, c])).values()];
+  const trials: LiveTrial[] = await Promise.all(
+    counted.map(async (c) => ({
+      system: c.system,
+      round: c.round,
+      document: (
+        await getJson<{ result: { data: { document: LiveTrial["document"] } } }>(
+          `${server}/api/trpc/runs.byId?input=${encodeURIComponent(JSON.stringify({ id: c.runId }))}`,
+        )
+      ).result.data.document,
+    })),
+  );
+  const rows = compareStatistics(keptRatios(keptCampaigns(keptDir), DEMO.profile, REFERENCE), liveStatistics(systems, REFERENCE, trials), REFERENCE);
+  return comparisonText({ reference: REFERENCE, label: "the newest kept campaign of each" }, rows);
+}
+
 const started: Started[] = [];
 let mail: MailSink | undefined;
 let upBefore: Set<ServiceName> | undefined;
@@ -241,6 +340,10 @@ function importKept(): void {
 }
 
 async function main(): Promise<void> {
+  if (ARGS.plan) say(planLines(ARGS.plan, ARGS.budgetS!, ARGS.trials, ARGS.workloads));
+  else
+    say(`== the campaign: ${ARGS.targets ? ARGS.targets.join(", ") : "every bundled system"}, ${ARGS.trials} trials each, ${ARGS.workloads}: no time budget`);
+  if (ARGS.dryRun) return;
   const wanted: ServiceName[] = ["postgres", "redis", "k6"];
   upBefore = await serversUp();
   say("== services (PostgreSQL, Redis, k6)");
@@ -310,7 +413,8 @@ async function main(): Promise<void> {
       say(`  ${name}: not registered (the reason is above)`);
     }
   };
-  for (const t of listTargets()) if (!ARGS.targets || ARGS.targets.includes(t.name)) register(t.name, join(t.dir, "target.json"));
+  const chosen = ARGS.plan?.chosen ?? ARGS.targets;
+  for (const t of listTargets()) if (!chosen || chosen.includes(t.name)) register(t.name, join(t.dir, "target.json"));
   if (ARGS.withImage) {
     say(`== ${IMAGE_DEMO.target} from its image as ${IMAGE_DEMO.name} (sfbench image build, podman save, sfbench submit --image-archive)`);
     try {
@@ -369,6 +473,7 @@ async function main(): Promise<void> {
   const clocks = await follow(campaign.campaignId, ARGS.trials);
   const timing = campaignTiming(portalUp, clocks);
   say(`\n== where the time went\n${timingTable(timing)}`);
+  if (systems.includes(REFERENCE) && systems.length > 1) say(`\n== this machine beside the kept evidence\n${await beside(systems, clocks)}`);
   say(`\nleaderboard: ${server}`);
   for (const name of systems) say(`${name}: ${server}/systems/${name}`);
   if (systems.length >= 2) say(`compare:     ${server}/compare?systems=${systems.join(",")}`);

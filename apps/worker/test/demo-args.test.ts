@@ -2,6 +2,7 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { listTargets } from "@sfbench/catalogue";
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
@@ -28,6 +29,31 @@ describe("npm run demo's flags", () => {
   it("names its flags for one it does not have", () => {
     const r = demo("--profile", "quick");
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain("(allowed: --targets a,b  --trials N  --workloads a,b  --with-image)");
+    expect(r.stderr).toContain("(allowed: --budget TIME  --full  --targets a,b  --trials N  --workloads a,b  --with-image  --dry-run)");
+  });
+
+  it("sizes the campaign to the budget from the kept campaigns, says so before anything starts, and starts nothing with --dry-run", () => {
+    const r = demo("--dry-run", "--budget", "30m");
+    expect(r.status, r.stderr).toBe(0);
+    const lines = r.stdout.trim().split("\n");
+    expect(lines[0]).toMatch(/^== the campaign within --budget 30 min /);
+    const [, chosen, minutes] = /^ {2}3 trials each of (.+) on checkout \/ uniform: about (\d+) min, estimated from the kept campaigns/.exec(lines[1]!)!;
+    expect(chosen!.split(", ")[0]).toBe("node-postgres");
+    expect(Number(minutes)).toBeLessThanOrEqual(30);
+    expect(lines[2]).toMatch(/^ {2}node-postgres +about \d+ min a trial \(kept campaign [0-9a-f]{8}, \d{4}-\d\d-\d\d, .+\) \(the reference\)$/);
+    // every bundled system is either in the campaign or named with why it is not
+    expect(lines.slice(2)).toHaveLength(listTargets().length);
+    expect(r.stdout).not.toContain("== services");
+  });
+
+  it("refuses a budget the reference alone does not fit, and a budget beside --full", () => {
+    const small = demo("--dry-run", "--budget", "1m");
+    expect(small.status).toBe(2);
+    expect(small.stderr).toMatch(/^demo: --budget: a budget of 60 s is too small: the reference node-postgres alone needs about \d+ min/);
+    const both = demo("--dry-run", "--full", "--budget", "2h");
+    expect(both.status).toBe(2);
+    expect(both.stderr).toContain("--full runs every system on both workloads whatever the time: it takes no --budget");
+    const full = demo("--dry-run", "--full");
+    expect(full.stdout).toContain("== the campaign: every bundled system, 3 trials each, checkout,analytics: no time budget");
   });
 });

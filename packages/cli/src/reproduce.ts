@@ -8,7 +8,7 @@
  * much less, so it is what a reproduction compares.
  */
 import { median, type Interval, type Ratio } from "@sfbench/core/stats";
-import type { CampaignDocument } from "@sfbench/core";
+import type { CampaignDocument, CellStatistics } from "@sfbench/core";
 
 export interface ReproducePlan {
   reference: string;
@@ -41,6 +41,42 @@ export function keptTrialSeconds(doc: CampaignDocument, target: string): number 
   return walls.length ? median(walls) + keptOverheadSeconds(doc) : null;
 }
 
+/** Which targets fit a budget: the reference first (an error naming what it needs when it alone does not fit), then the others fastest first. */
+export function fitBudget(o: {
+  reference: string;
+  trialS: Record<string, number | null>;
+  budgetS: number;
+  trials: number;
+  /** where the times come from, for the error */
+  from: string;
+}): Pick<ReproducePlan, "chosen" | "left" | "estimateS"> {
+  const refS = o.trialS[o.reference];
+  if (refS === null || refS === undefined) throw new Error(`${o.from} keeps no trial time of the reference ${o.reference}: nothing to plan with`);
+  const need = o.trials * refS;
+  if (need > o.budgetS)
+    throw new Error(
+      `a budget of ${minutes(o.budgetS)} is too small: the reference ${o.reference} alone needs about ${minutes(need)} ` +
+        `(${o.trials} trials of ${minutes(refS)} each in ${o.from})`,
+    );
+  const chosen = [o.reference];
+  const left: ReproducePlan["left"] = [];
+  let estimateS = need;
+  const others = Object.keys(o.trialS)
+    .filter((n) => n !== o.reference)
+    .sort((a, b) => (o.trialS[a] ?? Infinity) - (o.trialS[b] ?? Infinity) || a.localeCompare(b));
+  for (const target of others) {
+    const s = o.trialS[target];
+    if (s === null || s === undefined) left.push({ target, why: `no counted trial time of it in ${o.from}` });
+    else if (estimateS + o.trials * s > o.budgetS)
+      left.push({ target, why: `${o.trials} trials of about ${minutes(s)} do not fit the ${minutes(o.budgetS - estimateS)} left` });
+    else {
+      chosen.push(target);
+      estimateS += o.trials * s;
+    }
+  }
+  return { chosen, left, estimateS };
+}
+
 /**
  * Which targets of `doc` a reproduction of `trials` rounds runs within
  * `budgetS`: the reference (without it there is no ratio to compare, so a
@@ -51,33 +87,8 @@ export function planReproduction(doc: CampaignDocument, opts: { budgetS: number;
   const reference = doc.reference;
   if (!reference) throw new Error(`campaign ${doc.campaignId} has no reference target: its systems have no ratio to reproduce`);
   const trialS = Object.fromEntries(doc.targets.map((t) => [t.name, keptTrialSeconds(doc, t.name)]));
-  const refS = trialS[reference];
-  if (refS === null || refS === undefined)
-    throw new Error(`campaign ${doc.campaignId} keeps no trial time of its reference ${reference}: nothing to plan with`);
-  const need = opts.trials * refS;
-  if (need > opts.budgetS)
-    throw new Error(
-      `a budget of ${minutes(opts.budgetS)} is too small: the reference ${reference} alone needs about ${minutes(need)} ` +
-        `(${opts.trials} trials of ${minutes(refS)} each in the kept campaign)`,
-    );
-  const chosen = [reference];
-  const left: ReproducePlan["left"] = [];
-  let estimateS = need;
-  const others = doc.targets
-    .map((t) => t.name)
-    .filter((n) => n !== reference)
-    .sort((a, b) => (trialS[a] ?? Infinity) - (trialS[b] ?? Infinity) || a.localeCompare(b));
-  for (const target of others) {
-    const s = trialS[target];
-    if (s === null || s === undefined) left.push({ target, why: "the kept campaign has no counted trial time of it" });
-    else if (estimateS + opts.trials * s > opts.budgetS)
-      left.push({ target, why: `${opts.trials} trials of about ${minutes(s)} do not fit the ${minutes(opts.budgetS - estimateS)} left` });
-    else {
-      chosen.push(target);
-      estimateS += opts.trials * s;
-    }
-  }
-  return { reference, trials: opts.trials, budgetS: opts.budgetS, trialS, chosen, left, estimateS };
+  const fit = fitBudget({ reference, trialS, budgetS: opts.budgetS, trials: opts.trials, from: "the kept campaign" });
+  return { reference, trials: opts.trials, budgetS: opts.budgetS, trialS, ...fit };
 }
 
 export interface ReproducedRatio {
@@ -93,10 +104,17 @@ const within = (x: number, i: Interval) => x >= i.low && x <= i.high;
 
 /** Per target and cell of `here` (the reference left out): the kept ratio, this machine's, and whether the kept interval holds here. */
 export function compareRatios(kept: CampaignDocument, here: CampaignDocument): ReproducedRatio[] {
-  return here.statistics
-    .filter((s) => s.target !== here.reference)
+  return compareStatistics(kept.statistics, here.statistics, here.reference);
+}
+
+/** compareRatios over statistics: `kept` may gather several campaigns' (the first of a target and cell is taken). */
+export function compareStatistics(kept: readonly CellStatistics[], here: readonly CellStatistics[], reference: string | undefined): ReproducedRatio[] {
+  return here
+    .filter((s) => s.target !== reference)
     .map((s) => {
-      const k = kept.statistics.find((x) => x.target === s.target && x.workload === s.workload && x.distribution === s.distribution)?.ratioToReference;
+      const k = kept.find(
+        (x) => x.target === s.target && x.workload === s.workload && x.distribution === s.distribution && x.ratioToReference,
+      )?.ratioToReference;
       const h = s.ratioToReference;
       return {
         target: s.target,
@@ -108,7 +126,7 @@ export function compareRatios(kept: CampaignDocument, here: CampaignDocument): R
     });
 }
 
-const minutes = (s: number) => (s >= 90 ? `${Math.round(s / 60)} min` : `${Math.round(s)} s`);
+export const minutes = (s: number) => (s >= 90 ? `${Math.round(s / 60)} min` : `${Math.round(s)} s`);
 const ratioText = (r: Ratio | null) =>
   r ? `${r.ratio.toFixed(2)}x${r.interval ? ` (${r.interval.low.toFixed(2)} .. ${r.interval.high.toFixed(2)})` : ""}, n=${r.n}` : "-";
 
@@ -124,9 +142,10 @@ export function planText(doc: CampaignDocument, plan: ReproducePlan): string {
   return lines.join("\n") + "\n";
 }
 
-/** This machine's ratios beside the kept ones. */
-export function comparisonText(kept: CampaignDocument, rows: ReproducedRatio[]): string {
-  const head = ["target", "cell", `kept (${kept.startedAt.slice(0, 10)}, ${kept.machine.cpuModel})`, "here", "kept interval holds here"];
+/** This machine's ratios beside the kept ones; `kept` names where the kept ones come from (a campaign, or "kept campaigns"). */
+export function comparisonText(kept: CampaignDocument | { reference: string; label: string }, rows: ReproducedRatio[]): string {
+  const label = "label" in kept ? kept.label : `${kept.startedAt.slice(0, 10)}, ${kept.machine.cpuModel}`;
+  const head = ["target", "cell", `kept (${label})`, "here", "kept interval holds here"];
   const body = rows.map((r) => [
     r.target,
     r.cell,
@@ -140,7 +159,7 @@ export function comparisonText(kept: CampaignDocument, rows: ReproducedRatio[]):
       .map((c, i) => c.padEnd(widths[i]!))
       .join("  ")
       .trimEnd();
-  return [`ratios to ${kept.reference}, each measured in the same rounds:`, line(head), ...body.map(line)].join("\n") + "\n";
+  return [`ratios to ${kept.reference ?? "the reference"}, each measured in the same rounds:`, line(head), ...body.map(line)].join("\n") + "\n";
 }
 
 /** "30m", "90s", "1h", "1h30m", or a number of minutes; seconds, or undefined when it does not read. */

@@ -1,0 +1,66 @@
+/**
+ * The demo within a budget (scripts/lib/demo-budget.ts): each system's trial
+ * time from the newest kept campaign that measured it on the same cell and
+ * profile, the ones never measured planned as long as the longest known; and
+ * at the end each system's ratio to the reference in the live rounds, beside
+ * the kept one.
+ */
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { compareStatistics } from "../../../packages/cli/src/reproduce.ts";
+import { keptCampaigns, keptRatios, liveStatistics, planDemo, type LiveTrial } from "../../../scripts/lib/demo-budget.ts";
+
+const KEPT = fileURLToPath(new URL("../../../results/campaigns", import.meta.url));
+const kept = keptCampaigns(KEPT);
+
+const doc = (rate: number | null, status = "completed"): LiveTrial["document"] => ({
+  status,
+  cells: [{ workload: "checkout", distribution: "uniform", valid: rate !== null, maxThroughput: { sustainableRate: rate } }],
+});
+
+describe("the demo's campaign within a budget", () => {
+  it("reads the kept campaigns newest first", () => {
+    expect(kept.length).toBeGreaterThan(1);
+    expect(kept.map((c) => c.startedAt)).toEqual([...kept.map((c) => c.startedAt)].sort().reverse());
+  });
+
+  it("takes each system's time from the newest kept checkout campaign that measured it, and plans the others as long as the longest", () => {
+    const plan = planDemo({
+      systems: ["node-postgres", "statefun", "never-measured"],
+      reference: "node-postgres",
+      kept,
+      profile: "standard",
+      budgetS: 24 * 3600,
+      trials: 3,
+    });
+    expect(plan.chosen).toEqual(["node-postgres", "statefun", "never-measured"]);
+    const newest = kept.find((c) => c.profile === "standard" && c.cells.length === 1 && c.targets.some((t) => t.name === "statefun"))!;
+    expect(plan.times.statefun!.from.campaignId).toBe(newest.campaignId);
+    expect(plan.times["never-measured"]).toBeNull();
+    expect(plan.trialS["never-measured"]).toBe(Math.max(plan.trialS["node-postgres"]!, plan.trialS.statefun!));
+    expect(plan.estimateS).toBeCloseTo(3 * (plan.trialS["node-postgres"]! + plan.trialS.statefun! + plan.trialS["never-measured"]!), 6);
+  });
+
+  it("puts each system's ratio in the live rounds beside the kept one, counting a failed or invalid trial as no figure", () => {
+    const trials: LiveTrial[] = [
+      { system: "node-postgres", round: 1, document: doc(100) },
+      { system: "node-postgres", round: 2, document: doc(110) },
+      { system: "node-postgres", round: 3, document: doc(90) },
+      { system: "statefun", round: 1, document: doc(150) },
+      { system: "statefun", round: 2, document: doc(165) },
+      { system: "statefun", round: 3, document: doc(null) },
+      { system: "pekko", round: 1, document: doc(50, "failed") },
+    ];
+    const live = liveStatistics(["node-postgres", "statefun", "pekko"], "node-postgres", trials);
+    const statefun = live.find((s) => s.target === "statefun")!;
+    expect(statefun).toMatchObject({ n: 2, invalid: 1, median: 157.5 });
+    expect(statefun.ratioToReference).toMatchObject({ reference: "node-postgres", n: 2, ratio: 1.5 });
+    const rows = compareStatistics(keptRatios(kept, "standard", "node-postgres"), live, "node-postgres");
+    const row = rows.find((r) => r.target === "statefun")!;
+    // the newest kept campaign beside the reference: 2.22x (1.99 .. 2.48) on the AMD machine, which a 1.5 measured here is outside of
+    expect(row.kept?.ratio).toBeCloseTo(2.22, 2);
+    expect(row.here?.ratio).toBe(1.5);
+    expect(row.holds).toBe(false);
+    expect(rows.find((r) => r.target === "pekko")).toMatchObject({ here: null, holds: null });
+  });
+});
