@@ -32,7 +32,7 @@ import { FakeCluster, FakeStacks } from "../../../packages/providers/kubernetes/
 import { createRunPipeline } from "../src/pipeline.ts";
 import type { RunJob } from "../src/queue.ts";
 import { interruptSweptRuns } from "../src/sweep.ts";
-import { BUNDLED_TARGETS, createRun, freshDb, manifestOf, tempDir } from "./helpers.ts";
+import { BUNDLED_TARGETS, createRun, freshDb, keyPaths, manifestOf, tempDir } from "./helpers.ts";
 
 let db: Db;
 let target: MemoryTarget;
@@ -132,7 +132,7 @@ describe("a run that needs a cluster", () => {
 
 describe("a run for Kubernetes on a worker that plays the cluster here (SFBENCH_KUBE_PLAY=1)", () => {
   it(
-    "runs the bundled target's cluster program as pods, k6 as its runner pods, through the same pipeline, and removes every pod",
+    "runs the bundled target's cluster program as pods, k6 as its runner pods, through the same pipeline, removes every pod, and writes the document a local run of it writes",
     { timeout: 900_000 },
     async () => {
       const np = manifestOf(BUNDLED_TARGETS, "node-postgres");
@@ -153,6 +153,26 @@ describe("a run for Kubernetes on a worker that plays the cluster here (SFBENCH_
       expect(row.cells[0]!.ranked).toBe(false);
       expect(existsSync(join(kubePlayHome(), runId))).toBe(false);
       expect((await podman(["pod", "ps", "--filter", `name=^${runNamespace(runId)}-`, "--format", "{{.Name}}"])).stdout.trim()).toBe("");
+
+      // the same target run as processes through the same pipeline writes a document with the same fields, but for
+      // where it ran: a cluster's machine type, a machine's split of its cores between generator and target
+      const localId = await createRun(db, np);
+      const local = await (await pipelineWith(undefined))({ data: { runId: localId } } as Job<RunJob>);
+      const localRow = await db.run.findUniqueOrThrow({ where: { id: localId }, select: { errorMessage: true, document: { select: { document: true } } } });
+      expect(local.status, localRow.errorMessage ?? "").toBe("completed");
+      const localDoc = localRow.document!.document as Record<string, unknown>;
+      const place = new Set([".environment.machineType", ".environment.cpuSplit", ".environment.cpuSplit.generator", ".environment.cpuSplit.target"]);
+      // a cell's figures depend on what the machine allowed (a missed stable rate has no stable part): compared apart from the cells
+      const shape = (d: Record<string, unknown>) => keyPaths({ ...d, cells: undefined }).filter((k) => !k.startsWith(".cells") && !place.has(k));
+      expect(shape(doc as unknown as Record<string, unknown>)).toEqual(shape(localDoc));
+      // both count the target's own PostgreSQL in its cost, from the same source: the played pods' processes are this machine's
+      type Env = { cost?: { source: string }; storage?: { postgres?: Record<string, string> } };
+      const storage = (e: Env) => ({ ...e.storage?.postgres, version: undefined });
+      const [played, processes] = [doc.environment as unknown as Env, localDoc.environment as Env];
+      expect(storage(played)).toEqual(storage(processes));
+      expect(storage(played)).toMatchObject({ instance: "dedicated", fsync: "on", synchronous_commit: "on" });
+      expect(played.cost).toEqual(processes.cost);
+      expect(played.cost).toEqual({ source: "process-tree" });
     },
   );
 });

@@ -97,3 +97,13 @@ export function startWorkerProcess(env: { DATABASE_URL: string; SFBENCH_QUEUE: s
   child.stderr!.on("data", (d: Buffer) => (output += d));
   return { child, output: () => output };
 }
+
+/** Every key path of a document (array items as [], their keys merged), sorted: its shape without its values. */
+export function keyPaths(v: unknown, at = ""): string[] {
+  if (Array.isArray(v)) return [...new Set(v.flatMap((x) => keyPaths(x, `${at}[]`)))].sort();
+  if (v && typeof v === "object")
+    return Object.entries(v)
+      .flatMap(([k, x]) => [`${at}.${k}`, ...keyPaths(x, `${at}.${k}`)])
+      .sort();
+  return [];
+}

@@ -14,7 +14,7 @@ import { runOnce } from "../../../packages/cli/src/run-once.ts";
 import { createRunQueue, enqueueRun, redisConnection, type RunJob } from "../src/queue.ts";
 import { createWorker } from "../src/worker.ts";
 import type { PipelineOutcome } from "../src/pipeline.ts";
-import { BUNDLED_TARGETS, createRun, freshDb, manifestOf, tempDir, uniqueQueue, waitFor } from "./helpers.ts";
+import { BUNDLED_TARGETS, createRun, freshDb, keyPaths, manifestOf, tempDir, uniqueQueue, waitFor } from "./helpers.ts";
 
 let db: Db;
 let queue: Queue<RunJob>;
@@ -23,16 +23,6 @@ const results = tempDir("sfbench-worker-results-");
 const logs: string[] = [];
 /** the worker's document of the first run, which the CLI's of the same target is compared with */
 let workerDoc: Record<string, unknown> | undefined;
-
-/** Every key path of a document (array items as [], their keys merged), sorted: its shape without its values. */
-function keyPaths(v: unknown, at = ""): string[] {
-  if (Array.isArray(v)) return [...new Set(v.flatMap((x) => keyPaths(x, `${at}[]`)))].sort();
-  if (v && typeof v === "object")
-    return Object.entries(v)
-      .flatMap(([k, x]) => [`${at}.${k}`, ...keyPaths(x, `${at}.${k}`)])
-      .sort();
-  return [];
-}
 
 beforeAll(async () => {
   ({ db } = await freshDb());
