@@ -6,9 +6,12 @@
  */
 import { interleavedRounds } from "@sfbench/engine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browser, caller, failure, fields } from "./helpers/callers.ts";
+import { browser, caller, cookieFrom, failure, fields, ORIGIN } from "./helpers/callers.ts";
 import { testDatabase, type TestDatabase } from "./helpers/database.ts";
 import { submission } from "./helpers/submission.ts";
+import { createOperatorSetup } from "../src/server/operator/setup.ts";
+
+const OPERATOR = "operator-campaigns@example.com";
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -17,6 +20,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.drop();
 });
+
+/** The operator's account, set up as `npm run operator` does it: the link followed, the password set, signed in. */
+async function operatorAccount() {
+  const { link } = await createOperatorSetup(t.db, OPERATOR, { origin: ORIGIN });
+  const portal = { operatorEmail: OPERATOR };
+  const anon = await caller(t.db, { headers: { origin: ORIGIN }, portal });
+  await anon.api.auth.claimOperator({ token: new URL(link).searchParams.get("token")!, password: "operator's own password" });
+  return caller(t.db, { headers: { origin: ORIGIN, cookie: cookieFrom(anon.resHeaders) }, portal, limits: { submissionsPerHour: 1 } });
+}
 
 describe("campaigns", () => {
   it("registers a system and its version without queuing a run", async () => {
@@ -82,5 +94,32 @@ describe("campaigns", () => {
     expect(fields(tooBig).trials![0]).toContain("queues 6 runs");
     await api.campaigns.create({ systems: ["lim-a", "lim-b"], trials: 2 });
     await failure(api.campaigns.create({ systems: ["lim-a"], trials: 1 }), "TOO_MANY_REQUESTS");
+  });
+
+  it("lets the operator run every registered system, teams' included, beside the reference, and nobody else", async () => {
+    const { api: team } = await browser(t.db, "team-all@example.com");
+    const refused = await failure(team.campaigns.create({ all: true }), "FORBIDDEN");
+    expect(fields(refused).all![0]).toContain("the operator's reference campaign");
+    const both = await failure(team.campaigns.create({ all: true, systems: ["camp-a"] }), "BAD_REQUEST");
+    expect(fields(both).all![0]).toContain("name no systems with it");
+    const neither = await failure(team.campaigns.create({}), "BAD_REQUEST");
+    expect(fields(neither).systems![0]).toContain("name at least one system");
+
+    const operator = await operatorAccount();
+    // without the reference registered there would be no ratio to give: refused, saying so
+    const noReference = await failure(operator.api.campaigns.create({ all: true, trials: 1 }), "BAD_REQUEST");
+    expect(fields(noReference).all![0]).toContain("the reference node-postgres is not registered");
+    await operator.api.submissions.register(submission("node-postgres"));
+    const registered = (await t.db.system.findMany({ where: { versions: { some: {} } }, select: { slug: true } })).map((s) => s.slug).sort();
+    expect(registered).toEqual(expect.arrayContaining(["camp-a", "owned-sys", "node-postgres"]));
+    const created = await operator.api.campaigns.create({ all: true, trials: 2, orderSeed: 7, workloads: ["checkout"] });
+    // every registered system in every round, other accounts' too, in the seeded interleaved order
+    expect(created.runs.map((r) => ({ system: r.system, round: r.round }))).toEqual(
+      interleavedRounds(registered, 2, 7).flatMap((r) => r.order.map((system) => ({ system, round: r.round }))),
+    );
+    // the operator's campaign is the board's reference, not a submission: no hourly limit, whatever the count
+    expect(created.runs.length).toBe(2 * registered.length);
+    // and the operator may name another account's system too
+    await operator.api.campaigns.create({ systems: ["owned-sys", "node-postgres"], trials: 1 });
   });
 });

@@ -2,7 +2,8 @@
  * `sfbench campaign --server URL`: the campaign queued on a portal, whose
  * worker runs it (the portal's campaigns.create: one run per system and
  * round, in seeded interleaved order). The systems are the account's own,
- * each run at its latest registered version. Needs nothing of the repository:
+ * each run at its latest registered version; the portal's operator may name
+ * any, or --all: every registered system beside the reference. Needs nothing of the repository:
  * a team queues a campaign of its systems from the published CLI.
  */
 import { DISTRIBUTIONS, PROFILES, WORKLOADS, type Distribution, type Workload } from "@sfbench/core/contract";
@@ -24,6 +25,7 @@ export interface RemoteCampaignFlags {
   results?: string;
   "no-trace"?: boolean;
   json?: boolean;
+  all?: boolean;
 }
 
 interface Created {
@@ -57,11 +59,15 @@ export async function campaignOnServer(cmd: string, values: RemoteCampaignFlags)
     .split(",")
     .map((t) => t.trim())
     .filter(Boolean);
-  if (!systems.length) throw new UsageError(`${cmd}: --targets needs one or more of your systems on the portal, e.g. --targets my-system,node-postgres`);
+  if (values.all && systems.length) throw new UsageError(`${cmd}: --all runs every registered system: give it without --targets`);
+  if (!values.all && !systems.length)
+    throw new UsageError(
+      `${cmd}: --targets needs one or more of your systems on the portal, e.g. --targets my-system,node-postgres (or --all, for the operator)`,
+    );
   const workloads = listFlag<Workload>(cmd, "workload", values.workload, WORKLOADS, "all");
   const distributions = listFlag<Distribution>(cmd, "distribution", values.distribution, DISTRIBUTIONS, "both");
   const input = {
-    systems,
+    ...(values.all ? { all: true } : { systems }),
     profile: oneOf(cmd, "--profile", values.profile, PROFILES) ?? "standard",
     trials: intFlag(cmd, "trials", values.trials, 1, MAX_TRIALS) ?? DEFAULT_TRIALS,
     busyRepeats: intFlag(cmd, "busy-repeats", values["busy-repeats"], 0, MAX_TRIALS) ?? BUSY_REPEATS,

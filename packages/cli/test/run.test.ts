@@ -169,6 +169,11 @@ describe("sfbench run refusals", () => {
     [["campaign", "--targets", "node-postgres", "--reference", "restate"], /--reference must be one of --targets \(node-postgres\), got "restate"/],
     [["campaign", "--targets", "node-postgres,node-postgres"], /--targets: each target once/],
     [["campaign"], /--targets needs one or more bundled targets/],
+    [["campaign", "--all", "--targets", "node-postgres"], /--all goes with --server/],
+    [
+      ["campaign", "--server", "http://127.0.0.1:19499", "--all", "--targets", "node-postgres"],
+      /--all runs every registered system: give it without --targets/,
+    ],
   ])("sfbench %j exits 2 naming the flag", async (args, message) => {
     const r = await sfbench(args);
     expect(r.code).toBe(2);

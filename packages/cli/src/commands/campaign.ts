@@ -36,6 +36,10 @@ export const campaignFlags = {
     help: "queue the campaign on this portal instead (its worker runs it); --targets are your systems there, --workload may list several (checkout,analytics)",
   },
   json: { type: "boolean", help: "with --server: print the queued campaign (its id and runs) as JSON" },
+  all: {
+    type: "boolean",
+    help: "with --server, for the portal's operator: every registered system, teams' included, in the same rounds as node-postgres (the reference campaign)",
+  },
 } as const;
 
 export async function campaign(argv: string[]): Promise<number> {
@@ -43,6 +47,7 @@ export async function campaign(argv: string[]): Promise<number> {
   const { values } = parseFlags(cmd, argv, campaignFlags);
   if (values.server !== undefined) return campaignOnServer(cmd, values);
   if (values.json) throw new UsageError(`${cmd}: --json goes with --server (a local campaign prints its table and writes campaign.json)`);
+  if (values.all) throw new UsageError(`${cmd}: --all goes with --server (the operator's campaign of every system registered on a portal)`);
   const { findTarget } = await needRepository("sfbench campaign (trials on this machine)", () => import("@sfbench/catalogue"));
   const { k6Path, paths } = await needRepository("sfbench campaign (trials on this machine)", () => import("@sfbench/services"));
   const { runCampaign } = await needRepository("sfbench campaign (trials on this machine)", () => import("../campaign-run.ts"));

@@ -7,12 +7,16 @@
  * transaction's timestamp and lose their order. Every run carries the
  * campaign's id, its trial and round (attempt 1); the worker puts them in the
  * run's result document and repeats a busy trial as attempt 2.
+ *
+ * A team runs its own systems. The operator runs any, and with `all` every
+ * registered system with a version, teams' included, beside the reference:
+ * the campaign that gives every system a ratio to it in the same rounds.
  */
 import { randomUUID } from "node:crypto";
 import type { Db } from "@sfbench/db";
 import { interleavedRounds } from "@sfbench/engine";
 import type { z } from "zod";
-import type { CampaignInput } from "../../shared/campaign.ts";
+import { CAMPAIGN_REFERENCE, MAX_CAMPAIGN_SYSTEMS, type CampaignInput } from "../../shared/campaign.ts";
 import { fieldError } from "../trpc/errors.ts";
 import { enforceSubmissionLimit } from "../submissions/rate-limit.ts";
 
@@ -25,24 +29,35 @@ export interface CreatedCampaign {
 
 export async function createCampaign(
   db: Db,
-  userId: string,
+  user: { id: string; operator: boolean },
   input: z.output<typeof CampaignInput>,
   perHour: number,
   now = new Date(),
 ): Promise<CreatedCampaign> {
+  const userId = user.id;
   const orderSeed = input.orderSeed ?? now.getTime() % 2 ** 31;
-  const rounds = interleavedRounds(input.systems, input.trials, orderSeed);
   const campaignId = randomUUID();
   return db.$transaction(async (tx) => {
-    await enforceSubmissionLimit(tx, userId, perHour, now, input.systems.length * input.trials);
+    if (input.all && !user.operator) throw fieldError("all", "a campaign of every registered system is the operator's reference campaign", "FORBIDDEN");
+    const slugs = input.all ? await everyRegistered(tx) : input.systems!;
+    if (input.all && !slugs.includes(CAMPAIGN_REFERENCE))
+      throw fieldError(
+        "all",
+        `the reference ${CAMPAIGN_REFERENCE} is not registered: register it first (sfbench submit --register-only), then every ratio has it`,
+      );
+    if (slugs.length > MAX_CAMPAIGN_SYSTEMS)
+      throw fieldError(input.all ? "all" : "systems", `at most ${MAX_CAMPAIGN_SYSTEMS} systems in one campaign, ${slugs.length} are registered`);
+    // the operator's campaigns are the board's reference, not a team's submissions: no hourly limit
+    if (!user.operator) await enforceSubmissionLimit(tx, userId, perHour, now, slugs.length * input.trials);
+    const rounds = interleavedRounds(slugs, input.trials, orderSeed);
     const systems = await tx.system.findMany({
-      where: { slug: { in: input.systems } },
+      where: { slug: { in: slugs } },
       select: { id: true, slug: true, ownerId: true, versions: { orderBy: { createdAt: "desc" }, take: 1, select: { id: true, version: true } } },
     });
     const bySlug = new Map(systems.map((s) => [s.slug, s]));
-    const missing = input.systems.filter((s) => !bySlug.has(s));
+    const missing = slugs.filter((s) => !bySlug.has(s));
     if (missing.length) throw fieldError("systems", `no system named ${missing.join(", ")}: submit each one first (sfbench submit --register-only)`);
-    const foreign = systems.filter((s) => s.ownerId !== userId).map((s) => s.slug);
+    const foreign = user.operator ? [] : systems.filter((s) => s.ownerId !== userId).map((s) => s.slug);
     if (foreign.length)
       throw fieldError(
         "systems",
@@ -85,4 +100,10 @@ export async function createCampaign(
     }
     return { campaignId, orderSeed, runs };
   });
+}
+
+/** Every system with a submitted version, by name. */
+async function everyRegistered(tx: Pick<Db, "system">): Promise<string[]> {
+  const systems = await tx.system.findMany({ where: { versions: { some: {} } }, select: { slug: true }, orderBy: { slug: "asc" } });
+  return systems.map((s) => s.slug);
 }
