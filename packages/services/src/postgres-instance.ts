@@ -13,6 +13,7 @@ import pg from "pg";
 import { HOST } from "./env.ts";
 import { bin, nativeDir } from "./postgres.ts";
 import { postgresUser } from "./postgres-user.ts";
+import { passwordInit, serverUrl } from "./postgres-auth.ts";
 import { CommandError, freePort, isAlive, readPid, run, stopPid, tail } from "./process.ts";
 
 /** The settings that decide whether a committed transaction survives a crash or power cut. */
@@ -82,7 +83,12 @@ export async function startPostgresInstance(opts: InstanceOptions): Promise<Post
   if (!existsSync(path.join(dataDir, "PG_VERSION"))) {
     opts.onProgress?.(`initializing ${dataDir} (initdb)`);
     await rm(dataDir, { recursive: true, force: true }); // a half-made one from an interrupted initdb
-    await run(bin("initdb"), ["-D", dataDir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C"], { ...user, cwd: dir, timeoutMs: 180_000 });
+    const password = await passwordInit(dir, user);
+    try {
+      await run(bin("initdb"), ["-D", dataDir, "-U", "postgres", ...password.args, "-E", "UTF8", "--locale=C"], { ...user, cwd: dir, timeoutMs: 180_000 });
+    } finally {
+      await password.done();
+    }
   }
   const port = opts.port ?? (await freePort());
   const serverOptions = [
@@ -108,8 +114,7 @@ export async function startPostgresInstance(opts: InstanceOptions): Promise<Post
   }
   const pid = await readPid(path.join(dataDir, "postmaster.pid"));
   if (pid === undefined) throw new Error(`the target's PostgreSQL started but wrote no pid to ${dataDir}/postmaster.pid; log ${log}:\n${await tail(log)}`);
-  const base = `postgres://postgres@${HOST}:${port}`;
-  const client = new pg.Client({ connectionString: `${base}/postgres`, connectionTimeoutMillis: 10_000 });
+  const client = new pg.Client({ connectionString: serverUrl(dir, HOST, port, "postgres"), connectionTimeoutMillis: 10_000 });
   client.on("error", () => undefined);
   try {
     await client.connect();
@@ -122,7 +127,7 @@ export async function startPostgresInstance(opts: InstanceOptions): Promise<Post
       full_page_writes: await show("full_page_writes"),
       version: await show("server_version"),
     };
-    return { pid, port, dir, log, database, url: `${base}/${encodeURIComponent(database)}`, settings };
+    return { pid, port, dir, log, database, url: serverUrl(dir, HOST, port, database), settings };
   } catch (error) {
     await stopPostgresInstance(dir);
     throw new Error(`the target's PostgreSQL on ${HOST}:${port} does not answer: ${(error as Error).message}`);

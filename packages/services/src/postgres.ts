@@ -7,6 +7,7 @@ import pg from "pg";
 import { HOST, paths, ports } from "./env.ts";
 import { withLock } from "./lock.ts";
 import { postgresUser, type RunAs } from "./postgres-user.ts";
+import { passwordInit, serverUrl } from "./postgres-auth.ts";
 import { CommandError, isAlive, portAnswers, readPid, run, stopPid, tail, waitFor } from "./process.ts";
 import type { Progress, Service, ServiceStatus } from "./types.ts";
 
@@ -36,7 +37,7 @@ const serverOptions = [
 ].join(" ");
 
 export function postgresUrl(db = "postgres"): string {
-  return `postgres://postgres@${HOST}:${ports.postgres}/${encodeURIComponent(db)}`;
+  return serverUrl(dir, HOST, ports.postgres, db);
 }
 
 interface Probe {
@@ -122,8 +123,12 @@ async function up(progress: Progress): Promise<ServiceStatus> {
 async function initdb(user: RunAs | undefined, progress: Progress): Promise<void> {
   progress("initializing the data directory (initdb)");
   await rm(dataDir, { recursive: true, force: true }); // a half-made one from an interrupted initdb
-  const args = ["-D", dataDir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C"];
-  await run(bin("initdb"), args, { ...user, cwd: dir, timeoutMs: 120_000 });
+  const password = await passwordInit(dir, user);
+  try {
+    await run(bin("initdb"), ["-D", dataDir, "-U", "postgres", ...password.args, "-E", "UTF8", "--locale=C"], { ...user, cwd: dir, timeoutMs: 120_000 });
+  } finally {
+    await password.done();
+  }
   await writeFile(initializedMarker, new Date().toISOString());
 }
 

@@ -3,7 +3,7 @@
  * settings really off, committed data kept across a restart with keepData,
  * and nothing left running after stop.
  */
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -50,7 +50,16 @@ describe("a private PostgreSQL instance", () => {
     const dir = dirFor("durable");
     const pgi = await startPostgresInstance({ dir, settings: DURABLE, port: 18030, database: "target" });
     expect(pgi.port).toBe(18030);
-    expect(pgi.url).toBe("postgres://postgres@127.0.0.1:18030/target");
+    // its own password, kept beside the data where only sfbench's user reads it, in the URL sfbench hands out
+    const password = readFileSync(path.join(dir, "password"), "utf8").trim();
+    expect(password).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(statSync(path.join(dir, "password")).mode & 0o777).toBe(0o600);
+    expect(pgi.url).toBe(`postgres://postgres:${password}@127.0.0.1:18030/target`);
+    // a client that only reaches the port, without the password, is refused; the wrong password too
+    for (const stranger of ["postgres://postgres@127.0.0.1:18030/target", "postgres://postgres:guess@127.0.0.1:18030/target"])
+      await expect(query(stranger, "SELECT 1")).rejects.toThrow(/password authentication failed|no password was provided|SASL/);
+    // and initdb's copy of it is gone
+    expect(readdirSync(dir).filter((f) => f.startsWith(".initdb-password"))).toEqual([]);
     expect(await show(pgi.url)).toEqual({ fsync: "on", synchronous_commit: "on", full_page_writes: "on" });
     expect(pgi.settings).toMatchObject({ fsync: "on", synchronous_commit: "on", full_page_writes: "on" });
     expect(pgi.settings.version).toMatch(/^\d+\.\d+/);
