@@ -166,7 +166,9 @@ describe("a checkout that got no clear answer and is still running when the audi
     const late = records.find((r) => r.status === 200)!;
     // the client gave up on it: no answer
     const ambiguous = records.map((r) => (r === late ? { ...r, status: 0, orderId: undefined, total: undefined } : r));
+    let lateCartReads = 0;
     const proxy = createServer(async (req, res) => {
+      if (req.url === `/shopping-carts/${late.cart}`) lateCartReads++;
       const r = await fetch(upstream + req.url, { method: req.method });
       let body = await r.text();
       if (req.url === `/shopping-carts/${late.cart}` && !until()) body = JSON.stringify({ ...JSON.parse(body), checkedOut: false });
@@ -174,7 +176,7 @@ describe("a checkout that got no clear answer and is still running when the audi
     });
     await new Promise<void>((ok) => proxy.listen(0, "127.0.0.1", ok));
     const url = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
-    return { url, records: ambiguous, before, close: () => proxy.close() };
+    return { url, records: ambiguous, before, lateCartReads: () => lateCartReads, close: () => proxy.close() };
   }
 
   it("is read again until its cart and its user agree, then counted as the checkout it became", async () => {
@@ -192,12 +194,11 @@ describe("a checkout that got no clear answer and is still running when the audi
   it("is counted as drift when its cart and its user still disagree once the settle time is over", async () => {
     const t = await midSaga(() => false);
     try {
-      const began = performance.now();
-      const result = await audit({ baseUrl: t.url, records: t.records, idOf, priceOf, stockBefore: t.before, quietMs: 50, settleMs: 800 });
+      const result = await audit({ baseUrl: t.url, records: t.records, idOf, priceOf, stockBefore: t.before, quietMs: 50, settleMs: 3000 });
       expect(result.anomalies["credit-drift"]).toBe(1);
       expect(result.examples.join("\n")).toMatch(/credit-drift: user .*expected .*\(checkout answered 0\)/);
-      // the audit waited for it, and no longer than the settle time allows (plus the reads)
-      expect(performance.now() - began).toBeGreaterThan(400);
+      // the audit waited for it: it read the cart again after its first read (how often fits in the settle time depends on the machine)
+      expect(t.lateCartReads()).toBeGreaterThanOrEqual(2);
     } finally {
       t.close();
     }
