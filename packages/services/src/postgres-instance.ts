@@ -7,13 +7,14 @@
  * else's connections.
  */
 import { existsSync } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { chown, mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
 import { HOST } from "./env.ts";
 import { bin, nativeDir } from "./postgres.ts";
-import { postgresUser } from "./postgres-user.ts";
-import { passwordInit, serverUrl } from "./postgres-auth.ts";
+import { postgresUser, type RunAs } from "./postgres-user.ts";
+import { passwordInit, serverPassword, serverUrl } from "./postgres-auth.ts";
 import { CommandError, freePort, isAlive, readPid, run, stopPid, tail } from "./process.ts";
 
 /** The settings that decide whether a committed transaction survives a crash or power cut. */
@@ -61,6 +62,14 @@ export interface InstanceOptions {
   keepData?: boolean;
   /** the CPUs the server runs on (taskset -c; its backends inherit them); default: the caller's */
   cpus?: string;
+  /**
+   * A network namespace to serve in (`/proc/<pid>/ns/net` of a run's pod):
+   * the server listens on that namespace's 127.0.0.1, reachable only from
+   * inside it, and sfbench itself talks to it through a Unix socket (a file,
+   * which namespaces of the network do not hide). Root only: entering it
+   * takes root.
+   */
+  netns?: string;
   onProgress?: (message: string) => void;
 }
 
@@ -90,11 +99,13 @@ export async function startPostgresInstance(opts: InstanceOptions): Promise<Post
       await password.done();
     }
   }
-  const port = opts.port ?? (await freePort());
+  // in a namespace of its own the server has the whole port range to itself
+  const port = opts.port ?? (opts.netns ? DEFAULT_PORT : await freePort());
+  const socketDir = opts.netns ? await makeSocketDir(dir, user) : undefined;
   const serverOptions = [
     `-p ${port}`,
     `-c listen_addresses=${HOST}`,
-    "-c unix_socket_directories=",
+    `-c unix_socket_directories=${socketDir ?? ""}`,
     "-c max_connections=200",
     `-c fsync=${onOff(opts.settings.fsync)}`,
     `-c synchronous_commit=${onOff(opts.settings.synchronous_commit)}`,
@@ -106,15 +117,21 @@ export async function startPostgresInstance(opts: InstanceOptions): Promise<Post
   try {
     // pg_ctl puts the postmaster in a session of its own: signals to the caller's process group do not reach it
     const start = [bin("pg_ctl"), "start", "-w", "-t", "90", "-D", dataDir, "-l", log, "-o", serverOptions];
-    const argv = opts.cpus ? ["taskset", "-c", opts.cpus, ...start] : start;
-    await run(argv[0]!, argv.slice(1), { ...user, cwd: dir, timeoutMs: 120_000 });
+    // nsenter enters the namespace as root, then becomes the server's user; pg_ctl's postmaster inherits both
+    const entered = opts.netns ? [...enter(opts.netns, user), ...start] : start;
+    const argv = opts.cpus ? ["taskset", "-c", opts.cpus, ...entered] : entered;
+    await run(argv[0]!, argv.slice(1), { ...(opts.netns ? {} : user), cwd: dir, timeoutMs: 120_000 });
   } catch (error) {
     const message = error instanceof CommandError ? error.message : String(error);
     throw new Error(`the target's PostgreSQL did not start: ${message}\nlog ${log}:\n${await tail(log)}`);
   }
   const pid = await readPid(path.join(dataDir, "postmaster.pid"));
   if (pid === undefined) throw new Error(`the target's PostgreSQL started but wrote no pid to ${dataDir}/postmaster.pid; log ${log}:\n${await tail(log)}`);
-  const client = new pg.Client({ connectionString: serverUrl(dir, HOST, port, "postgres"), connectionTimeoutMillis: 10_000 });
+  const client = new pg.Client(
+    socketDir
+      ? { host: socketDir, port, user: "postgres", password: serverPassword(dir) ?? "", database: "postgres", connectionTimeoutMillis: 10_000 }
+      : { connectionString: serverUrl(dir, HOST, port, "postgres"), connectionTimeoutMillis: 10_000 },
+  );
   client.on("error", () => undefined);
   try {
     await client.connect();
@@ -136,6 +153,30 @@ export async function startPostgresInstance(opts: InstanceOptions): Promise<Post
   }
 }
 
+/** The port a server in a namespace of its own listens on: PostgreSQL's own. */
+const DEFAULT_PORT = 5432;
+
+/** `nsenter` into `netns` as the server's user (root cannot run PostgreSQL; only root may enter). */
+function enter(netns: string, user: RunAs | undefined): string[] {
+  if (!user) throw new Error("a PostgreSQL inside a run's network namespace needs root (only root may enter the namespace)");
+  return ["nsenter", `--net=${netns}`, `--setgid=${user.gid}`, `--setuid=${user.uid}`, "--"];
+}
+
+/**
+ * Where a namespaced server's Unix socket lives: a short path of its own
+ * (a socket's path may have at most 107 bytes; the instance's directory
+ * under a checkout may be longer), only its user and root may enter.
+ */
+export const socketDirOf = (dir: string) => path.join("/tmp", `sfbench-pg-${createHash("sha256").update(path.resolve(dir)).digest("hex").slice(0, 16)}`);
+
+async function makeSocketDir(dir: string, user: RunAs | undefined): Promise<string> {
+  const socketDir = socketDirOf(dir);
+  await rm(socketDir, { recursive: true, force: true });
+  await mkdir(socketDir, { mode: 0o700 });
+  if (user) await chown(socketDir, user.uid, user.gid);
+  return socketDir;
+}
+
 /**
  * Stops the server of `dir` (fast shutdown: open transactions roll back,
  * clients are disconnected) and waits until it is gone. Idempotent: returns
@@ -144,7 +185,11 @@ export async function startPostgresInstance(opts: InstanceOptions): Promise<Post
 export async function stopPostgresInstance(dir: string): Promise<boolean> {
   const dataDir = dataDirOf(dir);
   const pid = await readPid(path.join(dataDir, "postmaster.pid"));
-  if (pid === undefined || !isAlive(pid, dataDir)) return false;
+  if (pid === undefined || !isAlive(pid, dataDir)) {
+    await rm(socketDirOf(dir), { recursive: true, force: true });
+    return false;
+  }
   await stopPid(pid, { command: dataDir, signal: "SIGINT", timeoutMs: 60_000 });
+  await rm(socketDirOf(dir), { recursive: true, force: true });
   return true;
 }
