@@ -27,8 +27,8 @@ export interface ImageSubmission {
 /**
  * Builds (or finds current) the image, saves it under `dir` and writes the
  * manifest beside it. `port`: the port target.json gives the target (the
- * bundled target's unless given: a test gives one of its own range, since the
- * container runs on the host's network).
+ * bundled target's unless given: a test gives one of its own range, the
+ * number the manifest names, though a run publishes a free one).
  */
 export async function prepareImageSubmission(opts: {
   root: string;

@@ -24,7 +24,7 @@ import { freshDb, startWorkerProcess, tempDir, uniqueQueue } from "./helpers.ts"
 
 const REPO = fileURLToPath(new URL("../../..", import.meta.url));
 const CLI_PACKAGE = join(REPO, "packages", "cli");
-// this test's own ports: the portal, and the container's (it runs on the host's network)
+// this test's own ports: the portal, and the one its manifest names for the container
 const PORTAL_PORT = 21310;
 const TARGET_PORT = 21311;
 

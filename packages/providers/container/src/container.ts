@@ -2,11 +2,17 @@
  * A target run from its image: each node one podman container with the run's
  * machine class (CPU quota, memory limit), keyed by the run id.
  *
- * Networking: the host's (--network=host). The container listens on a
- * loopback port of the host as a local target does, and reaches the services
- * it declares (its own PostgreSQL, the shared Redis and Kafka) at the same
- * 127.0.0.1 addresses: no NAT or user-space proxy sits in the measured path,
- * which slirp4netns would add.
+ * Networking: the run's own (run-network.ts). Its nodes share one pod, whose
+ * network namespace sits on a bridge of the run's own, fenced so that nothing
+ * of the installation answers from inside: its 127.0.0.1 is the run's, where
+ * the nodes find each other (cluster ports) and the run's own PostgreSQL,
+ * which runs on the host (same binaries and settings as a local target's,
+ * its processes in the cost) but inside the pod's namespace. Each node's port
+ * is published on the host's 127.0.0.1 under the same number, which is where
+ * the load, the health check and sfbench's balancer reach it (a DNAT in the
+ * kernel: no user-space proxy in the measured path). The shared Redis and
+ * Kafka are sfbench's own and are not handed to an image: a manifest that
+ * declares them cannot run from its image yet.
  *
  * Output: the container runs attached to a detached `podman run` whose stdout
  * and stderr go to the node's log file, so span lines reach the trace shipper
@@ -30,21 +36,11 @@ import type { TargetManifest } from "@sfbench/core";
 import { nodeSupport } from "@sfbench/core";
 import { freePort, isAlive, portFree, spawnBalancerProcess } from "@sfbench/provider-local";
 import { TargetBusyError, TargetError } from "@sfbench/catalogue";
-import {
-  DURABLE,
-  kafkaBrokers,
-  paths,
-  redisUrl,
-  SCRATCH,
-  startPostgresInstance,
-  stopPostgresInstance,
-  up,
-  type PostgresReportedSettings,
-  type ServiceName,
-} from "@sfbench/services";
+import { DURABLE, paths, SCRATCH, startPostgresInstance, stopPostgresInstance, type PostgresReportedSettings } from "@sfbench/services";
 import { z } from "zod";
 import { MachineClass } from "./machine.ts";
 import { podman, podmanEnv } from "./podman.ts";
+import { createRunNetwork, removeRunNetwork, runNetworks } from "./run-network.ts";
 
 /** Tasks (processes and threads) one node may have: podman's default, written down; the JVM targets use a few hundred. */
 export const PIDS_LIMIT = 2048;
@@ -87,6 +83,11 @@ export const ContainerTarget = z.strictObject({
   url: z.string(),
   trace: z.boolean(),
   postgres: TargetPostgres.optional(),
+  /** the run's own network and the pod whose namespace its nodes and PostgreSQL share */
+  network: z.string().optional(),
+  pod: z.string().optional(),
+  /** the host loopback ports published to the pod: node i listens on published[i] (a node added later takes the next) */
+  published: z.array(z.number().int().positive()).default([]),
   nodes: z.array(ContainerNode),
   /** nodes killed on purpose and not started again */
   killed: z.array(z.number().int()).default([]),
@@ -157,16 +158,63 @@ export function planOf(state: ContainerTarget, node: ContainerNode): ContainerNo
 
 /** What every node's container gets from the services the manifest declares. */
 function serviceEnv(manifest: TargetManifest, state: Pick<ContainerTarget, "trace" | "postgres">): Record<string, string> {
-  const services = manifest.services;
   return {
     ...manifest.local?.env,
-    HOST: "127.0.0.1",
+    // every address of the pod: the published ports reach it on the pod's side of the bridge
+    HOST: "0.0.0.0",
     SFBENCH_TRACE: state.trace ? "1" : "0",
     SFBENCH_DATA_DIR: "/data",
     ...(state.postgres ? { DATABASE_URL: state.postgres.url } : {}),
-    ...(services.includes("redis") ? { REDIS_URL: redisUrl() } : {}),
-    ...(services.includes("kafka") ? { KAFKA_BROKERS: kafkaBrokers().join(",") } : {}),
   };
+}
+
+/** The data services a run from an image can have: its own PostgreSQL; the shared Redis and Kafka are the installation's. */
+const RUN_SERVICES: readonly string[] = ["postgres"];
+
+/** Refuses a manifest whose services a run of its own cannot give it, naming them. */
+export function requireRunServices(manifest: TargetManifest): void {
+  const missing = manifest.services.filter((s) => !RUN_SERVICES.includes(s));
+  if (missing.length)
+    throw new TargetError(
+      `services: ${missing.join(", ")} cannot be given to a run from an image (allowed: ${RUN_SERVICES.join(", ")}); ` +
+        "the shared ones are sfbench's own and a run's network does not reach them",
+    );
+}
+
+const NETWORK_OWNER = "container";
+export const podName = (runId: string) => `sfbench-${runId}-pod`;
+export const networkName = (runId: string) => `sfbench-${runId}`;
+
+/** The network namespace of the run's pod (its infra container's), for the services started inside it. */
+export async function podNetns(pod: string): Promise<string> {
+  const infra = (await podman(["pod", "inspect", "--format", "{{.InfraContainerID}}", pod])).stdout.trim();
+  const pid = infra ? await containerPid(infra) : undefined;
+  if (!pid) throw new TargetError(`the pod ${pod} of the run has no running infra container, so no network namespace`);
+  return `/proc/${pid}/ns/net`;
+}
+
+/** Makes the run's network and its pod, every port in `published` published on the host's 127.0.0.1 under its own number. */
+async function createRunPod(state: ContainerTarget, onProgress?: (m: string) => void): Promise<void> {
+  const network = await createRunNetwork(state.runId, networkName(state.runId), NETWORK_OWNER);
+  state.network = network.name;
+  writeContainerState(state);
+  const pod = podName(state.runId);
+  onProgress?.(`the run's network ${network.name} (bridge ${network.iface}, fenced), pod ${pod} publishing 127.0.0.1:${state.published.join(", ")}`);
+  await podman([
+    "pod",
+    "create",
+    "--name",
+    pod,
+    // not RUN_LABEL: the pod's infra container carries the pod's labels, and the run's containers are its nodes
+    "--label",
+    `${RUN_LABEL}-pod=${state.runId}`,
+    "--network",
+    network.name,
+    ...state.published.flatMap((p) => ["--publish", `127.0.0.1:${p}:${p}`]),
+  ]);
+  state.pod = pod;
+  writeContainerState(state);
+  await podman(["pod", "start", pod]);
 }
 
 export const containerName = (runId: string, index: number) => `sfbench-${runId}-node-${index}`;
@@ -202,6 +250,7 @@ export async function launchNode(
           SFBENCH_NODE_INDEX: String(index),
           SFBENCH_NODES: String(plan.nodes),
           SFBENCH_CLUSTER_PORT: String(plan.clusterPort),
+          // the pod's loopback, which only the run's nodes share
           SFBENCH_CLUSTER_PEERS: (plan.peers ?? []).map((p) => `127.0.0.1:${p}`).join(","),
         }
       : {}),
@@ -213,7 +262,9 @@ export async function launchNode(
     name,
     "--label",
     `${RUN_LABEL}=${state.runId}`,
-    "--network=host",
+    // the run's pod: its own network namespace, nothing of the installation in it
+    "--pod",
+    state.pod!,
     // a submitted image is code its team wrote: no capabilities (the bundled images run as a user of their own and need none),
     // no gaining any through setuid binaries, and a bounded number of tasks (a fork bomb stops at the limit, not at the host's)
     "--cap-drop=ALL",
@@ -232,7 +283,9 @@ export async function launchNode(
     state.image,
   ];
   const fd = openSync(log, opts.truncateLog ? "w" : "a");
-  opts.onProgress?.(`starting ${name} from ${state.image} (${machine.cpus} CPU, ${Math.round(machine.memoryBytes / 2 ** 20)} MiB, host network, port ${port})`);
+  opts.onProgress?.(
+    `starting ${name} from ${state.image} (${machine.cpus} CPU, ${Math.round(machine.memoryBytes / 2 ** 20)} MiB, the run's network, port ${port} on 127.0.0.1)`,
+  );
   const child = spawn("podman", args, { env: podmanEnv(), detached: true, stdio: ["ignore", fd, fd] });
   closeSync(fd);
   let exited: string | undefined;
@@ -285,20 +338,26 @@ export async function waitHealthy(url: string, exited: () => string | undefined,
 
 export const postgresDir = (runId: string) => join(runDir(runId), "postgres");
 
-/** The target's own PostgreSQL on the host (durable settings when the manifest promises durability), as local targets get. */
+/**
+ * The target's own PostgreSQL (durable settings when the manifest promises
+ * durability), as local targets get, inside the run's pod's network namespace.
+ */
 export async function startRunPostgres(
-  runId: string,
+  state: Pick<ContainerTarget, "runId" | "pod">,
   manifest: TargetManifest,
   opts: { keepData?: boolean; cpus?: string; onProgress?: (m: string) => void },
 ): Promise<ContainerTarget["postgres"]> {
+  const { runId } = state;
   const durable = manifest.guarantees.durability !== "in-memory";
+  if (!state.pod) throw new TargetError(`run ${runId} has no pod to start its PostgreSQL in`);
   const pgi = await startPostgresInstance({
     dir: postgresDir(runId),
+    netns: await podNetns(state.pod),
     settings: durable ? DURABLE : SCRATCH,
     database: "target",
     keepData: opts.keepData,
     ...(opts.cpus ? { cpus: opts.cpus } : {}),
-    onProgress: (m) => opts.onProgress?.(`postgres (${durable ? "durable" : "scratch"}, the run's own): ${m}`),
+    onProgress: (m) => opts.onProgress?.(`postgres (${durable ? "durable" : "scratch"}, the run's own, in its network): ${m}`),
   });
   return { pid: pgi.pid, port: pgi.port, url: pgi.url, dir: pgi.dir, settings: pgi.settings };
 }
@@ -352,12 +411,17 @@ function stopBalancer(state: ContainerTarget | undefined): void {
 export async function startContainerTarget(opts: ContainerStartOptions): Promise<StartedContainerTarget> {
   const { runId, manifest } = opts;
   if (readContainerState(runId)) throw new TargetError(`run ${runId} already has a container target; tear it down first (teardownRun)`);
+  requireRunServices(manifest);
   const count = nodeCount(manifest, opts.nodes);
   const cluster = opts.nodes !== undefined;
   const balanced = cluster && nodeSupport(manifest).routing === "balancer";
   const port = opts.port ?? manifest.port;
-  // with the host's network a taken port would let the health check reach someone else's server
+  // a taken port would let the health check reach someone else's server
   if (!(await portFree(port))) throw new TargetBusyError(`port ${port} on 127.0.0.1 is in use; choose another port`);
+  // a pod's published ports are fixed when it is made: one for every node the run may come to have
+  const slots = cluster ? nodeSupport(manifest).max : 1;
+  const published: number[] = [];
+  for (let index = 0; index < slots; index++) published.push(balanced || index > 0 ? await freePort() : port);
   const state: ContainerTarget = {
     runId,
     name: manifest.name,
@@ -366,6 +430,7 @@ export async function startContainerTarget(opts: ContainerStartOptions): Promise
     port,
     url: `http://127.0.0.1:${port}`,
     trace: opts.trace ?? false,
+    published,
     nodes: [],
     killed: [],
     cluster,
@@ -374,18 +439,15 @@ export async function startContainerTarget(opts: ContainerStartOptions): Promise
   rmSync(runDir(runId), { recursive: true, force: true });
   writeContainerState(state);
   try {
-    const shared = manifest.services.filter((s) => s !== "postgres") as ServiceName[];
-    if (shared.length) {
-      opts.onProgress?.(`starting services: ${shared.join(", ")}`);
-      await up(shared, { onProgress: (s, m) => opts.onProgress?.(`${s}: ${m}`) });
-    }
+    await createRunPod(state, opts.onProgress);
     if (manifest.services.includes("postgres")) {
-      state.postgres = await startRunPostgres(runId, manifest, { onProgress: opts.onProgress });
+      state.postgres = await startRunPostgres(state, manifest, { onProgress: opts.onProgress });
       writeContainerState(state);
     }
     const plans: ContainerNodePlan[] = [];
     for (let index = 0; index < count; index++) {
-      plans.push({ index, port: balanced || index > 0 ? await freePort() : port, ...(cluster ? { clusterPort: await freePort(), nodes: count } : {}) });
+      // cluster ports live on the pod's own loopback: any number, none published
+      plans.push({ index, port: published[index]!, ...(cluster ? { clusterPort: CLUSTER_PORT_BASE + index, nodes: count } : {}) });
     }
     if (cluster) for (const p of plans) p.peers = plans.map((q) => q.clusterPort!);
     const timeoutMs = (manifest.local?.startupTimeoutSeconds ?? DEFAULT_STARTUP_SECONDS) * 1000;
@@ -415,6 +477,9 @@ export async function startContainerTarget(opts: ContainerStartOptions): Promise
     throw e;
   }
 }
+
+/** Node i's cluster port on the pod's loopback (not published, so no host port is taken for it). */
+export const CLUSTER_PORT_BASE = 17400;
 
 /** Startup allowance of a manifest without a local section (a submitted image): what core's nodeSupport assumes for restarts. */
 const DEFAULT_STARTUP_SECONDS = 60;
@@ -452,6 +517,9 @@ export async function teardownRun(runId: string, opts: { logsTo?: string } = {})
   const names = await runContainers(runId).catch(() => [] as string[]);
   if (names.length) await podman(["rm", "--force", "--time", "0", ...names]);
   await stopPostgresInstance(postgresDir(runId));
+  // the pod (its infra container) after its nodes and its PostgreSQL, which live in its namespace; then the network and its fence
+  await podman(["pod", "rm", "--force", "--ignore", podName(runId)]);
+  await removeRunNetwork(runId, networkName(runId));
   const dir = runDir(runId);
   if (!existsSync(dir)) return;
   if (opts.logsTo) {
@@ -469,6 +537,8 @@ export async function sweepContainerRuns(): Promise<string[]> {
     const id = /^sfbench-(.+)-node-\d+$/.exec(name)?.[1];
     if (id) ids.add(id);
   }
+  // a run's network outlives a crash between its making and its state's first write
+  for (const { runId, name } of await runNetworks(NETWORK_OWNER).catch(() => [])) if (RUN_ID.test(runId) && name === networkName(runId)) ids.add(runId);
   for (const id of ids) await teardownRun(id);
   return [...ids];
 }

@@ -14,10 +14,11 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { nodeSupport, type TargetControl, type TargetManifest } from "@sfbench/core";
-import { descendants, freePort, isAlive, waitGone } from "@sfbench/provider-local";
+import { descendants, isAlive, waitGone } from "@sfbench/provider-local";
 import { TargetError } from "@sfbench/catalogue";
 import { cgroupCpuSeconds, treeCpuSeconds } from "./cgroup.ts";
 import {
+  CLUSTER_PORT_BASE,
   containerPid,
   launchNode,
   planOf,
@@ -155,7 +156,7 @@ export async function containerTargetControl(
       }
       if (s.postgres && !isAlive(s.postgres.pid)) {
         clearStaleLock(s.postgres.dir);
-        const postgres = await startRunPostgres(runId, manifest, { keepData: true, onProgress: opts.onProgress, ...placed() });
+        const postgres = await startRunPostgres(s, manifest, { keepData: true, onProgress: opts.onProgress, ...placed() });
         s = { ...s, postgres };
         writeContainerState(s);
       }
@@ -172,8 +173,10 @@ export async function containerTargetControl(
       if (s.nodes.length >= support.max)
         throw new TargetError(`nodes: ${manifest.name} already runs ${s.nodes.length} nodes, its maximum (target.json nodes.max)`);
       const index = s.nodes.length;
-      const clusterPort = await freePort();
-      const plan = { index, port: await freePort(), clusterPort, nodes: index + 1, peers: [...s.nodes.map((n) => n.clusterPort!), clusterPort] };
+      const port = s.published[index];
+      if (port === undefined) throw new TargetError(`run ${runId} published no port for node ${index}`);
+      const clusterPort = CLUSTER_PORT_BASE + index;
+      const plan = { index, port, clusterPort, nodes: index + 1, peers: [...s.nodes.map((n) => n.clusterPort!), clusterPort] };
       const launched = await launchNode(s, manifest, plan, { truncateLog: true, onProgress: opts.onProgress, ...placed() });
       writeContainerState({ ...state(), nodes: [...s.nodes, launched.node] });
       try {

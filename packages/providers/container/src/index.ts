@@ -20,6 +20,7 @@ export {
   type ContainerStartOptions,
   type StartedContainerTarget,
 } from "./container.ts";
+export { createRunNetwork, removeRunNetwork, RunNetworkError, type RunNetwork } from "./run-network.ts";
 export { containerTargetControl, type ContainerTargetControl } from "./control.ts";
 export { cgroupCpuSeconds } from "./cgroup.ts";
 export { imageTargetProvider } from "./provider.ts";

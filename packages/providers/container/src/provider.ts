@@ -39,7 +39,7 @@ export function imageTargetProvider(
         await requireImage(from.stored);
         image = from.stored;
       }
-      // on the host's network: a free port, so the run never meets whatever holds the manifest's
+      // a free host port to publish on, so the run never meets whatever holds the manifest's
       const port = await freePort();
       const c = await startContainerTarget({
         runId,

@@ -1,16 +1,22 @@
 /**
  * The container provider on real podman: node-postgres's image built offline
  * on the local bases (cached under .sfbench/podman/), started as a container
- * with a CPU quota and a memory limit on a loopback port, verified by the
+ * with a CPU quota and a memory limit on a network of the run's own (from
+ * inside, only the run's own PostgreSQL answers: not a server on the host's
+ * loopback, not one on all the host's addresses, not the bridge's gateway,
+ * not the metadata address), published on a loopback port, verified by the
  * conformance suite, measured by the experiment engine's quick profile (0
  * anomalies, cost > 0 taken from the container's cgroup, which was charged),
  * killed with kill -9 and started again with nothing lost and nothing taken
  * off its cost, and torn down with nothing left.
  */
+import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { createServer, type AddressInfo } from "node:net";
+import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runConformance } from "@sfbench/conformance";
 import { isAlive } from "@sfbench/provider-local";
@@ -23,6 +29,7 @@ import { podman } from "../src/podman.ts";
 import { PIDS_LIMIT, readContainerState, runContainers, startContainerTarget, teardownRun } from "../src/container.ts";
 import { containerTargetControl } from "../src/control.ts";
 
+const exec = promisify(execFile);
 const PORT = 19101;
 const runId = `test-${randomUUID().slice(0, 8)}`;
 const { manifest } = findTarget("node-postgres");
@@ -45,6 +52,52 @@ const post = async <T>(url: string, body: unknown): Promise<T> => {
   return (await res.json()) as T;
 };
 
+/** The host firewall's rules (IPv4 and IPv6) tagged with the run. */
+async function fenceRules(id: string): Promise<string[]> {
+  const rules = await Promise.all(["iptables", "ip6tables"].map(async (t) => (await exec(t, ["-w", "10", "-S"])).stdout.split("\n")));
+  return rules.flat().filter((l) => l.includes(`"sfbench run ${id}"`));
+}
+
+/**
+ * What answers, tried from inside `container` with Node's net (the image's
+ * own runtime): the run's PostgreSQL, and servers the test opens on the
+ * host's loopback and on all its addresses.
+ */
+async function probeFromInside(container: string, network: string): Promise<Record<string, string>> {
+  const gateway = (await podman(["network", "inspect", "--format", "{{range .Subnets}}{{.Gateway}}{{end}}", network])).stdout.trim();
+  const own = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === "IPv4" && !a.internal && !a.address.startsWith("10.8"))?.address;
+  const loopback = createServer((s) => s.end());
+  const everywhere = createServer((s) => s.end());
+  await new Promise<void>((r) => loopback.listen(0, "127.0.0.1", r));
+  await new Promise<void>((r) => everywhere.listen(0, "0.0.0.0", r));
+  const portOf = (s: ReturnType<typeof createServer>) => (s.address() as AddressInfo).port;
+  const targets: [string, string, number][] = [
+    ["the run's own PostgreSQL", "127.0.0.1", 5432],
+    ["a server on the host's loopback", "127.0.0.1", portOf(loopback)],
+    ["a server on all the host's addresses, at the bridge's gateway", gateway, portOf(everywhere)],
+    ...(own ? [["a server on all the host's addresses, at the host's own address", own, portOf(everywhere)] as [string, string, number]] : []),
+    ["the metadata address", "169.254.169.254", 80],
+  ];
+  const script = `const net = require("net"); const out = {};
+    Promise.all(${JSON.stringify(targets)}.map(([what, host, port]) => new Promise((done) => {
+      const s = net.connect({ host, port });
+      const end = (how) => { out[what] = how; s.destroy(); done(); };
+      s.setTimeout(2000, () => end("no answer"));
+      s.on("connect", () => end("connected"));
+      s.on("error", (e) => end(e.code === "ECONNREFUSED" ? "refused" : "no answer"));
+    }))).then(() => console.log(JSON.stringify(out)));`;
+  try {
+    const found = JSON.parse((await podman(["exec", container, "node", "-e", script])).stdout) as Record<string, string>;
+    if (!own) found["a server on all the host's addresses, at the host's own address"] = "no answer";
+    return found;
+  } finally {
+    loopback.close();
+    everywhere.close();
+  }
+}
+
 describe("node-postgres from its image, in a podman container", () => {
   it("starts with the machine class's limits, verifies, runs the quick profile, survives kill -9 and is torn down", async () => {
     const started = await startContainerTarget({ runId, image, manifest, machine, port: PORT, trace: false, onProgress: (m) => console.log(m) });
@@ -53,10 +106,17 @@ describe("node-postgres from its image, in a podman container", () => {
     const node = readContainerState(runId)!.nodes[0]!;
 
     // the limits podman set are the class's
-    const limits = (
-      await podman(["inspect", "--format", "{{.HostConfig.NanoCpus}} {{.HostConfig.Memory}} {{.HostConfig.NetworkMode}}", node.container])
-    ).stdout.trim();
-    expect(limits).toBe(`${machine.cpus * 1e9} ${machine.memoryBytes} host`);
+    const limits = (await podman(["inspect", "--format", "{{.HostConfig.NanoCpus}} {{.HostConfig.Memory}}", node.container])).stdout.trim();
+    expect(limits).toBe(`${machine.cpus * 1e9} ${machine.memoryBytes}`);
+    // the fence of the run's bridge is up (and goes with the run, below)
+    expect(await fenceRules(runId)).toHaveLength(4);
+    await expect(probeFromInside(node.container, started.network!)).resolves.toEqual({
+      "the run's own PostgreSQL": "connected",
+      "a server on the host's loopback": "refused",
+      "a server on all the host's addresses, at the bridge's gateway": "no answer",
+      "a server on all the host's addresses, at the host's own address": "no answer",
+      "the metadata address": "no answer",
+    });
     // confined: no capability at all, none to gain, a bounded number of tasks
     const [info] = JSON.parse((await podman(["inspect", node.container])).stdout) as {
       EffectiveCaps: string[] | null;
@@ -133,6 +193,8 @@ describe("node-postgres from its image, in a podman container", () => {
     expect(isAlive(pg)).toBe(false);
     expect(readContainerState(runId)).toBeUndefined();
     expect(existsSync(join(paths.home, "containers", runId))).toBe(false);
+    expect(await fenceRules(runId)).toEqual([]);
+    expect((await podman(["network", "ls", "--format", "{{.Name}}"])).stdout.split("\n")).not.toContain(started.network);
     await teardownRun(runId);
   });
 });

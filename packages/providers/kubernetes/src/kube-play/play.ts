@@ -1,13 +1,15 @@
 /**
  * One run's program, played by podman: rendered under Pulumi's mocks,
  * translated for kube play (translate.ts), and run on a podman network of the
- * run's own, with its Services' ports published on loopback. The YAML played
+ * run's own, fenced as a container run's is (provider-container's
+ * run-network.ts: its pods reach each other and nothing of the host), with
+ * its Services' ports published on loopback. The YAML played
  * and the state stay in .sfbench/kube-play/<run id>/ until `downRun`, which
  * is idempotent and also cleans up after a play that failed half way.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { podman } from "@sfbench/provider-container";
+import { createRunNetwork, podman, removeRunNetwork } from "@sfbench/provider-container";
 import { paths } from "@sfbench/services";
 import { z } from "zod";
 import { runNamespace, type RunStackConfigInput } from "@sfbench/infra-pulumi/config";
@@ -81,7 +83,7 @@ export async function playRun(opts: PlayOptions): Promise<PlayedRun> {
     await ensureStandins(onProgress);
     const objects = await renderRun({ ...opts.config, runId, cluster: NO_CLUSTER });
     onProgress?.(`rendered ${objects.length} objects: ${objects.map((o) => `${o.kind} ${o.metadata.name}`).join(", ")}`);
-    await podman(["network", "create", network], { timeoutMs: STEP_TIMEOUT_MS });
+    await createRunNetwork(runId, network, "kube-play");
     const subnet = (await podman(["network", "inspect", "--format", "{{range .Subnets}}{{.Subnet}} {{end}}", network])).stdout.trim().split(" ")[0]!;
     const podCount = objects.filter((o) => o.kind === "Deployment").reduce((n, d) => n + ((d.spec as { replicas?: number }).replicas ?? 1), 0);
     const podIps = Array.from({ length: podCount }, (_, i) => hostInSubnet(subnet, FIRST_POD_HOST + i));
@@ -166,6 +168,6 @@ export async function downRun(runId: string): Promise<void> {
   if (pods.length) await down(["pod", "rm", "-f", ...pods]);
   const volumes = (await down(["volume", "ls", "--filter", `name=^${state.prefix}-`, "--format", "{{.Name}}"])).stdout.split("\n").filter(Boolean);
   if (volumes.length) await down(["volume", "rm", "-f", ...volumes]);
-  await down(["network", "rm", "-f", state.network]).catch(() => undefined);
+  await removeRunNetwork(runId, state.network);
   rmSync(dir, { recursive: true, force: true });
 }

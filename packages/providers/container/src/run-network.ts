@@ -1,0 +1,145 @@
+/**
+ * A run's own network: a podman bridge that holds the run's containers and
+ * nothing else, fenced so that what runs on it reaches only the run itself.
+ *
+ * A submitted image is code a stranger wrote. On the host's network its
+ * 127.0.0.1 would be the installation's loopback, where the portal's
+ * database, the worker's queue, k6's API and every other run listen. On a
+ * bridge of its own, 127.0.0.1 is the run's own loopback; what is left is
+ * the bridge's way out, closed by two rules per run on the host's firewall
+ * (iptables and ip6tables, on the bridge's interface, tagged with the run's
+ * id so teardown and the worker's sweep find them; a rule a crash left on an
+ * interface podman gives a later network again only says what that
+ * network's own fence says):
+ * - INPUT: nothing new from the bridge reaches the host (its gateway
+ *   address, its other addresses, a server on 0.0.0.0); answers to
+ *   connections the host opened (the load, the health check) still pass;
+ * - FORWARD: nothing from the bridge leaves it (another run's bridge, the
+ *   host's outside, the cloud metadata address 169.254.169.254); traffic
+ *   between the run's own pods on the bridge stays allowed.
+ * The bridge has no DNS server (kube play's pods find each other through
+ * /etc/hosts). The load generator reaches the target through ports podman
+ * publishes on 127.0.0.1 only: a DNAT in the kernel, no user-space proxy in
+ * the measured path.
+ */
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { podman } from "./podman.ts";
+
+const exec = promisify(execFile);
+
+export const RUN_NETWORK_LABEL = "org.sfbench.run-network";
+/** who made the network ("container" runs, "kube-play"), so each sweeps only its own */
+export const NETWORK_OWNER_LABEL = "org.sfbench.network-owner";
+
+/** The firewall rules' comment, which names the run they fence. */
+const ruleComment = (runId: string) => `sfbench run ${runId}`;
+
+const TABLES = ["iptables", "ip6tables"] as const;
+
+/** The two rules that fence `iface` (iptables-save syntax after the chain). */
+function fenceRules(iface: string, runId: string): { chain: string; rule: string[] }[] {
+  const comment = ["-m", "comment", "--comment", ruleComment(runId)];
+  return [
+    { chain: "INPUT", rule: ["-i", iface, "-m", "conntrack", "--ctstate", "NEW,INVALID", ...comment, "-j", "DROP"] },
+    { chain: "FORWARD", rule: ["-i", iface, "!", "-o", iface, ...comment, "-j", "DROP"] },
+  ];
+}
+
+export class RunNetworkError extends Error {}
+
+async function firewall(table: (typeof TABLES)[number], args: string[]): Promise<string> {
+  try {
+    return (await exec(table, ["-w", "10", ...args], { timeout: 30_000 })).stdout;
+  } catch (e) {
+    const err = e as { stderr?: string; message: string; code?: string };
+    if (err.code === "ENOENT") throw new RunNetworkError(`${table} is not installed: a run's network cannot be fenced without it (apt install iptables)`);
+    throw new RunNetworkError(`${table} ${args.join(" ")}: ${(err.stderr || err.message).trim()}`);
+  }
+}
+
+/** Puts the fence around `iface`, first in its chains (before podman's own accept rules); idempotent. */
+export async function fenceInterface(iface: string, runId: string): Promise<void> {
+  for (const table of TABLES) {
+    for (const { chain, rule } of fenceRules(iface, runId)) {
+      const present = await firewall(table, ["-C", chain, ...rule]).then(
+        () => true,
+        () => false,
+      );
+      if (!present) await firewall(table, ["-I", chain, "1", ...rule]);
+    }
+  }
+}
+
+/** Removes every rule tagged with `runId` (or, without one, every rule sfbench tagged for any run). */
+export async function removeFences(runId?: string): Promise<void> {
+  const tag = runId ? `"${ruleComment(runId)}"` : '"sfbench run ';
+  for (const table of TABLES) {
+    let listing: string;
+    try {
+      listing = await firewall(table, ["-S"]);
+    } catch {
+      continue;
+    }
+    for (const line of listing.split("\n")) {
+      if (!line.startsWith("-A ") || !line.includes(tag)) continue;
+      const [, chain, ...rest] = splitRule(line);
+      await firewall(table, ["-D", chain!, ...rest]).catch(() => undefined);
+    }
+  }
+}
+
+/** Splits one `iptables -S` line into its words, a quoted comment kept whole. */
+export function splitRule(line: string): string[] {
+  return [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!);
+}
+
+export interface RunNetwork {
+  /** podman's name for the network */
+  name: string;
+  /** the bridge's interface on the host */
+  iface: string;
+}
+
+/** Makes the run's bridge (no DNS, named interface, labelled) and fences it; removes what it made if the fence cannot be put up. */
+export async function createRunNetwork(runId: string, name: string, owner: string): Promise<RunNetwork> {
+  await removeRunNetwork(runId, name);
+  const labels = ["--label", `${RUN_NETWORK_LABEL}=${runId}`, "--label", `${NETWORK_OWNER_LABEL}=${owner}`];
+  await podman(["network", "create", "--disable-dns", ...labels, name]);
+  let iface = "";
+  try {
+    // podman picks the bridge's name (podman<N>); this podman cannot be told one
+    iface = (await podman(["network", "inspect", "--format", "{{.NetworkInterface}}", name])).stdout.trim();
+    if (!/^[A-Za-z0-9_.-]{1,15}$/.test(iface)) throw new RunNetworkError(`podman network ${name} names no bridge interface (${JSON.stringify(iface)})`);
+    await fenceInterface(iface, runId);
+  } catch (e) {
+    await removeRunNetwork(runId, name);
+    throw e;
+  }
+  return { name, iface };
+}
+
+/** Removes the run's network and its fence; idempotent. */
+export async function removeRunNetwork(runId: string, name: string): Promise<void> {
+  await podman(["network", "rm", "--force", name]).catch(() => undefined);
+  await removeFences(runId);
+}
+
+/** The runs whose networks, made by `owner`, podman still holds. */
+export async function runNetworks(owner: string): Promise<{ runId: string; name: string }[]> {
+  const { stdout } = await podman([
+    "network",
+    "ls",
+    "--filter",
+    `label=${NETWORK_OWNER_LABEL}=${owner}`,
+    "--format",
+    `{{.Name}} {{index .Labels "${RUN_NETWORK_LABEL}"}}`,
+  ]);
+  return stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => {
+      const [name, runId] = l.split(" ");
+      return { name: name!, runId: runId! };
+    });
+}
