@@ -25,11 +25,14 @@ import {
   type TrialFigures,
 } from "@sfbench/core";
 import { findTarget } from "@sfbench/catalogue";
+import { defaultMachineClass } from "@sfbench/provider-container";
 import { paths } from "@sfbench/services";
 import { failedRunDocument, interleavedRounds, writeResult } from "@sfbench/engine";
 import { campaignTable } from "./campaign-table.ts";
 import { note } from "./progress.ts";
 import { runOnce, type RunOnceOptions } from "./run-once.ts";
+
+import { bundledName } from "./campaign-limits.ts";
 
 export { BUSY_REPEATS, MAX_TRIALS } from "./campaign-limits.ts";
 
@@ -47,6 +50,8 @@ export interface CampaignOptions {
   nodes?: number;
   /** the folder of target folders (default packages/targets) */
   targetsRoot?: string;
+  /** the image each `NAME@image` entry of `targets` runs from (built before the first round) */
+  images?: Record<string, string>;
 }
 
 export interface CampaignOutcome {
@@ -134,9 +139,12 @@ async function oneTrial(
   tag: NonNullable<RunOnceOptions["campaign"]>,
 ): Promise<{ doc: ResultDocument; file: string }> {
   try {
+    const image = opts.images?.[target];
+    if (target !== bundledName(target) && !image) throw new Error(`${target}: no image was built for it`);
     const r = await runOnce({
       ...opts.run,
-      target,
+      target: bundledName(target),
+      ...(image ? { image, machine: defaultMachineClass() } : {}),
       resultsDir: dir,
       campaign: tag,
       ...(opts.nodes !== undefined ? { nodes: opts.nodes } : {}),
@@ -148,7 +156,7 @@ async function oneTrial(
   } catch (e) {
     // the campaign goes on: a target that cannot start in one round is a failed trial of that round
     if (!(e instanceof Error)) throw e;
-    const { manifest } = findTarget(target, opts.targetsRoot);
+    const { manifest } = findTarget(bundledName(target), opts.targetsRoot);
     const doc: ResultDocument = {
       ...failedRunDocument({
         target: { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: manifestDigest(manifest) },
@@ -203,9 +211,9 @@ export function campaignDocument(
   const first = [...c.docs.values()][0];
   const env = first?.environment;
   const targets = opts.targets.map((name) => {
-    const d = [...c.docs.values()].find((x) => x.target.name === name);
+    const d = c.trials.filter((t) => t.target === name).map((t) => c.docs.get(t.runId))[0];
     if (d) return { name, version: d.target.version, manifestDigest: d.target.manifestDigest };
-    const { manifest } = findTarget(name, opts.targetsRoot);
+    const { manifest } = findTarget(bundledName(name), opts.targetsRoot);
     return { name, version: manifest.version, manifestDigest: manifestDigest(manifest) };
   });
   return {

@@ -180,6 +180,16 @@ describe("sfbench run refusals", () => {
     expect(r.stderr.trim()).toMatch(message);
   });
 
+  // a campaign entry NAME@image is a bundled target from its own image: refused before anything is built when the name or its services do not fit
+  it.concurrent.each([
+    [["campaign", "--targets", "node-postgres,nope@image"], /unknown target "nope"; bundled targets: .*node-postgres/],
+    [["campaign", "--targets", "node-postgres,statefun@image"], /services: kafka cannot be given to a run from an image \(allowed: postgres\)/],
+  ])("sfbench %j exits 3 naming what does not fit", async (args, message) => {
+    const r = await sfbench(args);
+    expect(r.code).toBe(3);
+    expect(r.stderr.trim()).toMatch(message);
+  });
+
   it("gives a non-conformant target no numbers, and keeps a failed run with the reason", async () => {
     const results = mkdtempSync(join(tmpdir(), "sfbench-results-"));
     const r = await sfbench(["run", "--url", broken.url, "--results", results]);

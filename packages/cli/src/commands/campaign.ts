@@ -13,13 +13,17 @@
 import { join } from "node:path";
 import { cellsOf, DISTRIBUTION_CHOICES, PROFILES, WORKLOAD_CHOICES, parametersOfChoice, type Profile } from "@sfbench/core/contract";
 import { intFlag, oneOf, parseFlags, UsageError } from "../args.ts";
-import { BUSY_REPEATS, DEFAULT_TRIALS, MAX_TRIALS } from "../campaign-limits.ts";
+import { BUSY_REPEATS, bundledName, DEFAULT_TRIALS, MAX_TRIALS } from "../campaign-limits.ts";
 import { needRepository } from "../commands-table.ts";
 import { campaignOnServer } from "../campaign-remote.ts";
 import { note } from "../progress.ts";
 
 export const campaignFlags = {
-  targets: { type: "string", value: "A,B,...", help: "the bundled targets, each once (started fresh for every trial)" },
+  targets: {
+    type: "string",
+    value: "A,B,...",
+    help: "the bundled targets, each once (started fresh for every trial); NAME@image runs one from its own image in a container (built first)",
+  },
   workload: { type: "string", value: WORKLOAD_CHOICES.join("|"), help: "default checkout" },
   distribution: { type: "string", value: DISTRIBUTION_CHOICES.join("|"), help: "default uniform" },
   profile: { type: "string", value: PROFILES.join("|"), help: "default standard" },
@@ -57,7 +61,17 @@ export async function campaign(argv: string[]): Promise<number> {
     .filter(Boolean);
   if (!targets.length) throw new UsageError(`${cmd}: --targets needs one or more bundled targets, e.g. --targets node-postgres,restate`);
   if (new Set(targets).size !== targets.length) throw new UsageError(`${cmd}: --targets: each target once, got ${values.targets}`);
-  for (const t of targets) findTarget(t);
+  for (const t of targets) findTarget(bundledName(t));
+  // a bundled target from its own image (`NAME@image`): built (or found current) once, before the first round
+  const images: Record<string, string> = {};
+  for (const t of targets.filter((x) => x !== bundledName(x))) {
+    const { buildTargetImage, requireRunServices } = await needRepository(
+      "sfbench campaign (a target from its image)",
+      () => import("@sfbench/provider-container"),
+    );
+    requireRunServices(findTarget(bundledName(t)).manifest);
+    images[t] = (await buildTargetImage(bundledName(t), { onProgress: (m) => note(`${t}: ${m}`) })).ref;
+  }
   if (values.reference !== undefined && !targets.includes(values.reference))
     throw new UsageError(`${cmd}: --reference must be one of --targets (${targets.join(", ")}), got "${values.reference}"`);
   const workload = oneOf(cmd, "--workload", values.workload, WORKLOAD_CHOICES) ?? "checkout";
@@ -76,6 +90,7 @@ export async function campaign(argv: string[]): Promise<number> {
     busyRepeats,
     orderSeed,
     ...(values.reference ? { reference: values.reference } : {}),
+    ...(Object.keys(images).length ? { images } : {}),
     resultsRoot: values.results ?? join(paths.root, "results"),
     run: { cmd, noTrace: Boolean(values["no-trace"]), chosen, cells: cellsOf(chosen), profile, experiment: "throughput", seed, k6 },
   });

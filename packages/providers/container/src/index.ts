@@ -11,6 +11,7 @@ export {
   ContainerTarget,
   containerName,
   readContainerState,
+  requireRunServices,
   runContainers,
   startContainerTarget,
   sweepContainerRuns,
