@@ -1,5 +1,6 @@
-import { existsSync } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import { env, HOST, paths, ports } from "./env.ts";
@@ -13,23 +14,57 @@ const logFile = path.join(dir, "redis.log");
 /** redis-server renames its process to "redis-server 127.0.0.1:PORT", so this identifies ours. */
 const processName = `redis-server ${HOST}:${ports.redis}`;
 
-export function redisUrl(): string {
-  return `redis://${HOST}:${ports.redis}`;
+const passwordFile = path.join(dir, "password");
+const configFile = path.join(dir, "redis.conf");
+
+/**
+ * The shared Redis's password, made once and kept in `.sfbench/redis/password`
+ * (0600): the server asks every client for it, so a process that only
+ * reaches the port (another user's, a container that got out) cannot read or
+ * rewrite the worker's queue. Made the first time anyone asks, server or
+ * client, so both sides read the same file.
+ */
+export function redisPassword(): string {
+  if (!existsSync(passwordFile)) {
+    mkdirSync(dir, { recursive: true });
+    // written whole under a name of its own, then linked into place: a reader never sees it half written
+    const made = `${passwordFile}.${process.pid}`;
+    writeFileSync(made, `${randomBytes(24).toString("base64url")}\n`, { mode: 0o600 });
+    try {
+      linkSync(made, passwordFile);
+    } catch (e) {
+      // another process made it first: its password is the one
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    } finally {
+      unlinkSync(made);
+    }
+  }
+  return readFileSync(passwordFile, "utf8").trim();
 }
 
-/** True when PING on a fresh TCP connection gets +PONG. */
-export function ping(port = ports.redis, timeoutMs = 1_000): Promise<boolean> {
+export function redisUrl(): string {
+  return `redis://:${encodeURIComponent(redisPassword())}@${HOST}:${ports.redis}`;
+}
+
+/**
+ * What a fresh TCP connection is told: `AUTH` with `password` (null: no
+ * AUTH), then PING. True when the PING got +PONG.
+ */
+export function ping(port = ports.redis, timeoutMs = 1_000, password: string | null = redisPassword()): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host: HOST, port, timeout: timeoutMs });
     let reply = "";
+    const expected = password === null ? 1 : 2;
     const done = (ok: boolean) => {
       socket.destroy();
       resolve(ok);
     };
-    socket.once("connect", () => socket.write("PING\r\n"));
+    // RESP bulk string: a password may hold any byte
+    socket.once("connect", () => socket.write(`${password === null ? "" : `*2\r\n$4\r\nAUTH\r\n$${Buffer.byteLength(password)}\r\n${password}\r\n`}PING\r\n`));
     socket.on("data", (chunk) => {
       reply += chunk.toString();
-      if (reply.includes("\r\n")) done(reply.startsWith("+PONG"));
+      const lines = reply.split("\r\n").slice(0, -1);
+      if (lines.length >= expected) done(lines[expected - 1]!.startsWith("+PONG"));
     });
     socket.once("timeout", () => done(false));
     socket.once("error", () => done(false));
@@ -81,12 +116,15 @@ async function status(): Promise<ServiceStatus> {
 async function up(progress: Progress): Promise<ServiceStatus> {
   return withLock("redis", 600_000, async () => {
     const current = await status();
-    if (current.running) {
+    // one started before passwords answers anybody: it is replaced by one that asks
+    const open = current.running && (await ping(ports.redis, 1_000, null));
+    if (current.running && !open) {
       progress("already running");
       return current;
     }
+    if (open) progress("running without a password: starting it again with one");
     if (current.pid !== undefined) {
-      // Ours, but not answering PING: a hung server. Replace it.
+      // Ours, but hung (no PONG) or open to anybody (no password): replace it.
       await stopPid(current.pid, { command: processName, timeoutMs: 10_000 });
     } else if (await portAnswers(ports.redis)) {
       throw new Error(current.detail);
@@ -95,25 +133,22 @@ async function up(progress: Progress): Promise<ServiceStatus> {
     const redisServer = await ensureRedisServer({ pathEnv: env.PATH, isRoot: process.getuid?.() === 0, progress });
     await mkdir(dir, { recursive: true });
     progress(`starting on ${HOST}:${ports.redis}`);
-    // Persistence is off: BullMQ queues for local runs are scratch data.
-    const args = [
-      "--port",
-      String(ports.redis),
-      "--bind",
-      HOST,
-      "--daemonize",
-      "yes",
-      "--dir",
-      dir,
-      "--pidfile",
-      pidFile,
-      "--logfile",
-      logFile,
-      "--save",
-      "",
-      "--appendonly",
-      "no",
+    // Persistence is off: BullMQ queues for local runs are scratch data. The
+    // password goes in a file only sfbench's user reads, not on a command line others can see.
+    const q = (v: string) => JSON.stringify(v);
+    const config = [
+      `port ${ports.redis}`,
+      `bind ${HOST}`,
+      "daemonize yes",
+      `dir ${q(dir)}`,
+      `pidfile ${q(pidFile)}`,
+      `logfile ${q(logFile)}`,
+      'save ""',
+      "appendonly no",
+      `requirepass ${q(redisPassword())}`,
     ];
+    await writeFile(configFile, `${config.join("\n")}\n`, { mode: 0o600 });
+    const args = [configFile];
     await run(redisServer, args, { timeoutMs: 30_000 }).catch(async (error: CommandError) => {
       throw new Error(`redis-server did not start: ${error.message}\n${await tail(logFile)}`);
     });

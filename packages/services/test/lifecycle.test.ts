@@ -1,8 +1,14 @@
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { chmod, mkdtemp, rm, stat } from "node:fs/promises";
+import { promisify } from "node:util";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ping } from "../src/redis.ts";
 import { connects, freePort, servicesIn } from "./helpers.ts";
+
+const execFileAsync = promisify(execFile);
 
 // Each service here runs in a child process with its own SFBENCH_HOME and ports, so stopping
 // it cannot disturb the shared servers the other test files use.
@@ -44,6 +50,28 @@ describe("services on a private home", () => {
     const [after] = (await servicesIn(env, "up", ["redis"])) ?? [];
     expect(after?.running).toBe(true);
     expect(after?.pid).not.toBe(before?.pid);
+  });
+
+  it("redis asks for the password kept beside it, and replaces a server started without one", async () => {
+    const port = Number(env.SFBENCH_REDIS_PORT);
+    const [first] = (await servicesIn(env, "up", ["redis"])) ?? [];
+    const password = readFileSync(path.join(home, "redis", "password"), "utf8").trim();
+    expect((await stat(path.join(home, "redis", "password"))).mode & 0o777).toBe(0o600);
+    expect(first?.url).toBe(`redis://:${encodeURIComponent(password)}@127.0.0.1:${port}`);
+    expect(await ping(port, 2_000, null)).toBe(false);
+    expect(await ping(port, 2_000, "not-the-password")).toBe(false);
+    expect(await ping(port, 2_000, password)).toBe(true);
+
+    // a server of an older sfbench, which asked for nothing, on the same port: replaced by one that asks
+    await servicesIn(env, "down", ["redis"]);
+    const config = readFileSync(path.join(home, "redis", "redis.conf"), "utf8").replace(/^requirepass .*$/m, "");
+    writeFileSync(path.join(home, "redis", "redis.conf"), config);
+    await execFileAsync("redis-server", [path.join(home, "redis", "redis.conf")]);
+    expect(await ping(port, 2_000, null)).toBe(true);
+    const [replaced] = (await servicesIn(env, "up", ["redis"])) ?? [];
+    expect(replaced?.running).toBe(true);
+    expect(await ping(port, 2_000, null)).toBe(false);
+    expect(await ping(port, 2_000, password)).toBe(true);
   });
 
   it("postgres starts again after being killed, despite its stale postmaster.pid", async () => {
