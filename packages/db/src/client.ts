@@ -28,15 +28,16 @@ export interface EnsureDatabaseOptions {
 
 /**
  * The URL of the sfbench database: DATABASE_URL, or else database `sfbench` on the
- * local PostgreSQL of @sfbench/services, which is started and the database created
- * when needed.
+ * local PostgreSQL of @sfbench/services (fsync on, this database's commits
+ * synchronous), which is started and the database created when needed.
  */
 export async function ensureDatabase(opts: EnsureDatabaseOptions = {}): Promise<string> {
   if (env.DATABASE_URL) return env.DATABASE_URL;
   // loaded only here: a deployment with DATABASE_URL never touches the local services
   const services = await import("@sfbench/services");
   await services.up(["postgres"], { onProgress: (_service, message) => opts.onProgress?.(`postgres: ${message}`) });
-  return services.createDatabase("sfbench", { fresh: false });
+  // the board, accounts and ratings: a commit the portal acknowledged is on disk
+  return services.createDatabase("sfbench", { fresh: false, durable: true });
 }
 
 // On globalThis so that module reloads (Next.js dev, vitest) share one pool per process.

@@ -23,17 +23,21 @@ const pidFile = path.join(dataDir, "postmaster.pid");
 
 /**
  * Loopback only, no unix socket (nothing to clean up, no /var/run permissions), room for
- * parallel test files. fsync, synchronous_commit and full_page_writes are off: this server
- * holds benchmark scratch data that can be re-created, and a power cut may corrupt it.
+ * parallel test files. The server holds the portal's own database (accounts, ratings, the
+ * board) beside the tests' databases, so a crash or a power cut must not corrupt it: fsync
+ * and full_page_writes are on. synchronous_commit is off for the server (a test's database
+ * may lose its last fraction of a second of commits, never its consistency) and on for the
+ * portal's database (`durable` in createDatabase): a commit the portal acknowledged is on
+ * disk. Benchmark runs never use this server: each target has a PostgreSQL of its own.
  */
+export const SHARED_SETTINGS = { fsync: "on", synchronous_commit: "off", full_page_writes: "on" } as const;
+
 const serverOptions = [
   `-p ${ports.postgres}`,
   `-c listen_addresses=${HOST}`,
   "-c unix_socket_directories=",
   "-c max_connections=200",
-  "-c fsync=off",
-  "-c synchronous_commit=off",
-  "-c full_page_writes=off",
+  ...Object.entries(SHARED_SETTINGS).map(([k, v]) => `-c ${k}=${v}`),
 ].join(" ");
 
 export function postgresUrl(db = "postgres"): string {
@@ -43,6 +47,8 @@ export function postgresUrl(db = "postgres"): string {
 interface Probe {
   dataDirectory: string;
   version: string;
+  /** the server runs with SHARED_SETTINGS (one started by an older sfbench may not) */
+  current: boolean;
 }
 
 /** What answers `SELECT 1` on our port, if anything does. */
@@ -51,11 +57,14 @@ async function probe(): Promise<Probe | undefined> {
   client.on("error", () => undefined);
   try {
     await client.connect();
-    const { rows } = await client.query<{ ok: number; data_directory: string; version: string }>(
-      "SELECT 1 AS ok, current_setting('data_directory') AS data_directory, current_setting('server_version') AS version",
+    const { rows } = await client.query<{ ok: number; data_directory: string; version: string; fsync: string; full_page_writes: string }>(
+      "SELECT 1 AS ok, current_setting('data_directory') AS data_directory, current_setting('server_version') AS version, " +
+        "current_setting('fsync') AS fsync, current_setting('full_page_writes') AS full_page_writes",
     );
     const row = rows[0];
-    return row?.ok === 1 ? { dataDirectory: row.data_directory, version: row.version } : undefined;
+    if (row?.ok !== 1) return undefined;
+    const current = row.fsync === SHARED_SETTINGS.fsync && row.full_page_writes === SHARED_SETTINGS.full_page_writes;
+    return { dataDirectory: row.data_directory, version: row.version, current };
   } catch {
     return undefined;
   } finally {
@@ -95,9 +104,15 @@ async function status(): Promise<ServiceStatus> {
 
 async function up(progress: Progress): Promise<ServiceStatus> {
   return withLock("postgres", 120_000, async () => {
-    if (await ours()) {
+    const running = await ours();
+    if (running?.current) {
       progress("already running");
       return status();
+    }
+    if (running) {
+      // started by an older sfbench without fsync: the portal's database must not be left on it
+      progress("running without fsync: starting it again with it");
+      await stopServer();
     }
     await mkdir(dir, { recursive: true });
     const user = await postgresUser(dir, [nativeDir]);
@@ -176,20 +191,23 @@ async function start(user: RunAs | undefined): Promise<void> {
 
 /** Fast shutdown (SIGINT: roll back open transactions, disconnect clients), as `pg_ctl stop -m fast` does. */
 async function down(): Promise<void> {
-  await withLock("postgres", 120_000, async () => {
-    const pid = await readPid(pidFile);
-    if (pid !== undefined && isAlive(pid, dataDir)) {
-      await stopPid(pid, { command: dataDir, signal: "SIGINT", timeoutMs: 60_000 });
-    }
-    await rm(pidFile, { force: true });
-  });
+  await withLock("postgres", 120_000, stopServer);
+}
+
+async function stopServer(): Promise<void> {
+  const pid = await readPid(pidFile);
+  if (pid !== undefined && isAlive(pid, dataDir)) {
+    await stopPid(pid, { command: dataDir, signal: "SIGINT", timeoutMs: 60_000 });
+  }
+  await rm(pidFile, { force: true });
 }
 
 /**
  * Creates database `name` on the local server and returns its URL. With `fresh` (the default)
  * an existing database of that name is dropped first, even if clients are still connected.
+ * `durable`: every session on it commits synchronously (the server's default is not to).
  */
-export async function createDatabase(name: string, opts: { fresh?: boolean } = {}): Promise<string> {
+export async function createDatabase(name: string, opts: { fresh?: boolean; durable?: boolean } = {}): Promise<string> {
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(name)) {
     throw new Error(`database name ${JSON.stringify(name)} is not allowed: use 1-63 letters, digits and _, not starting with a digit`);
   }
@@ -213,6 +231,7 @@ export async function createDatabase(name: string, opts: { fresh?: boolean } = {
         });
       }
     }
+    if (opts.durable) await client.query(`ALTER DATABASE "${name}" SET synchronous_commit = on`);
   } finally {
     await client.end();
   }

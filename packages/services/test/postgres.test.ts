@@ -33,6 +33,21 @@ describe("postgres", () => {
     expect(second?.pid).toBe(first?.pid);
   });
 
+  it("cannot be corrupted by a crash (fsync, full pages), and commits the portal's database synchronously, tests' databases not", async () => {
+    const show = (url: string) =>
+      withClient(url, async (c) => {
+        const get = async (name: string) => (await c.query<Record<string, string>>(`SHOW ${name}`)).rows[0]![name];
+        return { fsync: await get("fsync"), full_page_writes: await get("full_page_writes"), synchronous_commit: await get("synchronous_commit") };
+      });
+    const durable = await createDatabase(`${database}_durable`, { durable: true });
+    try {
+      expect(await show(durable)).toEqual({ fsync: "on", full_page_writes: "on", synchronous_commit: "on" });
+      expect(await show(await createDatabase(database))).toEqual({ fsync: "on", full_page_writes: "on", synchronous_commit: "off" });
+    } finally {
+      await withClient(postgresUrl(), (c) => c.query(`DROP DATABASE IF EXISTS "${database}_durable" WITH (FORCE)`));
+    }
+  });
+
   it("answers SELECT 1", async () => {
     const { rows } = await withClient(postgresUrl(), (c) => c.query<{ one: number }>("SELECT 1 AS one"));
     expect(rows).toEqual([{ one: 1 }]);
