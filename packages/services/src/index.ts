@@ -7,7 +7,7 @@ import { SERVICE_NAMES, type Service, type ServiceName, type ServiceStatus } fro
 
 export type { Borrowed } from "./borrow.ts";
 export { chromiumPath } from "./chromium.ts";
-export { paths } from "./env.ts";
+export { paths, ports } from "./env.ts";
 export { withLock } from "./lock.ts";
 export { k6Path } from "./k6.ts";
 export { pythonToolDir, pythonToolPath, SCHEMATHESIS, schemathesisPath, type PythonTool } from "./python-tools.ts";
@@ -25,7 +25,7 @@ export {
   type PostgresInstance,
   type PostgresReportedSettings,
 } from "./postgres-instance.ts";
-export { redisUrl } from "./redis.ts";
+export { ping as redisAnswers, redisUrl } from "./redis.ts";
 export { MissingPrerequisiteError, SERVICE_NAMES, type ServiceName, type ServiceStatus } from "./types.ts";
 
 const services: Record<ServiceName, Service> = { postgres, redis, kafka, k6 };

@@ -41,6 +41,7 @@ import { z } from "zod";
 import { MachineClass } from "./machine.ts";
 import { podman, podmanEnv } from "./podman.ts";
 import { createRunNetwork, removeRunNetwork, runNetworks } from "./run-network.ts";
+import { mountRunVolume, runDiskMib, unmountRunVolume } from "./run-volume.ts";
 
 /** Tasks (processes and threads) one node may have: podman's default, written down; the JVM targets use a few hundred. */
 export const PIDS_LIMIT = 2048;
@@ -86,6 +87,8 @@ export const ContainerTarget = z.strictObject({
   /** the run's own network and the pod whose namespace its nodes and PostgreSQL share */
   network: z.string().optional(),
   pod: z.string().optional(),
+  /** the run's own file system (run-volume.ts), where every node's /data is: its size is the run's disk quota */
+  volume: z.string().optional(),
   /** the host loopback ports published to the pod: node i listens on published[i] (a node added later takes the next) */
   published: z.array(z.number().int().positive()).default([]),
   nodes: z.array(ContainerNode),
@@ -239,7 +242,7 @@ export async function launchNode(
   const name = containerName(state.runId, index);
   await podman(["rm", "--force", "--ignore", name]);
   const dir = runDir(state.runId);
-  const dataDir = join(dir, `node-${index}`, "data");
+  const dataDir = join(state.volume ?? dir, `node-${index}`, "data");
   mkdirSync(dataDir, { recursive: true });
   const log = join(dir, `node-${index}.log`);
   const env = {
@@ -436,9 +439,14 @@ export async function startContainerTarget(opts: ContainerStartOptions): Promise
     cluster,
     startedAt: new Date().toISOString(),
   };
+  await unmountRunVolume(runDir(runId));
   rmSync(runDir(runId), { recursive: true, force: true });
   writeContainerState(state);
   try {
+    const quota = runDiskMib();
+    state.volume = await mountRunVolume(runDir(runId), quota);
+    writeContainerState(state);
+    opts.onProgress?.(`the run's disk: ${quota} MiB for every node's /data (SFBENCH_RUN_DISK_MIB)`);
     await createRunPod(state, opts.onProgress);
     if (manifest.services.includes("postgres")) {
       state.postgres = await startRunPostgres(state, manifest, { onProgress: opts.onProgress });
@@ -522,6 +530,7 @@ export async function teardownRun(runId: string, opts: { logsTo?: string } = {})
   await removeRunNetwork(runId, networkName(runId));
   const dir = runDir(runId);
   if (!existsSync(dir)) return;
+  await unmountRunVolume(dir);
   if (opts.logsTo) {
     mkdirSync(opts.logsTo, { recursive: true });
     for (const entry of readdirSync(dir)) if (entry.endsWith(".log")) copyFileSync(join(dir, entry), join(opts.logsTo, `container-${entry}`));

@@ -50,7 +50,8 @@ describe("a target's image", () => {
     const image = (await buildTargetImage("hello", { targetsRoot })).ref;
     const started = await startContainerTarget({ runId, image, manifest, machine: { name: "test", cpus: 0.5, memoryBytes: 256 * 2 ** 20 } });
     expect(started.url).toBe("http://127.0.0.1:19110");
-    expect(await (await fetch(started.url)).json()).toEqual({ uid: 1000, host: "127.0.0.1" });
+    // every address of the run's pod: its port is published to the pod's side of the bridge
+    expect(await (await fetch(started.url)).json()).toEqual({ uid: 1000, host: "0.0.0.0" });
     expect(await runContainers(runId)).toEqual([`sfbench-${runId}-node-0`]);
     await teardownRun(runId);
     expect(await runContainers(runId)).toEqual([]);
