@@ -25,7 +25,7 @@ import {
   type TrialFigures,
 } from "@sfbench/core";
 import { findTarget } from "@sfbench/catalogue";
-import { defaultMachineClass } from "@sfbench/provider-container";
+import { buildTargetImage, defaultMachineClass, requireRunServices } from "@sfbench/provider-container";
 import { paths } from "@sfbench/services";
 import { failedRunDocument, interleavedRounds, writeResult } from "@sfbench/engine";
 import { campaignTable } from "./campaign-table.ts";
@@ -62,6 +62,20 @@ export interface CampaignOutcome {
 }
 
 const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "").replace("T", "-");
+
+/**
+ * The image of every `NAME@image` entry, built (or found current) before the
+ * first round; an entry whose target cannot run from an image is refused here,
+ * before anything is built.
+ */
+export async function campaignImages(targets: string[], targetsRoot?: string): Promise<Record<string, string>> {
+  const entries = targets.filter((t) => t !== bundledName(t));
+  for (const t of entries) requireRunServices(findTarget(bundledName(t), targetsRoot).manifest);
+  const images: Record<string, string> = {};
+  for (const t of entries)
+    images[t] = (await buildTargetImage(bundledName(t), { ...(targetsRoot ? { targetsRoot } : {}), onProgress: (m) => note(`${t}: ${m}`) })).ref;
+  return images;
+}
 
 /** The campaign document's folder: results/campaigns/<UTC start>-<first 8 of the id>/. */
 export const campaignDir = (root: string, startedAt: Date, id: string) => join(root, "campaigns", `${stamp(startedAt)}-${id.slice(0, 8)}`);

@@ -54,7 +54,7 @@ export async function campaign(argv: string[]): Promise<number> {
   if (values.all) throw new UsageError(`${cmd}: --all goes with --server (the operator's campaign of every system registered on a portal)`);
   const { findTarget } = await needRepository("sfbench campaign (trials on this machine)", () => import("@sfbench/catalogue"));
   const { k6Path, paths } = await needRepository("sfbench campaign (trials on this machine)", () => import("@sfbench/services"));
-  const { runCampaign } = await needRepository("sfbench campaign (trials on this machine)", () => import("../campaign-run.ts"));
+  const { campaignImages, runCampaign } = await needRepository("sfbench campaign (trials on this machine)", () => import("../campaign-run.ts"));
   const targets = (values.targets ?? "")
     .split(",")
     .map((t) => t.trim())
@@ -62,16 +62,6 @@ export async function campaign(argv: string[]): Promise<number> {
   if (!targets.length) throw new UsageError(`${cmd}: --targets needs one or more bundled targets, e.g. --targets node-postgres,restate`);
   if (new Set(targets).size !== targets.length) throw new UsageError(`${cmd}: --targets: each target once, got ${values.targets}`);
   for (const t of targets) findTarget(bundledName(t));
-  // a bundled target from its own image (`NAME@image`): built (or found current) once, before the first round
-  const images: Record<string, string> = {};
-  for (const t of targets.filter((x) => x !== bundledName(x))) {
-    const { buildTargetImage, requireRunServices } = await needRepository(
-      "sfbench campaign (a target from its image)",
-      () => import("@sfbench/provider-container"),
-    );
-    requireRunServices(findTarget(bundledName(t)).manifest);
-    images[t] = (await buildTargetImage(bundledName(t), { onProgress: (m) => note(`${t}: ${m}`) })).ref;
-  }
   if (values.reference !== undefined && !targets.includes(values.reference))
     throw new UsageError(`${cmd}: --reference must be one of --targets (${targets.join(", ")}), got "${values.reference}"`);
   const workload = oneOf(cmd, "--workload", values.workload, WORKLOAD_CHOICES) ?? "checkout";
@@ -82,6 +72,8 @@ export async function campaign(argv: string[]): Promise<number> {
   const seed = intFlag(cmd, "seed", values.seed, 0, 2 ** 31 - 1) ?? 1;
   const orderSeed = intFlag(cmd, "order-seed", values["order-seed"], 0, 2 ** 31 - 1) ?? Date.now() % 2 ** 31;
   const chosen = parametersOfChoice(workload, distribution);
+  // a bundled target from its own image (`NAME@image`)
+  const images = await campaignImages(targets);
   const k6 = await k6Path({ onProgress: (m) => note(`k6: ${m}`) });
   return runCampaign({
     kind: "campaign",

@@ -11,7 +11,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseCampaign, type CampaignDocument } from "@sfbench/core";
 import { intFlag, parseFlags, UsageError } from "../args.ts";
-import { BUSY_REPEATS, DEFAULT_TRIALS, MAX_TRIALS } from "../campaign-limits.ts";
+import { bundledName, BUSY_REPEATS, DEFAULT_TRIALS, MAX_TRIALS } from "../campaign-limits.ts";
 import { needRepository } from "../commands-table.ts";
 import { note } from "../progress.ts";
 import { compareRatios, comparisonText, parseBudget, planReproduction, planText } from "../reproduce.ts";
@@ -67,9 +67,11 @@ export async function reproduce(argv: string[]): Promise<number> {
   const what = "sfbench reproduce (trials on this machine)";
   const { findTarget } = await needRepository(what, () => import("@sfbench/catalogue"));
   const { k6Path, paths } = await needRepository(what, () => import("@sfbench/services"));
-  const { campaign } = await needRepository(what, () => import("../campaign-run.ts"));
+  const { campaign, campaignImages } = await needRepository(what, () => import("../campaign-run.ts"));
   const { campaignTable } = await import("../campaign-table.ts");
-  for (const t of plan.chosen) findTarget(t);
+  for (const t of plan.chosen) findTarget(bundledName(t));
+  // a kept entry NAME@image is that target from its image again
+  const images = await campaignImages(plan.chosen);
   const k6 = await k6Path({ onProgress: (m) => note(`k6: ${m}`) });
   const workloads = [...new Set(kept.cells.map((c) => c.workload))];
   const distributions = [...new Set(kept.cells.map((c) => c.distribution))];
@@ -77,6 +79,7 @@ export async function reproduce(argv: string[]): Promise<number> {
   const outcome = await campaign({
     kind: "campaign",
     targets: plan.chosen,
+    ...(Object.keys(images).length ? { images } : {}),
     trials,
     busyRepeats: BUSY_REPEATS,
     orderSeed,
