@@ -15,7 +15,7 @@ import { handleUpload } from "../src/server/uploads/http.ts";
 import { normalizeImageReference as normalizeReference } from "@sfbench/core/image-ref";
 import { SOURCE_ARCHIVE_LIMITS } from "@sfbench/core/source-archive";
 import { BAD_SOURCE_ARCHIVES, GOOD_SOURCE_ARCHIVE, writeSourceArchive } from "@sfbench/core/testing/source-archives";
-import { checkImageArchive, readImageArchive } from "../src/server/uploads/image-archive.ts";
+import { checkImageArchive, readImageArchive } from "@sfbench/core/image-archive";
 import type { UploadSettings } from "../src/server/uploads/limits.ts";
 import { browser, caller, failure, fields, ORIGIN } from "./helpers/callers.ts";
 import { testDatabase, type TestDatabase } from "./helpers/database.ts";
@@ -115,6 +115,19 @@ describe("POST /api/uploads/<kind>", () => {
     expect(r.body.error!.field).toBe("image-archive");
     expect(r.body.error!.message).toMatch(message);
   });
+
+  it.each([["localhost/sfbench-base/node:20-slim"], ["sfbench/node-postgres:0.2.0"]])(
+    "refuses an image archive naming %s, a name sfbench keeps for its own builds, with a 422 naming the rule",
+    async (reference) => {
+      const body = tarOf({ "manifest.json": JSON.stringify([{ Config: "c.json", RepoTags: [reference], Layers: ["l.tar"] }]), "c.json": "{}", "l.tar": "" });
+      const r = await upload("image-archive", body);
+      expect(r.status).toBe(422);
+      expect(r.body.error).toEqual({
+        field: "image-archive",
+        message: `image-archive: it names ${reference}, in localhost/sfbench/ or localhost/sfbench-base/, which sfbench keeps for its own builds; tag the image under a name of your own (podman tag) and save it again`,
+      });
+    },
+  );
 
   it("stores a source archive of files and folders, gzip or not", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sfbench-src-"));

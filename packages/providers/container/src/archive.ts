@@ -5,10 +5,15 @@
  *
  * Such an archive is the submitter's, never sfbench's own build: it is neither
  * saved into nor loaded from the machine's image store (image-store.ts), which
- * hands an image to any clone on the strength of its key alone.
+ * hands an image to any clone on the strength of its key alone. It is read
+ * before it is loaded (core's image-archive.ts, the portal's reader): an
+ * archive that names one of sfbench's own images (a base stand-in, a bundled
+ * target's build) is refused, since loading it would replace that image for
+ * every later build and run.
  */
 import { existsSync } from "node:fs";
 import { TargetError } from "@sfbench/catalogue";
+import { checkImageArchive, NotAnImageTar, readImageArchive, reservedProblem, reservedReference } from "@sfbench/core/image-archive";
 import { imageExists } from "./bases.ts";
 import { ensurePodman, podman } from "./podman.ts";
 
@@ -17,6 +22,17 @@ const LOAD_TIMEOUT_MS = 600_000;
 /** Loads an image archive; resolves with the references it holds (its tags, or its image id when untagged). */
 export async function loadImageArchive(file: string, onProgress?: (m: string) => void): Promise<string[]> {
   if (!existsSync(file)) throw new TargetError(`${file}: no such image archive`);
+  let read;
+  try {
+    read = await readImageArchive(file);
+  } catch (e) {
+    if (e instanceof NotAnImageTar) throw new TargetError(`image archive ${file}: ${e.message}`);
+    throw e;
+  }
+  const check = checkImageArchive(read.entries, read.kept);
+  if (!check.ok) throw new TargetError(`image archive ${file}: ${check.problem}`);
+  const reserved = reservedReference(check.references);
+  if (reserved) throw new TargetError(`image archive ${file}: ${reservedProblem(reserved)}`);
   await ensurePodman(onProgress);
   onProgress?.(`loading ${file} (podman load)`);
   const { stdout } = await podman(["load", "--quiet", "--input", file], { timeoutMs: LOAD_TIMEOUT_MS });
@@ -33,4 +49,11 @@ export async function requireImage(ref: string): Promise<void> {
       `image ${ref} is not in sfbench's podman storage (no registry is reachable here): build a bundled target's with \`sfbench image build <name>\`, or load an archive (loadImageArchive)`,
     );
   }
+}
+
+/** The ID of an image in the project's storage: what a run starts, so that a name loaded again meanwhile cannot change it. */
+export async function imageId(ref: string): Promise<string> {
+  const id = (await podman(["image", "inspect", "--format", "{{.Id}}", ref])).stdout.trim();
+  if (!/^[0-9a-f]{64}$/.test(id)) throw new TargetError(`image ${ref} has no ID podman can give (${JSON.stringify(id)})`);
+  return id;
 }

@@ -12,7 +12,7 @@ import { findImageReference } from "@sfbench/core/image-ref";
 import { freePort, storageFingerprint } from "@sfbench/provider-local";
 import { TargetError } from "@sfbench/catalogue";
 import { paths } from "@sfbench/services";
-import { loadImageArchive, requireImage } from "./archive.ts";
+import { imageId, loadImageArchive, requireImage } from "./archive.ts";
 import { startContainerTarget, teardownRun } from "./container.ts";
 import { containerTargetControl } from "./control.ts";
 import { defaultMachineClass, type MachineClass } from "./machine.ts";
@@ -30,20 +30,22 @@ export function imageTargetProvider(
   return {
     describe: "archive" in from ? `image ${manifest.image} from its archive, in podman` : `image ${from.stored} in podman (${machine.name})`,
     async start({ trace, onProgress }) {
-      let image: string | undefined;
+      let named: string | undefined;
       if ("archive" in from) {
         const loaded = await loadImageArchive(from.archive, onProgress);
-        image = manifest.image ? findImageReference(loaded, manifest.image) : undefined;
-        if (!image) throw new TargetError(`the image archive holds ${loaded.join(", ")}, not target.json's image ${manifest.image ?? "(none)"}`);
+        named = manifest.image ? findImageReference(loaded, manifest.image) : undefined;
+        if (!named) throw new TargetError(`the image archive holds ${loaded.join(", ")}, not target.json's image ${manifest.image ?? "(none)"}`);
       } else {
         await requireImage(from.stored);
-        image = from.stored;
+        named = from.stored;
       }
+      // by ID: another archive loaded meanwhile under the same name does not change what this run starts
+      const id = await imageId(named);
       // a free host port to publish on, so the run never meets whatever holds the manifest's
       const port = await freePort();
       const c = await startContainerTarget({
         runId,
-        image,
+        image: id,
         manifest,
         machine,
         port,
@@ -61,7 +63,7 @@ export function imageTargetProvider(
         log: c.nodes[0]!.log,
         // each node writes its own span lines (a node added by scale-up too)
         logFiles: () => control.logs(),
-        versions: [`image ${image} (${machine.name})`, ...(c.postgres ? [`PostgreSQL ${c.postgres.settings.version}`] : [])],
+        versions: [`image ${named} (${id.slice(0, 12)}, ${machine.name})`, ...(c.postgres ? [`PostgreSQL ${c.postgres.settings.version}`] : [])],
         control,
       };
     },

@@ -2,7 +2,8 @@
  * Images on real podman, with a one-file fixture target (its context is its
  * own folder, so nothing else in the checkout changes its digest): built
  * offline on the local Node base, cached by its context's digest, rebuilt
- * when forced, saved to an archive and loaded back as an upload would be;
+ * when forced, saved to an archive under a team's name and loaded back as an
+ * upload would be (an archive naming sfbench's own build refused unloaded);
  * started as a container that runs as the image's user with /data writable.
  */
 import { randomUUID } from "node:crypto";
@@ -36,13 +37,24 @@ describe("a target's image", () => {
     const forced = await buildTargetImage("hello", { targetsRoot, force: true });
     expect(forced).toMatchObject({ built: true, digest: first.digest });
 
+    // as a team would submit it: under a name of its own
+    const team = `localhost/a-team/hello:${randomUUID().slice(0, 8)}`;
+    await podman(["tag", first.ref, team]);
     const archive = join(dir, "hello.tar");
-    await podman(["save", "--output", archive, first.ref]);
-    await podman(["rmi", "--force", first.ref]);
+    await podman(["save", "--output", archive, team]);
+    const own = join(dir, "own.tar");
+    await podman(["save", "--output", own, first.ref]);
+    await podman(["rmi", "--force", first.ref, team]);
     expect(await imageExists(first.ref)).toBe(false);
-    await expect(requireImage(first.ref)).rejects.toThrow(/is not in sfbench's podman storage.*sfbench image build/);
-    expect(await loadImageArchive(archive)).toContain(first.ref);
-    await requireImage(first.ref);
+    await expect(requireImage(team)).rejects.toThrow(/is not in sfbench's podman storage.*sfbench image build/);
+    // an archive that names sfbench's own build is refused before anything is loaded: loading it would replace that build for everybody
+    await expect(loadImageArchive(own)).rejects.toThrow(
+      /names localhost\/sfbench\/hello:0\.0\.1, in localhost\/sfbench\/ or localhost\/sfbench-base\/, which sfbench keeps for its own builds/,
+    );
+    expect(await imageExists(first.ref)).toBe(false);
+    expect(await loadImageArchive(archive)).toContain(team);
+    await requireImage(team);
+    await podman(["rmi", team]);
   });
 
   it("runs as the image's user on a loopback port, with /data its own, and leaves nothing after teardown", async () => {

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import type { TargetManifest } from "@sfbench/core";
 import type { Prisma } from "@sfbench/db";
 import { fieldError } from "../trpc/errors.ts";
-import { namesImage } from "./image-archive.ts";
+import { namesImage } from "@sfbench/core/image-archive";
 
 export interface UploadIds {
   imageArchive?: string | undefined;

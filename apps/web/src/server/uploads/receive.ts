@@ -13,7 +13,7 @@ import { pipeline } from "node:stream/promises";
 import { readSourceArchive, SIZE_RULES, SOURCE_ARCHIVE_LIMITS, SourceArchiveRefused } from "@sfbench/core/source-archive";
 import type { Db } from "@sfbench/db";
 import { Parser } from "tar";
-import { checkImageArchive, NotAnImageTar, readImageArchive } from "./image-archive.ts";
+import { checkImageArchive, NotAnImageTar, readImageArchive, reservedProblem, reservedReference } from "@sfbench/core/image-archive";
 import { formatBytes, type UploadKindName, type UploadSettings } from "./limits.ts";
 
 /** A refused upload: the HTTP status, the field it concerns and what is allowed. */
@@ -96,6 +96,8 @@ async function checkImage(file: string): Promise<string[]> {
   }
   const check = checkImageArchive(read.entries, read.kept);
   if (!check.ok) throw new UploadRefused(400, kind, `${kind}: ${check.problem}`);
+  const reserved = reservedReference(check.references);
+  if (reserved) throw new UploadRefused(422, kind, `${kind}: ${reservedProblem(reserved)}`);
   if (!check.references.length)
     throw new UploadRefused(400, kind, `${kind}: the archive names no image (no RepoTags / ref.name); save it by name: podman save -o image.tar <name>:<tag>`);
   return check.references;

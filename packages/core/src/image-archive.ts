@@ -3,10 +3,11 @@
  * docker-archive (manifest.json with RepoTags) or an oci-archive (oci-layout
  * and index.json with ref.name annotations). Read with node-tar, the parser
  * that reads source archives too, from the tar's headers and those two files
- * only; no podman needed.
+ * only; no podman needed. The portal reads an upload with it, and the worker
+ * reads the archive again before `podman load`, whatever the portal let in.
  */
 import { createReadStream } from "node:fs";
-import { findImageReference } from "@sfbench/core/image-ref";
+import { findImageReference, normalizeImageReference } from "./image-ref.ts";
 import { Parser, type ReadEntry } from "tar";
 import { z } from "zod";
 
@@ -103,3 +104,19 @@ export function checkImageArchive(entries: TarEntry[], kept: Map<string, Buffer>
 }
 
 export const namesImage = (references: string[], image: string) => findImageReference(references, image) !== undefined;
+
+/**
+ * Names sfbench keeps for its own builds: the base stand-ins every image is
+ * built on and the bundled targets' images. An archive that named one would,
+ * once loaded, replace what sfbench builds and runs for everybody.
+ */
+export const RESERVED_IMAGE_NAMESPACES = ["sfbench/", "sfbench-base/"] as const;
+
+/** The first of `references` in a namespace sfbench keeps for itself (podman's `localhost/` or none), if any. */
+export function reservedReference(references: readonly string[]): string | undefined {
+  return references.find((r) => RESERVED_IMAGE_NAMESPACES.some((ns) => normalizeImageReference(r).startsWith(ns)));
+}
+
+/** Why an archive naming `reference` is refused, naming the rule. */
+export const reservedProblem = (reference: string) =>
+  `it names ${reference}, in localhost/${RESERVED_IMAGE_NAMESPACES.join(" or localhost/")}, which sfbench keeps for its own builds; tag the image under a name of your own (podman tag) and save it again`;
