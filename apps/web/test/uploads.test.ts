@@ -32,8 +32,8 @@ let api: Awaited<ReturnType<typeof browser>>["api"];
 
 beforeAll(async () => {
   t = await testDatabase();
-  image = await saveImage("ghcr.io/sfbench/uploaded:0.1.0");
-  other = await saveImage("ghcr.io/sfbench/uploaded:0.1.0", "another build\n");
+  image = await saveImage("localhost/uploaded:0.1.0");
+  other = await saveImage("localhost/uploaded:0.1.0", "another build\n");
   settings = { dataDir: mkdtempSync(join(tmpdir(), "sfbench-portal-data-")), maxBytes: { "image-archive": 256 * KIB, "source-archive": 64 * KIB } };
   const user = await browser(t.db, "uploader@example.com");
   ({ api } = await caller(t.db, { headers: { origin: ORIGIN, cookie: user.cookie }, uploads: settings }));
@@ -62,7 +62,7 @@ const tarOf = (files: Record<string, string>) => {
 describe("reading an image archive without podman", () => {
   it.each(["docker", "oci"] as const)("finds the image reference of a %s archive from podman save", async (format) => {
     const { entries, kept } = await readImageArchive(image[format]);
-    expect(checkImageArchive(entries, kept)).toEqual({ ok: true, format: `${format}-archive`, references: ["ghcr.io/sfbench/uploaded:0.1.0"] });
+    expect(checkImageArchive(entries, kept)).toEqual({ ok: true, format: `${format}-archive`, references: ["localhost/uploaded:0.1.0"] });
   });
 
   it("treats x, x:latest, docker.io/library/x:latest and localhost/x:latest as one image", () => {
@@ -75,7 +75,7 @@ describe("POST /api/uploads/<kind>", () => {
   it("stores an image archive under the data directory and answers with the image it names", async () => {
     const r = await upload("image-archive", image.docker);
     expect(r.status, JSON.stringify(r.body)).toBe(201);
-    expect(r.body.references).toEqual(["ghcr.io/sfbench/uploaded:0.1.0"]);
+    expect(r.body.references).toEqual(["localhost/uploaded:0.1.0"]);
     const row = await t.db.upload.findUniqueOrThrow({ where: { id: r.body.id } });
     expect(row).toMatchObject({ kind: "image_archive", targetVersionId: null });
     expect(readFileSync(row.path)).toEqual(readFileSync(image.docker));
@@ -168,17 +168,27 @@ describe("a submission with an image archive", () => {
   it("refuses an archive of another image, naming the field and both images", async () => {
     const { body } = await upload("image-archive", image.oci);
     const error = await failure(
-      api.submissions.submit(submission("wrong-image", { image: "ghcr.io/sfbench/other:2.0.0", imageArchive: body.id })),
+      api.submissions.submit(submission("wrong-image", { image: "localhost/wrong-image:2.0.0", imageArchive: body.id })),
       "BAD_REQUEST",
     );
     expect(fields(error).imageArchive![0]).toBe(
-      'the archive holds ghcr.io/sfbench/uploaded:0.1.0, not the manifest\'s image ghcr.io/sfbench/other:2.0.0; save that image (podman save -o image.tar ghcr.io/sfbench/other:2.0.0) or set target.json "image"',
+      'the archive holds localhost/uploaded:0.1.0, not the manifest\'s image localhost/wrong-image:2.0.0; save that image (podman save -o image.tar localhost/wrong-image:2.0.0) or set target.json "image"',
     );
+  });
+
+  it("refuses an archive that names another system's image, naming the rule, and stores nothing for it", async () => {
+    const { body } = await upload("image-archive", image.docker);
+    const error = await failure(api.submissions.submit(submission("borrower", { image: "localhost/uploaded:0.1.0", imageArchive: body.id })), "BAD_REQUEST");
+    expect(fields(error).imageArchive![0]).toBe(
+      'it names localhost/uploaded:0.1.0, outside the namespace of the system "borrower": an image archive of "borrower" may only name localhost/borrower:<tag> or localhost/borrower/<image>:<tag>, so that no archive moves a name another system\'s runs load; tag the image so (podman tag) and save it again',
+    );
+    expect(await t.db.system.findUnique({ where: { slug: "borrower" } })).toBeNull();
+    expect((await t.db.upload.findUniqueOrThrow({ where: { id: body.id } })).targetVersionId).toBeNull();
   });
 
   it("stores the archive by target version, keeps it on a resubmission and refuses a different one", async () => {
     const first = await upload("image-archive", image.docker);
-    const { runId } = await api.submissions.submit(submission("uploaded", { image: "ghcr.io/sfbench/uploaded:0.1.0", imageArchive: first.body.id }));
+    const { runId } = await api.submissions.submit(submission("uploaded", { image: "localhost/uploaded:0.1.0", imageArchive: first.body.id }));
     const run = await t.db.run.findUniqueOrThrow({ where: { id: runId }, include: { targetVersion: { include: { uploads: true } } } });
     const [stored] = run.targetVersion.uploads;
     expect(stored!.path).toBe(join(settings.dataDir, "versions", run.targetVersionId, `image-archive-${stored!.sha256.slice(7)}.tar`));
@@ -186,10 +196,10 @@ describe("a submission with an image archive", () => {
     expect(existsSync(join(settings.dataDir, "uploads", `${first.body.id}.tar`))).toBe(false);
 
     const same = await upload("image-archive", image.docker);
-    await api.submissions.submit(submission("uploaded", { image: "ghcr.io/sfbench/uploaded:0.1.0", imageArchive: same.body.id }));
+    await api.submissions.submit(submission("uploaded", { image: "localhost/uploaded:0.1.0", imageArchive: same.body.id }));
     const changed = await upload("image-archive", other.docker);
     const error = await failure(
-      api.submissions.submit(submission("uploaded", { image: "ghcr.io/sfbench/uploaded:0.1.0", imageArchive: changed.body.id })),
+      api.submissions.submit(submission("uploaded", { image: "localhost/uploaded:0.1.0", imageArchive: changed.body.id })),
       "CONFLICT",
     );
     expect(fields(error).imageArchive![0]).toMatch(

@@ -32,7 +32,8 @@ const archive = join(home, "image.tar");
 beforeAll(async () => {
   ({ db } = await freshDb());
   const built = (await buildTargetImage("node-postgres")).ref;
-  image = `localhost/sfbench-test/np-archive:${randomUUID().slice(0, 8)}`;
+  // in the namespace of the system it runs as, as the worker requires of an archive
+  image = `localhost/np-from-archive:${randomUUID().slice(0, 8)}`;
   await podman(["tag", built, image]);
   await podman(["save", "-o", archive, image], { timeoutMs: 600_000 });
   await podman(["untag", image, image]);

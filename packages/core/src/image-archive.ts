@@ -120,3 +120,31 @@ export function reservedReference(references: readonly string[]): string | undef
 /** Why an archive naming `reference` is refused, naming the rule. */
 export const reservedProblem = (reference: string) =>
   `it names ${reference}, in localhost/${RESERVED_IMAGE_NAMESPACES.join(" or localhost/")}, which sfbench keeps for its own builds; tag the image under a name of your own (podman tag) and save it again`;
+
+/** The repository of a reference without its tag or digest, normalised ("localhost/x/y:1" is "x/y"). */
+const repositoryOf = (reference: string) => {
+  const r = normalizeImageReference(reference);
+  const at = r.indexOf("@");
+  if (at >= 0) return r.slice(0, at);
+  const colon = r.lastIndexOf(":");
+  return colon > r.lastIndexOf("/") ? r.slice(0, colon) : r;
+};
+
+/**
+ * Whether `reference` is in the namespace of the system `system`: its
+ * repository is the system's name or under it (`x`, `x/gateway`), on
+ * podman's localhost or without a registry. A system's name belongs to one
+ * account (the portal refuses another's submission under it), so an archive
+ * of one team's system can never carry a name another team's runs load.
+ */
+export function inSystemNamespace(reference: string, system: string): boolean {
+  const repository = repositoryOf(reference);
+  return repository === system || repository.startsWith(`${system}/`);
+}
+
+/** The first of `references` outside the system's namespace, if any. */
+export const outsideSystemNamespace = (references: readonly string[], system: string) => references.find((r) => !inSystemNamespace(r, system));
+
+/** Why an archive of `system` naming `reference` is refused, naming the rule. */
+export const namespaceProblem = (reference: string, system: string) =>
+  `it names ${reference}, outside the namespace of the system "${system}": an image archive of "${system}" may only name localhost/${system}:<tag> or localhost/${system}/<image>:<tag>, so that no archive moves a name another system's runs load; tag the image so (podman tag) and save it again`;

@@ -9,18 +9,31 @@
  * before it is loaded (core's image-archive.ts, the portal's reader): an
  * archive that names one of sfbench's own images (a base stand-in, a bundled
  * target's build) is refused, since loading it would replace that image for
- * every later build and run.
+ * every later build and run; so is one that names an image outside its
+ * system's namespace, which could move another team's name.
  */
 import { existsSync } from "node:fs";
 import { TargetError } from "@sfbench/catalogue";
-import { checkImageArchive, NotAnImageTar, readImageArchive, reservedProblem, reservedReference } from "@sfbench/core/image-archive";
+import {
+  checkImageArchive,
+  namespaceProblem,
+  NotAnImageTar,
+  outsideSystemNamespace,
+  readImageArchive,
+  reservedProblem,
+  reservedReference,
+} from "@sfbench/core/image-archive";
 import { imageExists } from "./bases.ts";
 import { ensurePodman, podman } from "./podman.ts";
 
 const LOAD_TIMEOUT_MS = 600_000;
 
-/** Loads an image archive; resolves with the references it holds (its tags, or its image id when untagged). */
-export async function loadImageArchive(file: string, onProgress?: (m: string) => void): Promise<string[]> {
+/**
+ * Loads an image archive of the system `system` (its target.json `name`);
+ * resolves with the references it holds (its tags, or its image id when
+ * untagged). Every name in it must be in that system's namespace.
+ */
+export async function loadImageArchive(file: string, system: string, onProgress?: (m: string) => void): Promise<string[]> {
   if (!existsSync(file)) throw new TargetError(`${file}: no such image archive`);
   let read;
   try {
@@ -33,6 +46,8 @@ export async function loadImageArchive(file: string, onProgress?: (m: string) =>
   if (!check.ok) throw new TargetError(`image archive ${file}: ${check.problem}`);
   const reserved = reservedReference(check.references);
   if (reserved) throw new TargetError(`image archive ${file}: ${reservedProblem(reserved)}`);
+  const outside = outsideSystemNamespace(check.references, system);
+  if (outside) throw new TargetError(`image archive ${file}: ${namespaceProblem(outside, system)}`);
   await ensurePodman(onProgress);
   onProgress?.(`loading ${file} (podman load)`);
   const { stdout } = await podman(["load", "--quiet", "--input", file], { timeoutMs: LOAD_TIMEOUT_MS });

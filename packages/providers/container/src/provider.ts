@@ -32,7 +32,7 @@ export function imageTargetProvider(
     async start({ trace, onProgress }) {
       let named: string | undefined;
       if ("archive" in from) {
-        const loaded = await loadImageArchive(from.archive, onProgress);
+        const loaded = await loadImageArchive(from.archive, manifest.name, onProgress);
         named = manifest.image ? findImageReference(loaded, manifest.image) : undefined;
         if (!named) throw new TargetError(`the image archive holds ${loaded.join(", ")}, not target.json's image ${manifest.image ?? "(none)"}`);
       } else {

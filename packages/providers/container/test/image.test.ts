@@ -37,7 +37,7 @@ describe("a target's image", () => {
     const forced = await buildTargetImage("hello", { targetsRoot, force: true });
     expect(forced).toMatchObject({ built: true, digest: first.digest });
 
-    // as a team would submit it: under a name of its own
+    // as a team would submit it: under its system's name
     const team = `localhost/a-team/hello:${randomUUID().slice(0, 8)}`;
     await podman(["tag", first.ref, team]);
     const archive = join(dir, "hello.tar");
@@ -48,11 +48,16 @@ describe("a target's image", () => {
     expect(await imageExists(first.ref)).toBe(false);
     await expect(requireImage(team)).rejects.toThrow(/is not in sfbench's podman storage.*sfbench image build/);
     // an archive that names sfbench's own build is refused before anything is loaded: loading it would replace that build for everybody
-    await expect(loadImageArchive(own)).rejects.toThrow(
+    await expect(loadImageArchive(own, "sfbench")).rejects.toThrow(
       /names localhost\/sfbench\/hello:0\.0\.1, in localhost\/sfbench\/ or localhost\/sfbench-base\/, which sfbench keeps for its own builds/,
     );
     expect(await imageExists(first.ref)).toBe(false);
-    expect(await loadImageArchive(archive)).toContain(team);
+    // and one that names another system's image, before anything is loaded: loading it would move that system's name
+    await expect(loadImageArchive(archive, "b-team")).rejects.toThrow(
+      `names ${team}, outside the namespace of the system "b-team": an image archive of "b-team" may only name localhost/b-team:<tag> or localhost/b-team/<image>:<tag>`,
+    );
+    expect(await imageExists(team)).toBe(false);
+    expect(await loadImageArchive(archive, "a-team")).toContain(team);
     await requireImage(team);
     await podman(["rmi", team]);
   });

@@ -29,7 +29,7 @@ export function createKubePlayPlace(opts: { maxNodes: number }): ClusterPlace {
         async start(o) {
           let image: string | undefined;
           if (run.imageArchive) {
-            const loaded = await loadImageArchive(run.imageArchive, o.onProgress);
+            const loaded = await loadImageArchive(run.imageArchive, run.manifest.name, o.onProgress);
             image = run.manifest.image ? findImageReference(loaded, run.manifest.image) : undefined;
             if (!image)
               throw new ClusterProvisionError(`the image archive holds ${loaded.join(", ")}, not target.json's image ${run.manifest.image ?? "(none)"}`);

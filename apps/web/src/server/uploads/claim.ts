@@ -1,6 +1,7 @@
 /**
  * A submission claims its uploads for its target version: the image archive
- * must name the manifest's image, and a version keeps the first archive of
+ * must name the manifest's image and nothing outside the system's namespace
+ * (core's image-archive.ts), and a version keeps the first archive of
  * each kind it was given (append-only): the same file again is accepted and
  * the copy dropped, another file is refused (a changed image is a new version).
  * Files are hard-linked into versions/<target version>/ inside the transaction
@@ -12,7 +13,7 @@ import { join } from "node:path";
 import type { TargetManifest } from "@sfbench/core";
 import type { Prisma } from "@sfbench/db";
 import { fieldError } from "../trpc/errors.ts";
-import { namesImage } from "@sfbench/core/image-archive";
+import { namesImage, namespaceProblem, outsideSystemNamespace } from "@sfbench/core/image-archive";
 
 export interface UploadIds {
   imageArchive?: string | undefined;
@@ -59,6 +60,9 @@ export async function claimUploads(
             field,
             `the archive holds ${upload.references.join(", ")}, not the manifest's image ${manifest.image}; save that image (podman save -o image.tar ${manifest.image}) or set target.json "image"`,
           );
+        // every name it holds is loaded, not only the manifest's: each must be this system's
+        const outside = outsideSystemNamespace(upload.references, manifest.name);
+        if (outside) throw fieldError(field, namespaceProblem(outside, manifest.name));
       }
       const kept = await tx.upload.findFirst({ where: { targetVersionId: versionId, kind } });
       if (kept) {
