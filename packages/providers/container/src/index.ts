@@ -1,11 +1,11 @@
-export { ensurePodman, podman, podmanEnv, podmanHome, PodmanError, PODMAN_PACKAGES, CONTAINER_ULIMITS } from "./podman.ts";
+export { ensurePodman, podman, podmanEnv, podmanRemove, podmanHome, PodmanError, PODMAN_PACKAGES, CONTAINER_ULIMITS } from "./podman.ts";
 export { ensureBaseImages, imageExists, DEBIAN_BASE, NODE_BASE } from "./bases.ts";
 export { GLIBC_BASE, GO_BASE, STATIC_BASE } from "./go-bases.ts";
 export { JRE_BASE } from "./jre-bases.ts";
 export { ensureLocalBases, LOCAL_BASES, type LocalBase } from "./local-bases.ts";
 export { buildTargetImage, localImageRef, type BuiltImage } from "./image.ts";
 export { ensureStoredImage, type StoredImage } from "./image-store.ts";
-export { loadImageArchive, requireImage } from "./archive.ts";
+export { loadImageArchive, requireImage, unloadImageArchive } from "./archive.ts";
 export { MachineClass, defaultMachineClass, parseMachineClass } from "./machine.ts";
 export {
   ContainerTarget,

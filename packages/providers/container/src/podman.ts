@@ -113,6 +113,27 @@ export function podman(args: string[], opts: { timeoutMs?: number; input?: strin
   });
 }
 
+/**
+ * A removal (`rm`, `pod rm`), tried again while podman says a mount of the
+ * removed container is busy: a container being created meanwhile holds a
+ * copy of the host's mounts (the removed one's /dev/shm among them) for the
+ * moment it sets up its own, more often in a user namespace; a few tries
+ * later it has let go. Other failures are thrown at once.
+ */
+export async function podmanRemove(args: string[], opts: { timeoutMs?: number } = {}, run: typeof podman = podman): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await run(args, opts);
+      return;
+    } catch (e) {
+      if (!(e instanceof PodmanError) || !/device or resource busy/.test(e.message) || attempt >= REMOVE_ATTEMPTS) throw e;
+      await new Promise((r) => setTimeout(r, 250 * 2 ** attempt));
+    }
+  }
+}
+/** 0.5 + 1 + 2 + 4 + 8 s of waiting at most */
+const REMOVE_ATTEMPTS = 6;
+
 function onPath(name: string): boolean {
   return (process.env.PATH ?? "").split(":").some((dir) => dir && existsSync(join(dir, name)));
 }

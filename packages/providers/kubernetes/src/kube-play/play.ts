@@ -9,7 +9,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createRunNetwork, podman, removeRunNetwork } from "@sfbench/provider-container";
+import { createRunNetwork, podman, podmanRemove, removeRunNetwork } from "@sfbench/provider-container";
 import { paths } from "@sfbench/services";
 import { z } from "zod";
 import { runNamespace, type RunStackConfigInput } from "@sfbench/infra-pulumi/config";
@@ -165,7 +165,7 @@ export async function downRun(runId: string): Promise<void> {
   const down = (args: string[]) => podman(args, { timeoutMs: STEP_TIMEOUT_MS });
   if (existsSync(state.file)) await down(["kube", "down", state.file]).catch(() => undefined);
   const pods = (await down(["pod", "ps", "--filter", `name=^${state.prefix}-`, "--format", "{{.Name}}"])).stdout.split("\n").filter(Boolean);
-  if (pods.length) await down(["pod", "rm", "-f", ...pods]);
+  if (pods.length) await podmanRemove(["pod", "rm", "-f", ...pods], { timeoutMs: STEP_TIMEOUT_MS });
   const volumes = (await down(["volume", "ls", "--filter", `name=^${state.prefix}-`, "--format", "{{.Name}}"])).stdout.split("\n").filter(Boolean);
   if (volumes.length) await down(["volume", "rm", "-f", ...volumes]);
   await removeRunNetwork(runId, state.network);
