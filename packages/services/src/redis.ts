@@ -51,8 +51,13 @@ export function redisUrl(): string {
  * AUTH), then PING. True when the PING got +PONG.
  */
 export function ping(port = ports.redis, timeoutMs = 1_000, password: string | null = redisPassword()): Promise<boolean> {
+  return answersPing({ host: HOST, port }, timeoutMs, password);
+}
+
+/** As `ping`, to a server at `where`: a TCP address, or a Unix socket's path (a run's own Redis, in a network namespace sfbench is not in). */
+export function answersPing(where: { host: string; port: number } | { path: string }, timeoutMs: number, password: string | null): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = net.connect({ host: HOST, port, timeout: timeoutMs });
+    const socket = net.connect({ ...where, timeout: timeoutMs });
     let reply = "";
     const expected = password === null ? 1 : 2;
     const done = (ok: boolean) => {

@@ -10,9 +10,10 @@
  * its processes in the cost) but inside the pod's namespace. Each node's port
  * is published on the host's 127.0.0.1 under the same number, which is where
  * the load, the health check and sfbench's balancer reach it (a DNAT in the
- * kernel: no user-space proxy in the measured path). The shared Redis and
- * Kafka are sfbench's own and are not handed to an image: a manifest that
- * declares them cannot run from its image yet.
+ * kernel: no user-space proxy in the measured path). A manifest that
+ * declares Redis gets a Redis of the run's own there too; the shared Kafka
+ * is sfbench's own and is not handed to an image: a manifest that declares
+ * it cannot run from its image yet.
  *
  * Output: the container runs attached to a detached `podman run` whose stdout
  * and stderr go to the node's log file, so span lines reach the trace shipper
@@ -29,6 +30,7 @@
  * run's port in front of them (it is sfbench's, not the target's: not in the
  * cost). Without a node count: the one container on the run's port.
  */
+import { createHash } from "node:crypto";
 import { spawn } from "node:child_process";
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -36,10 +38,19 @@ import type { TargetManifest } from "@sfbench/core";
 import { nodeSupport } from "@sfbench/core";
 import { freePort, isAlive, portFree, spawnBalancerProcess } from "@sfbench/provider-local";
 import { TargetBusyError, TargetError } from "@sfbench/catalogue";
-import { DURABLE, paths, SCRATCH, startPostgresInstance, stopPostgresInstance, type PostgresReportedSettings } from "@sfbench/services";
+import {
+  DURABLE,
+  paths,
+  SCRATCH,
+  startPostgresInstance,
+  startRedisInstance,
+  stopPostgresInstance,
+  stopRedisInstance,
+  type PostgresReportedSettings,
+} from "@sfbench/services";
 import { z } from "zod";
 import { MachineClass } from "./machine.ts";
-import { podman, podmanEnv } from "./podman.ts";
+import { podman, podmanEnv, podmanRemove } from "./podman.ts";
 import { createRunNetwork, removeRunNetwork, runNetworks } from "./run-network.ts";
 import { mountRunVolume, runDiskMib, unmountRunVolume } from "./run-volume.ts";
 
@@ -47,6 +58,22 @@ import { mountRunVolume, runDiskMib, unmountRunVolume } from "./run-volume.ts";
 export const PIDS_LIMIT = 2048;
 
 export const RUN_LABEL = "org.sfbench.run";
+
+/** Host ids a run's user namespace maps its 65536 ids onto: above any account a host gives out, one block per run. */
+const USERNS_BASE = 1 << 24;
+const USERNS_SIZE = 65536;
+const USERNS_BLOCKS = 4096;
+
+/**
+ * The first host uid (and gid) of the run's user namespace: the image's root
+ * is that id on the host, its user 1000 that id + 1000, owners of nothing
+ * outside the run. From the run's id, so every node of a run and a restarted
+ * node get the same, and two runs almost never share one (4096 blocks).
+ */
+export function userNamespaceBase(runId: string): number {
+  const block = createHash("sha256").update(runId).digest().readUInt32BE(0) % USERNS_BLOCKS;
+  return USERNS_BASE + block * USERNS_SIZE;
+}
 
 const ContainerNode = z.strictObject({
   index: z.number().int().nonnegative(),
@@ -75,6 +102,14 @@ const TargetPostgres = z.strictObject({
   settings: z.custom<PostgresReportedSettings>(),
 });
 
+/** The run's own Redis (redis-instance.ts), for an image that declares `redis` */
+const TargetRedis = z.strictObject({
+  pid: z.number().int(),
+  port: z.number().int(),
+  url: z.string(),
+  dir: z.string(),
+});
+
 export const ContainerTarget = z.strictObject({
   runId: z.string().min(1),
   name: z.string(),
@@ -84,6 +119,7 @@ export const ContainerTarget = z.strictObject({
   url: z.string(),
   trace: z.boolean(),
   postgres: TargetPostgres.optional(),
+  redis: TargetRedis.optional(),
   /** the run's own network and the pod whose namespace its nodes and PostgreSQL share */
   network: z.string().optional(),
   pod: z.string().optional(),
@@ -160,7 +196,7 @@ export function planOf(state: ContainerTarget, node: ContainerNode): ContainerNo
 }
 
 /** What every node's container gets from the services the manifest declares. */
-function serviceEnv(manifest: TargetManifest, state: Pick<ContainerTarget, "trace" | "postgres">): Record<string, string> {
+function serviceEnv(manifest: TargetManifest, state: Pick<ContainerTarget, "trace" | "postgres" | "redis">): Record<string, string> {
   return {
     ...manifest.local?.env,
     // every address of the pod: the published ports reach it on the pod's side of the bridge
@@ -168,11 +204,12 @@ function serviceEnv(manifest: TargetManifest, state: Pick<ContainerTarget, "trac
     SFBENCH_TRACE: state.trace ? "1" : "0",
     SFBENCH_DATA_DIR: "/data",
     ...(state.postgres ? { DATABASE_URL: state.postgres.url } : {}),
+    ...(state.redis ? { REDIS_URL: state.redis.url } : {}),
   };
 }
 
-/** The data services a run from an image can have: its own PostgreSQL; the shared Redis and Kafka are the installation's. */
-const RUN_SERVICES: readonly string[] = ["postgres"];
+/** The data services a run from an image can have: its own PostgreSQL and Redis; the shared Kafka is the installation's. */
+const RUN_SERVICES: readonly string[] = ["postgres", "redis"];
 
 /** Refuses a manifest whose services a run of its own cannot give it, naming them. */
 export function requireRunServices(manifest: TargetManifest): void {
@@ -213,6 +250,10 @@ async function createRunPod(state: ContainerTarget, onProgress?: (m: string) => 
     `${RUN_LABEL}-pod=${state.runId}`,
     "--network",
     network.name,
+    // a user namespace of the run's own, which its nodes join: root inside is an unprivileged id outside,
+    // owner of no host file (the kernel maps the image's layers through an id-mapped mount, no copy)
+    `--uidmap=0:${userNamespaceBase(state.runId)}:${USERNS_SIZE}`,
+    `--gidmap=0:${userNamespaceBase(state.runId)}:${USERNS_SIZE}`,
     ...state.published.flatMap((p) => ["--publish", `127.0.0.1:${p}:${p}`]),
   ]);
   state.pod = pod;
@@ -240,7 +281,7 @@ export async function launchNode(
 ): Promise<LaunchedNode> {
   const { index, port } = plan;
   const name = containerName(state.runId, index);
-  await podman(["rm", "--force", "--ignore", name]);
+  await podmanRemove(["rm", "--force", "--ignore", name]);
   const dir = runDir(state.runId);
   const dataDir = join(state.volume ?? dir, `node-${index}`, "data");
   mkdirSync(dataDir, { recursive: true });
@@ -273,6 +314,9 @@ export async function launchNode(
     "--cap-drop=ALL",
     "--security-opt=no-new-privileges",
     `--pids-limit=${PIDS_LIMIT}`,
+    // the image's files cannot be changed: what a node writes goes to /data (its disk) or /tmp, /var/tmp, /run
+    // (podman's tmpfs, counted in its memory)
+    "--read-only",
     `--cpus=${machine.cpus}`,
     `--memory=${machine.memoryBytes}`,
     // no swap beyond the limit: the class's memory is the node's memory
@@ -365,6 +409,28 @@ export async function startRunPostgres(
   return { pid: pgi.pid, port: pgi.port, url: pgi.url, dir: pgi.dir, settings: pgi.settings };
 }
 
+export const redisDir = (runId: string) => join(runDir(runId), "redis");
+
+/** The run's own Redis (durable when the manifest promises durability), inside the run's pod's network namespace. */
+export async function startRunRedis(
+  state: Pick<ContainerTarget, "runId" | "pod">,
+  manifest: TargetManifest,
+  opts: { keepData?: boolean; cpus?: string; onProgress?: (m: string) => void },
+): Promise<ContainerTarget["redis"]> {
+  const { runId } = state;
+  const durable = manifest.guarantees.durability !== "in-memory";
+  if (!state.pod) throw new TargetError(`run ${runId} has no pod to start its Redis in`);
+  const r = await startRedisInstance({
+    dir: redisDir(runId),
+    netns: await podNetns(state.pod),
+    durable,
+    keepData: opts.keepData ?? false,
+    ...(opts.cpus ? { cpus: opts.cpus } : {}),
+    onProgress: (m) => opts.onProgress?.(`redis (${durable ? "durable" : "scratch"}, the run's own, in its network): ${m}`),
+  });
+  return { pid: r.pid, port: r.port, url: r.url, dir: r.dir };
+}
+
 /** A started container target; `exited` says how a node's container ended (undefined while every one runs), `nodeExits` per node. */
 export interface StartedContainerTarget extends ContainerTarget {
   exited(): string | undefined;
@@ -452,6 +518,10 @@ export async function startContainerTarget(opts: ContainerStartOptions): Promise
       state.postgres = await startRunPostgres(state, manifest, { onProgress: opts.onProgress });
       writeContainerState(state);
     }
+    if (manifest.services.includes("redis")) {
+      state.redis = await startRunRedis(state, manifest, { onProgress: opts.onProgress });
+      writeContainerState(state);
+    }
     const plans: ContainerNodePlan[] = [];
     for (let index = 0; index < count; index++) {
       // cluster ports live on the pod's own loopback: any number, none published
@@ -523,10 +593,14 @@ export async function teardownRun(runId: string, opts: { logsTo?: string } = {})
   }
   stopBalancer(state);
   const names = await runContainers(runId).catch(() => [] as string[]);
-  if (names.length) await podman(["rm", "--force", "--time", "0", ...names]);
+  if (names.length) await podmanRemove(["rm", "--force", "--time", "0", ...names]);
   await stopPostgresInstance(postgresDir(runId));
-  // the pod (its infra container) after its nodes and its PostgreSQL, which live in its namespace; then the network and its fence
-  await podman(["pod", "rm", "--force", "--ignore", podName(runId)]);
+  await stopRedisInstance(redisDir(runId));
+  // the pod (its infra container) after its nodes and its PostgreSQL and Redis, which live in its namespace; then the network and its fence
+  await podmanRemove(["pod", "rm", "--force", "--ignore", podName(runId)]);
+  // the infra container's conmon holds each published port until it has exited, a moment after `pod rm` returns:
+  // a run started next on one of them would find it taken
+  await portsReleased(state?.published ?? []);
   await removeRunNetwork(runId, networkName(runId));
   const dir = runDir(runId);
   if (!existsSync(dir)) return;
@@ -536,6 +610,12 @@ export async function teardownRun(runId: string, opts: { logsTo?: string } = {})
     for (const entry of readdirSync(dir)) if (entry.endsWith(".log")) copyFileSync(join(dir, entry), join(opts.logsTo, `container-${entry}`));
   }
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** Waits (at most 10 s) until no process holds any of `published` on the host's loopback. */
+async function portsReleased(published: number[]): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (const port of published) while (!(await portFree(port)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 }
 
 /** Tears down every run that left containers or state behind (a worker's start-up sweep after a crash). */

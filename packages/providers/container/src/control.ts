@@ -6,8 +6,8 @@
  * target started with a node count (the balancer gets it on SIGHUP), and the
  * pids whose trees give the target's memory: each container's first process
  * (every process of a container descends from it) and its own PostgreSQL's
- * postmaster. Its CPU cost is `cost`: the containers' cgroup accounting and
- * the PostgreSQL's process tree, which runs on the host beside them, kept
+ * postmaster and Redis. Its CPU cost is `cost`: the containers' cgroup
+ * accounting and those servers' process trees, on the host beside them, kept
  * over a node's kill and restart (a removed container's cgroup goes with it,
  * so its last reading, taken right before the signal, is kept).
  */
@@ -24,6 +24,7 @@ import {
   planOf,
   readContainerState,
   startRunPostgres,
+  startRunRedis,
   waitHealthy,
   writeBackends,
   writeContainerState,
@@ -35,7 +36,7 @@ export interface ContainerTargetControl extends TargetControl {
   runId: string;
   /** how the target died, when a container that was not killed on purpose is gone; undefined while it is fine */
   exited(): string | undefined;
-  /** root pids whose trees are the target's cost: each running container's first process and its own PostgreSQL */
+  /** root pids whose trees are the target's cost: each running container's first process and its own PostgreSQL and Redis */
   pids(): number[];
   /** CPU seconds the running containers' cgroups have used since they (re)started */
   cgroupCpuSeconds(): number;
@@ -45,6 +46,10 @@ export interface ContainerTargetControl extends TargetControl {
 }
 
 const GONE_TIMEOUT_MS = 10_000;
+
+/** The run's own servers beside its containers, on the host: their process trees are the target's too. */
+const SERVICES = ["postgres", "redis"] as const;
+type Service = (typeof SERVICES)[number];
 
 function signalAll(pids: number[], signal: NodeJS.Signals): void {
   for (const pid of pids) {
@@ -83,16 +88,16 @@ export async function containerTargetControl(
   // read synchronously by the cost sampler: refreshed whenever a container (re)starts
   const pids = new Map<number, number>();
   // the cost's CPU: per node and for the run's PostgreSQL, the pid read and the most it was seen to have used; `ended` holds what the replaced ones used
-  const seen = new Map<number | "postgres", { pid: number; seconds: number }>();
+  const seen = new Map<number | Service, { pid: number; seconds: number }>();
   let ended = 0;
-  const readCpu = (key: number | "postgres") => {
+  const readCpu = (key: number | Service) => {
     const e = seen.get(key);
     if (!e) return;
-    const now = key === "postgres" ? treeCpuSeconds(e.pid, descendants(e.pid)) : cgroupCpuSeconds(e.pid);
+    const now = typeof key === "string" ? treeCpuSeconds(e.pid, descendants(e.pid)) : cgroupCpuSeconds(e.pid);
     if (now !== undefined) e.seconds = Math.max(e.seconds, now);
   };
   /** Starts counting `pid` for `key`, keeping what the process it replaces used (undefined: the key has none now). */
-  const countAs = (key: number | "postgres", pid: number | undefined) => {
+  const countAs = (key: number | Service, pid: number | undefined) => {
     const e = seen.get(key);
     if (e?.pid === pid) return;
     if (e) {
@@ -102,13 +107,16 @@ export async function containerTargetControl(
     }
     if (pid) seen.set(key, { pid, seconds: 0 });
   };
-  const postgresPid = () => readContainerState(runId)?.postgres?.pid;
+  const countServices = () => {
+    const s = readContainerState(runId);
+    for (const service of SERVICES) countAs(service, s?.[service]?.pid);
+  };
   const refreshPid = async (index: number, container: string) => {
     const pid = await containerPid(container);
     if (pid) pids.set(index, pid);
     else pids.delete(index);
     countAs(index, pid);
-    countAs("postgres", postgresPid());
+    countServices();
   };
   for (const n of started.nodes) await refreshPid(n.index, n.container);
   // how each node's attached client ended; a node killed on purpose is not a death
@@ -128,18 +136,19 @@ export async function containerTargetControl(
       const pid = pids.get(index);
       if (!pid || !isAlive(pid)) throw new TargetError(`${node.container} is not running`);
       writeContainerState({ ...s, killed: [...new Set([...s.killed, index])] });
-      // a single node is the whole target: its PostgreSQL (postmaster and backends) dies with it; one of several nodes dies alone
+      // a single node is the whole target: its PostgreSQL (postmaster and backends) and Redis die with it; one of several nodes dies alone
       const whole = s.nodes.length === 1;
-      const pg = whole && s.postgres && isAlive(s.postgres.pid) ? [s.postgres.pid, ...descendants(s.postgres.pid)] : [];
+      const dying = whole ? SERVICES.filter((service) => s[service] && isAlive(s[service].pid)) : [];
+      const servers = dying.flatMap((service) => [s[service]!.pid, ...descendants(s[service]!.pid)]);
       // what it used up to now is kept: its cgroup is gone once it is
       readCpu(index);
-      if (pg.length) readCpu("postgres");
+      for (const service of dying) readCpu(service);
       const at = Date.now();
       // the container's first process from the host: it is the container's init, so the kernel ends the rest of it
       signalAll([pid], signal);
-      signalAll(pg, signal);
+      signalAll(servers, signal);
       await waitGone(pid, GONE_TIMEOUT_MS);
-      await Promise.all(pg.map((p) => waitGone(p, GONE_TIMEOUT_MS)));
+      await Promise.all(servers.map((p) => waitGone(p, GONE_TIMEOUT_MS)));
       pids.delete(index);
       return { at };
     },
@@ -158,6 +167,11 @@ export async function containerTargetControl(
         clearStaleLock(s.postgres.dir);
         const postgres = await startRunPostgres(s, manifest, { keepData: true, onProgress: opts.onProgress, ...placed() });
         s = { ...s, postgres };
+        writeContainerState(s);
+      }
+      if (s.redis && !isAlive(s.redis.pid)) {
+        const redis = await startRunRedis(s, manifest, { keepData: true, onProgress: opts.onProgress, ...placed() });
+        s = { ...s, redis };
         writeContainerState(s);
       }
       const launched = await launchNode(s, manifest, planOf(s, node), { truncateLog: false, onProgress: opts.onProgress, ...placed() });
@@ -220,7 +234,8 @@ export async function containerTargetControl(
     },
     pids() {
       const s = readContainerState(runId);
-      return [...[...pids.values()].filter(isAlive), ...(s?.postgres && isAlive(s.postgres.pid) ? [s.postgres.pid] : [])];
+      const servers = SERVICES.map((service) => s?.[service]?.pid).filter((pid): pid is number => pid !== undefined && isAlive(pid));
+      return [...[...pids.values()].filter(isAlive), ...servers];
     },
     cgroupCpuSeconds() {
       return [...pids.values()].reduce((sum, pid) => sum + (cgroupCpuSeconds(pid) ?? 0), 0);
@@ -228,7 +243,7 @@ export async function containerTargetControl(
     cost: {
       source: "cgroup",
       cpuSeconds() {
-        countAs("postgres", postgresPid());
+        countServices();
         let sum = ended;
         for (const key of seen.keys()) {
           readCpu(key);

@@ -5,20 +5,27 @@
  * worker's queue in Redis, a server on the host's loopback and one on all
  * its addresses) on its own loopback, at its network's gateway and at the
  * host's own address, another run's target at that run's own address, and
- * the metadata address, then forks until the kernel refuses and writes to
- * /data until the disk does. Nothing answers, the fork bomb stops at the
- * run's pids limit, the writes at its disk quota, the other run and
- * the installation's servers are unharmed, and the hostile run itself is
- * measured like any other: it serves once it is done.
+ * the metadata address, then forks until the kernel refuses, writes to
+ * /data until the disk does and writes to its image's files. Nothing
+ * answers, the fork bomb stops at the run's pids limit, the writes at its
+ * disk quota and at the read-only root, its ids are a block of the run's own
+ * on the host, the other run and the installation's servers are unharmed,
+ * and the hostile run itself is measured like any other: it serves once it
+ * is done. What the installation holds (a table of results in the shared
+ * PostgreSQL, a queue's jobs in Redis) reads the same after it.
  */
 import { randomUUID } from "node:crypto";
-import { createServer, type AddressInfo, type Server } from "node:net";
+import { readFileSync } from "node:fs";
+import { connect, createServer, type AddressInfo, type Server } from "node:net";
 import { networkInterfaces } from "node:os";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findTarget } from "@sfbench/catalogue";
-import { ports, redisAnswers, up } from "@sfbench/services";
-import { PIDS_LIMIT, podName, startContainerTarget, teardownRun } from "../src/container.ts";
+import pg from "pg";
+import { createDatabase, ports, redisAnswers, redisUrl, up } from "@sfbench/services";
+import { isAlive } from "@sfbench/provider-local";
+import { containerName, PIDS_LIMIT, podName, readContainerState, startContainerTarget, teardownRun, userNamespaceBase } from "../src/container.ts";
+import { containerTargetControl } from "../src/control.ts";
 import { buildTargetImage } from "../src/image.ts";
 import { podman } from "../src/podman.ts";
 
@@ -34,21 +41,75 @@ const listen = async (host: string) => {
   return (s.address() as AddressInfo).port;
 };
 
+/** One command to the installation's Redis, with its password; resolves with the raw reply. */
+function redis(...command: string[]): Promise<string> {
+  const password = decodeURIComponent(new URL(redisUrl()).password);
+  const bulk = (words: string[]) => `*${words.length}\r\n${words.map((w) => `$${Buffer.byteLength(w)}\r\n${w}\r\n`).join("")}`;
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: "127.0.0.1", port: ports.redis }, () => socket.write(bulk(["AUTH", password]) + bulk(command)));
+    let reply = "";
+    socket.on("data", (chunk) => {
+      reply += chunk.toString();
+      // +OK to AUTH, then the command's whole reply (a list's: its header and two lines per element)
+      const lines = reply.split("\r\n").slice(1, -1);
+      const head = lines[0];
+      const want = head?.startsWith("*") ? 1 + 2 * Math.max(0, Number(head.slice(1))) : 1;
+      if (head !== undefined && lines.length >= want) {
+        socket.end();
+        resolve(lines.slice(0, want).join("\n"));
+      }
+    });
+    socket.setTimeout(5_000, () => socket.destroy(new Error(`Redis did not answer ${command[0]} within 5 s`)));
+    socket.on("error", reject);
+  });
+}
+
 /** The run's disk quota here: small, so that writing past it is quick. */
 const QUOTA_MIB = 128;
 const quotaBefore = process.env.SFBENCH_RUN_DISK_MIB;
 
+/** What the installation holds, written before the hostile run and read after it: a portal's table in the shared PostgreSQL, a queue's jobs in Redis. */
+// one database, made afresh each time: the shared server keeps no trail of past runs of this test
+const sentinel = { database: "hostile_sentinel", queue: `bull:hostile-sentinel-${randomUUID().slice(0, 8)}:wait` };
+const JOBS = ["run-1", "run-2", "run-3"];
+const RESULTS = [
+  { id: "r1", system: "node-postgres", throughput: 227.5 },
+  { id: "r2", system: "statefun", throughput: 318.25 },
+];
+let databaseUrl = "";
+
+async function readResults(): Promise<unknown[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query(`SELECT id, system, throughput FROM "Result" ORDER BY id`)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
 beforeAll(async () => {
   await up(["postgres", "redis"]);
   process.env.SFBENCH_RUN_DISK_MIB = String(QUOTA_MIB);
+  databaseUrl = await createDatabase(sentinel.database, { fresh: true, durable: true });
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query(`CREATE TABLE "Result" (id text PRIMARY KEY, system text NOT NULL, throughput double precision NOT NULL)`);
+  for (const r of RESULTS) await client.query(`INSERT INTO "Result" VALUES ($1, $2, $3)`, [r.id, r.system, r.throughput]);
+  await client.end();
+  expect(await readResults()).toEqual(RESULTS);
+  await redis("DEL", sentinel.queue);
+  await redis("RPUSH", sentinel.queue, ...JOBS);
 });
 
 afterAll(async () => {
-  await teardownRun(hostileRun);
-  await teardownRun(otherRun);
+  await redis("DEL", sentinel.queue).catch(() => undefined);
+  // each on its own: one that fails leaves nothing of the other behind
+  const torn = await Promise.allSettled([teardownRun(hostileRun), teardownRun(otherRun)]);
   for (const s of servers) s.close();
   if (quotaBefore === undefined) delete process.env.SFBENCH_RUN_DISK_MIB;
   else process.env.SFBENCH_RUN_DISK_MIB = quotaBefore;
+  for (const t of torn) if (t.status === "rejected") throw t.reason;
 });
 
 /** The address of a run's pod on its own network. */
@@ -58,7 +119,7 @@ async function podAddress(runId: string): Promise<string> {
 }
 
 describe("a hostile image", () => {
-  it("reaches nothing of the installation or of another run, stops at the pids limit and the disk quota, and still runs", async () => {
+  it("reaches nothing of the installation or of another run, stops at the pids limit, the disk quota and its read-only files, and still runs with a Redis of its own", async () => {
     const machine = { name: "test-1cpu-2gib", cpus: 1, memoryBytes: 2 * 2 ** 30 };
     const hello = findTarget("hello", targetsRoot).manifest;
     const other = await startContainerTarget({
@@ -98,6 +159,10 @@ describe("a hostile image", () => {
       reached: Record<string, string>;
       forks: { started: number; refused?: string };
       disk: { mib: number; refused?: string };
+      image: Record<string, string>;
+      uidMap: number[][];
+      gidMap: number[][];
+      redis: { host: string; port: number; answer: string };
     };
 
     expect(report.gateway).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
@@ -110,8 +175,36 @@ describe("a hostile image", () => {
     // the writes met the run's disk, not the machine's
     expect(report.disk.refused).toBe("ENOSPC");
     expect(report.disk.mib).toBeLessThan(QUOTA_MIB);
+    // the image's files cannot be changed: not those of its root, not even those its user owns
+    expect(report.image).toEqual({ "/app/hostile.mjs": "EROFS", "/etc/passwd": "EACCES", "/usr/local/bin/node": "EACCES" });
+    // its ids are a block of the run's own, above every account of the host: root inside is nobody outside
+    const idBase = userNamespaceBase(hostileRun);
+    expect(idBase).toBeGreaterThanOrEqual(2 ** 24);
+    expect(report.uidMap).toEqual([[0, idBase, 65536]]);
+    expect(report.gidMap).toEqual([[0, idBase, 65536]]);
+    const pid = (await podman(["inspect", "--format", "{{.State.Pid}}", containerName(hostileRun, 0)])).stdout.trim();
+    expect(readFileSync(`/proc/${pid}/status`, "utf8")).toMatch(new RegExp(`^Uid:\\s+${idBase + 1000}\\s`, "m"));
+    // the Redis it declared is one of the run's own, in its namespace, with a password of its own; the worker's is out of reach
+    expect(report.redis).toEqual({ host: "127.0.0.1", port: 6379, answer: "+OK +PONG" });
+    expect(started.redis!.url).not.toContain(encodeURIComponent(decodeURIComponent(new URL(redisUrl()).password)));
+    expect(isAlive(started.redis!.pid)).toBe(true);
     // the other run and the installation's servers are unharmed
     expect(await (await fetch(other.url)).json()).toEqual({ uid: 1000, host: "0.0.0.0" });
     expect(await redisAnswers()).toBe(true);
+    expect(await readResults()).toEqual(RESULTS);
+    expect(await redis("LRANGE", sentinel.queue, "0", "-1")).toBe(["*3", ...JOBS.flatMap((j) => [`$${j.length}`, j])].join("\n"));
+    // kill -9 of its one node takes its Redis with it, as it would a local target's servers; a restart brings both back
+    const control = await containerTargetControl(started, manifest);
+    expect(control.pids()).toContain(started.redis!.pid);
+    await control.kill(0, "SIGKILL");
+    expect(isAlive(started.redis!.pid)).toBe(false);
+    await control.restart(0);
+    const restarted = readContainerState(hostileRun)!.redis!;
+    expect(isAlive(restarted.pid)).toBe(true);
+    expect(restarted.url).not.toBe(started.redis!.url);
+    expect(((await (await fetch(`${started.url}/report`)).json()) as typeof report).redis.answer).toBe("+OK +PONG");
+    // and its Redis leaves with it
+    await teardownRun(hostileRun);
+    expect(isAlive(restarted.pid)).toBe(false);
   });
 });

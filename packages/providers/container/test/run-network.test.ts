@@ -1,11 +1,12 @@
 /**
  * The pieces of a run's own network and disk that need no podman: reading
  * back the host firewall's rules to remove a run's fence, the data services
- * a run from an image can be given, and the disk quota's setting.
+ * a run from an image can be given, the disk quota's setting and the host
+ * ids of a run's user namespace.
  */
 import { describe, expect, it } from "vitest";
 import { findTarget } from "@sfbench/catalogue";
-import { requireRunServices } from "../src/container.ts";
+import { requireRunServices, userNamespaceBase } from "../src/container.ts";
 import { splitRule } from "../src/run-network.ts";
 import { DEFAULT_RUN_DISK_MIB, runDiskMib } from "../src/run-volume.ts";
 
@@ -30,10 +31,13 @@ describe("a run's fence on the host's firewall", () => {
 });
 
 describe("the data services of a run from an image", () => {
-  it("gives its own PostgreSQL and refuses the shared Kafka or Redis, naming the field and what is allowed", () => {
+  it("gives its own PostgreSQL and Redis and refuses the shared Kafka, naming the field and what is allowed", () => {
     expect(() => requireRunServices(findTarget("node-postgres").manifest)).not.toThrow();
     expect(() => requireRunServices(findTarget("durable-objects").manifest)).not.toThrow();
-    expect(() => requireRunServices(findTarget("statefun").manifest)).toThrow(/^services: kafka cannot be given to a run from an image \(allowed: postgres\)/);
+    expect(() => requireRunServices({ ...findTarget("node-postgres").manifest, services: ["postgres", "redis"] })).not.toThrow();
+    expect(() => requireRunServices(findTarget("statefun").manifest)).toThrow(
+      /^services: kafka cannot be given to a run from an image \(allowed: postgres, redis\)/,
+    );
   });
 });
 
@@ -44,5 +48,20 @@ describe("a run's disk quota", () => {
     expect(runDiskMib("128")).toBe(128);
     for (const bad of ["1g", "12", "-5", "1.5"])
       expect(() => runDiskMib(bad)).toThrow(/^SFBENCH_RUN_DISK_MIB: ".*" is not a size in MiB \(allowed: an integer from 64 to 1048576\)$/);
+  });
+});
+
+describe("a run's user namespace", () => {
+  it("maps onto a block of 65536 host ids above every account's, the same for every node and restart of a run", () => {
+    const ids = ["r-1", "r-2", "campaign-7-round-3", "0b6f9a52-6f0e-4f0e-9a57-2a1b9f1b2c3d"];
+    const bases = ids.map(userNamespaceBase);
+    for (const base of bases) {
+      expect(base).toBeGreaterThanOrEqual(2 ** 24);
+      expect((base - 2 ** 24) % 65536).toBe(0);
+      // the last id of the block still fits a 32-bit uid, below the kernel's "no id" (2^32 - 1)
+      expect(base + 65535).toBeLessThan(2 ** 32 - 1);
+    }
+    expect(new Set(bases).size).toBe(ids.length);
+    expect(ids.map(userNamespaceBase)).toEqual(bases);
   });
 });
