@@ -74,6 +74,8 @@ const EnvSchema = z.object({
     .positive()
     .max(24 * 30)
     .default(24),
+  /** image archives kept per system: those of its newest this many versions (and of any version with a run queued or running); older ones are removed from disk */
+  SFBENCH_KEEP_IMAGE_ARCHIVES: z.coerce.number().int().positive().max(1000).default(3),
   /** how long a sign-in lasts */
   SFBENCH_SESSION_DAYS: z.coerce.number().int().positive().max(365).default(30),
 });

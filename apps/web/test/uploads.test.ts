@@ -210,6 +210,49 @@ describe("a submission with an image archive", () => {
     expect(readFileSync(stored!.path)).toEqual(readFileSync(image.docker));
   });
 
+  it("keeps a system's newest versions' image archives, and those with a run to come; an older one comes back with its version", async () => {
+    const KEEP = 2;
+    const keeper = await browser(t.db, "keeper@example.com");
+    const { api: keeping } = await caller(t.db, { headers: { origin: ORIGIN, cookie: keeper.cookie }, uploads: { ...settings, keepImageArchives: KEEP } });
+    const user = await t.db.user.findUniqueOrThrow({ where: { email: "keeper@example.com" } });
+    const keeperToken = (await keeper.api.tokens.create({ name: "cli" })).token;
+    // a build of its own per version, the same file each time it is sent
+    const builds = new Map<string, Buffer>();
+    const archiveOf = (version: string) => {
+      if (!builds.has(version))
+        builds.set(
+          version,
+          tarOf({
+            "manifest.json": JSON.stringify([{ Config: "c.json", RepoTags: ["localhost/kept:1"], Layers: ["l.tar"] }]),
+            "c.json": "{}",
+            "l.tar": `build of ${version}\n`,
+          }),
+        );
+      return builds.get(version)!;
+    };
+    const send = async (version: string, how: "register" | "submit") => {
+      const { body } = await upload("image-archive", archiveOf(version), { authorization: `Bearer ${keeperToken}` });
+      await keeping.submissions[how](submission("kept", { version, image: "localhost/kept:1", imageArchive: body.id }));
+    };
+    const archives = async () =>
+      Object.fromEntries(
+        (await t.db.upload.findMany({ where: { userId: user.id, kind: "image_archive" }, include: { targetVersion: true } })).map((u) => [
+          u.targetVersion!.version,
+          { pruned: u.prunedAt !== null, onDisk: existsSync(u.path) },
+        ]),
+      );
+    const kept = { pruned: false, onDisk: true };
+    const pruned = { pruned: true, onDisk: false };
+
+    for (const v of ["0.1.0", "0.2.0", "0.3.0"]) await send(v, "register");
+    expect(await archives()).toEqual({ "0.1.0": pruned, "0.2.0": kept, "0.3.0": kept });
+    // the same archive again brings an old version's back, and its run keeps it while queued
+    await send("0.1.0", "submit");
+    expect(await archives()).toEqual({ "0.1.0": kept, "0.2.0": kept, "0.3.0": kept });
+    await send("0.4.0", "register");
+    expect(await archives()).toEqual({ "0.1.0": kept, "0.2.0": pruned, "0.3.0": kept, "0.4.0": kept });
+  });
+
   it("keeps the LOC a version declared first, and never writes the counted LOC", async () => {
     const { runId } = await api.submissions.submit(submission("declares", { loc: JSON.stringify({ go: { app: 10, gateway: 2 } }) }));
     await api.submissions.submit(submission("declares", { loc: JSON.stringify({ go: { app: 1, gateway: 0 } }) }));

@@ -167,8 +167,15 @@ export function createRunPipeline(deps: PipelineDeps) {
       (e: Error) => void process.stderr.write(`${new Date().toISOString()} run ${runId}: LOC not counted: ${e.message}\n`),
     );
     const archive = !bundled
-      ? await db.upload.findFirst({ where: { targetVersionId: run.targetVersionId, kind: "image_archive" }, select: { path: true } })
+      ? await db.upload.findFirst({ where: { targetVersionId: run.targetVersionId, kind: "image_archive" }, select: { path: true, prunedAt: true } })
       : null;
+    if (archive?.prunedAt) {
+      const message =
+        `the image archive of ${manifest.name} ${manifest.version} was removed on ${archive.prunedAt.toISOString().slice(0, 10)} by the portal's retention ` +
+        "(SFBENCH_KEEP_IMAGE_ARCHIVES: the newest versions' archives are kept); submit this version again with the same archive, or a newer version";
+      await failRun(runId, "provision", message);
+      throw new UnrecoverableError(message);
+    }
     // one pipeline for every place: a bundled target as processes, a submitted image with its archive in podman, the rest on a cluster
     const needsCluster = run.environmentKind !== "local" || (!bundled && !archive);
     if (needsCluster && !deps.cluster) {

@@ -80,6 +80,27 @@ const pipelineWith = async (cluster: ClusterPlace | undefined) => {
   });
 };
 
+describe("a run of a submitted image whose archive retention removed", () => {
+  it("fails at provision naming the setting and what to do, before anything is started", async () => {
+    // a version of its own: the other runs here are of a version with no archive
+    const runId = await createRun(db, { ...manifest, version: "0.1.1" });
+    const { targetVersionId } = await db.run.findUniqueOrThrow({ where: { id: runId } });
+    const user = await db.user.create({ data: { email: `pruned-${randomUUID().slice(0, 8)}@example.com`, passwordHash: "x" } });
+    const prunedAt = new Date("2026-11-30T12:00:00Z");
+    await db.upload.create({
+      data: { userId: user.id, kind: "image_archive", sha256: "sha256:0", size: 1, path: "/nonexistent/image.tar", references: [], targetVersionId, prunedAt },
+    });
+    await expect((await pipelineWith(undefined))({ data: { runId } } as Job<RunJob>)).rejects.toThrow(/was removed on 2026-11-30/);
+    const row = await db.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true, errorMessage: true, errorStage: true } });
+    expect(row).toEqual({
+      status: "failed",
+      errorStage: "provision",
+      errorMessage:
+        "the image archive of orleans 0.1.1 was removed on 2026-11-30 by the portal's retention (SFBENCH_KEEP_IMAGE_ARCHIVES: the newest versions' archives are kept); submit this version again with the same archive, or a newer version",
+    });
+  });
+});
+
 describe("a run that needs a cluster", () => {
   it("stays needs_cluster, saying this server has no cluster configured, when the worker has none", async () => {
     const runId = await createRun(db, manifest, { environmentKind: "kubernetes" });

@@ -69,5 +69,7 @@ describe("a run of a stored image archive", () => {
     const doc = parseResult(readFileSync((outcome as { resultPath: string }).resultPath, "utf8"));
     expect(doc.ok && doc.result.environment.systemVersion).toContain(`image ${image}`);
     expect(await runContainers(runId)).toEqual([]);
+    // the team's image lived only as long as its run: the next run loads the archive again
+    await expect(podman(["image", "exists", image])).rejects.toThrow();
   });
 });

@@ -56,6 +56,17 @@ export async function loadImageArchive(file: string, system: string, onProgress?
   return refs;
 }
 
+/**
+ * Removes the names `loadImageArchive` loaded once their run is over: a
+ * team's image stays in the storage only while a run of it does (the next
+ * run loads its archive again), so uploads cannot fill the machine's disk
+ * with images. An image that keeps another name (sfbench's own build of the
+ * same layers) or a container stays; a name already gone is fine.
+ */
+export async function unloadImageArchive(references: readonly string[]): Promise<void> {
+  for (const ref of references) await podman(["rmi", "--ignore", ref]).catch(() => undefined);
+}
+
 /** Throws a TargetError saying how to get the image when `ref` is not in the project's podman storage. */
 export async function requireImage(ref: string): Promise<void> {
   await ensurePodman();

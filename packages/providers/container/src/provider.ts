@@ -12,7 +12,7 @@ import { findImageReference } from "@sfbench/core/image-ref";
 import { freePort, storageFingerprint } from "@sfbench/provider-local";
 import { TargetError } from "@sfbench/catalogue";
 import { paths } from "@sfbench/services";
-import { imageId, loadImageArchive, requireImage } from "./archive.ts";
+import { imageId, loadImageArchive, requireImage, unloadImageArchive } from "./archive.ts";
 import { startContainerTarget, teardownRun } from "./container.ts";
 import { containerTargetControl } from "./control.ts";
 import { defaultMachineClass, type MachineClass } from "./machine.ts";
@@ -27,12 +27,14 @@ export function imageTargetProvider(
   opts: { machine?: MachineClass; nodes?: number | undefined } = {},
 ): TargetProvider {
   const machine = opts.machine ?? defaultMachineClass();
+  // the names a submitted archive brought, removed again when the run stops
+  let loaded: string[] = [];
   return {
     describe: "archive" in from ? `image ${manifest.image} from its archive, in podman` : `image ${from.stored} in podman (${machine.name})`,
     async start({ trace, onProgress }) {
       let named: string | undefined;
       if ("archive" in from) {
-        const loaded = await loadImageArchive(from.archive, manifest.name, onProgress);
+        loaded = await loadImageArchive(from.archive, manifest.name, onProgress);
         named = manifest.image ? findImageReference(loaded, manifest.image) : undefined;
         if (!named) throw new TargetError(`the image archive holds ${loaded.join(", ")}, not target.json's image ${manifest.image ?? "(none)"}`);
       } else {
@@ -67,6 +69,9 @@ export function imageTargetProvider(
         control,
       };
     },
-    stop: () => teardownRun(runId, { logsTo: join(paths.home, "runs", runId) }),
+    async stop() {
+      await teardownRun(runId, { logsTo: join(paths.home, "runs", runId) });
+      await unloadImageArchive(loaded);
+    },
   };
 }

@@ -9,7 +9,7 @@
  * has no stacks of its own to sweep.
  */
 import { findImageReference } from "@sfbench/core/image-ref";
-import { loadImageArchive } from "@sfbench/provider-container";
+import { loadImageArchive, unloadImageArchive } from "@sfbench/provider-container";
 import type { TargetProvider } from "@sfbench/core";
 import { ClusterProvisionError } from "./cluster/provider.ts";
 import { downRun, kubePlayProvider } from "./kube-play/index.ts";
@@ -24,12 +24,14 @@ export function createKubePlayPlace(opts: { maxNodes: number }): ClusterPlace {
           `the run asks for ${run.nodes} nodes; this server's cluster allows at most ${opts.maxNodes} (SFBENCH_CLUSTER_MAX_NODES)`,
         );
       let played: TargetProvider | undefined;
+      // the names a submitted archive brought, removed again when the run stops
+      let loaded: string[] = [];
       return {
         describe: `${run.manifest.name} under podman kube play`,
         async start(o) {
           let image: string | undefined;
           if (run.imageArchive) {
-            const loaded = await loadImageArchive(run.imageArchive, run.manifest.name, o.onProgress);
+            loaded = await loadImageArchive(run.imageArchive, run.manifest.name, o.onProgress);
             image = run.manifest.image ? findImageReference(loaded, run.manifest.image) : undefined;
             if (!image)
               throw new ClusterProvisionError(`the image archive holds ${loaded.join(", ")}, not target.json's image ${run.manifest.image ?? "(none)"}`);
@@ -46,7 +48,10 @@ export function createKubePlayPlace(opts: { maxNodes: number }): ClusterPlace {
           });
           return played.start(o);
         },
-        stop: () => (played ? played.stop() : downRun(run.runId)),
+        async stop() {
+          await (played ? played.stop() : downRun(run.runId));
+          await unloadImageArchive(loaded);
+        },
       };
     },
     sweep: async () => [],

@@ -9,14 +9,20 @@
  * leaderboard row. A version string names one target.json: the same version
  * with another manifest is refused.
  */
+import { rm } from "node:fs/promises";
 import { manifestDigest, type TargetManifest } from "@sfbench/core";
 import type { Db, LocCounts, Prisma } from "@sfbench/db";
 import type { z } from "zod";
 import { buildManifest, type SubmitInput } from "../../shared/submit.ts";
 import { fieldError, fieldErrors } from "../trpc/errors.ts";
 import { claimUploads, type Claimed } from "../uploads/claim.ts";
+import type { UploadSettings } from "../uploads/limits.ts";
+import { pruneImageArchives } from "../uploads/retention.ts";
 import { parseLoc } from "./loc.ts";
 import { enforceSubmissionLimit } from "./rate-limit.ts";
+
+/** SFBENCH_KEEP_IMAGE_ARCHIVES's default, for settings that leave it out */
+const DEFAULT_KEEP_IMAGE_ARCHIVES = 3;
 
 export interface Submitted {
   runId: string;
@@ -29,8 +35,8 @@ export interface Registered {
   version: string;
 }
 
-export async function submit(db: Db, userId: string, input: z.output<typeof SubmitInput>, perHour: number, dataDir: string): Promise<Submitted> {
-  const done = await store(db, userId, input, perHour, dataDir, true);
+export async function submit(db: Db, userId: string, input: z.output<typeof SubmitInput>, perHour: number, uploads: UploadSettings): Promise<Submitted> {
+  const done = await store(db, userId, input, perHour, uploads, true);
   return { runId: done.runId!, systemSlug: done.systemSlug, version: done.version };
 }
 
@@ -39,8 +45,8 @@ export async function submit(db: Db, userId: string, input: z.output<typeof Subm
  * what a campaign then measures (campaigns.create takes systems by name and
  * runs their latest version), so that registering queues no single run.
  */
-export async function register(db: Db, userId: string, input: z.output<typeof SubmitInput>, perHour: number, dataDir: string): Promise<Registered> {
-  const done = await store(db, userId, input, perHour, dataDir, false);
+export async function register(db: Db, userId: string, input: z.output<typeof SubmitInput>, perHour: number, uploads: UploadSettings): Promise<Registered> {
+  const done = await store(db, userId, input, perHour, uploads, false);
   return { systemSlug: done.systemSlug, version: done.version };
 }
 
@@ -49,19 +55,21 @@ async function store(
   userId: string,
   input: z.output<typeof SubmitInput>,
   perHour: number,
-  dataDir: string,
+  uploads: UploadSettings,
   queue: boolean,
 ): Promise<Registered & { runId?: string }> {
   const built = buildManifest(input);
   if (!built.ok) throw fieldErrors(built.fields);
   const loc = parseLoc(input.loc);
   let claimed: Claimed | undefined;
+  let pruned: string[] = [];
   const submitted = await db
     .$transaction(async (tx) => {
       await enforceSubmissionLimit(tx, userId, perHour, new Date(), queue ? 1 : 0);
       const systemId = await ownSystem(tx, userId, built.manifest);
       const versionId = await upsertVersion(tx, systemId, built.manifest, loc);
-      claimed = await claimUploads(tx, userId, versionId, built.manifest, input, dataDir);
+      claimed = await claimUploads(tx, userId, versionId, built.manifest, input, uploads.dataDir);
+      pruned = await pruneImageArchives(tx, systemId, versionId, uploads.keepImageArchives ?? DEFAULT_KEEP_IMAGE_ARCHIVES);
       if (!queue) return { systemSlug: built.manifest.name, version: built.manifest.version };
       const run = await tx.run.create({
         data: {
@@ -88,6 +96,7 @@ async function store(
       throw e;
     });
   await claimed?.finish();
+  await Promise.all(pruned.map((f) => rm(f, { force: true })));
   return submitted;
 }
 

@@ -3,13 +3,14 @@
  * must name the manifest's image and nothing outside the system's namespace
  * (core's image-archive.ts), and a version keeps the first archive of
  * each kind it was given (append-only): the same file again is accepted and
- * the copy dropped, another file is refused (a changed image is a new version).
+ * the copy dropped (or, when retention removed the version's file, linked
+ * back in its place), another file is refused (a changed image is a new version).
  * Files are hard-linked into versions/<target version>/ inside the transaction
  * and the upload's first name removed once it commits (finish), or the link
  * removed when it does not (undo).
  */
 import { link, mkdir, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { TargetManifest } from "@sfbench/core";
 import type { Prisma } from "@sfbench/db";
 import { fieldError } from "../trpc/errors.ts";
@@ -72,6 +73,13 @@ export async function claimUploads(
             `version ${manifest.version} of "${manifest.name}" already has its ${name} (${kept.sha256.slice(0, 19)}…, ${kept.createdAt.toISOString().slice(0, 10)}); a changed ${name} needs a new version`,
             "CONFLICT",
           );
+        }
+        if (kept.prunedAt) {
+          // retention removed its file: the same archive again brings it back under the version's name
+          await mkdir(dirname(kept.path), { recursive: true });
+          await link(upload.path, kept.path);
+          made.push(kept.path);
+          await tx.upload.update({ where: { id: kept.id }, data: { prunedAt: null } });
         }
         await tx.upload.delete({ where: { id } });
         obsolete.push(upload.path);
