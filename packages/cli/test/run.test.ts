@@ -183,7 +183,7 @@ describe("sfbench run refusals", () => {
   // a campaign entry NAME@image is a bundled target from its own image: refused before anything is built when the name or its services do not fit
   it.concurrent.each([
     [["campaign", "--targets", "node-postgres,nope@image"], /unknown target "nope"; bundled targets: .*node-postgres/],
-    [["campaign", "--targets", "node-postgres,statefun@image"], /services: kafka cannot be given to a run from an image \(allowed: postgres\)/],
+    [["campaign", "--targets", "node-postgres,statefun@image"], /services: kafka cannot be given to a run from an image \(allowed: postgres, redis\)/],
   ])("sfbench %j exits 3 naming what does not fit", async (args, message) => {
     const r = await sfbench(args);
     expect(r.code).toBe(3);

@@ -22,8 +22,8 @@ describe("an image archive's names", () => {
   it("finds the first name outside, and says what a name may be", () => {
     expect(outsideSystemNamespace(["localhost/shop:1", "localhost/node-postgres:1"], "shop")).toBe("localhost/node-postgres:1");
     expect(outsideSystemNamespace(["localhost/shop:1", "shop/gw:1"], "shop")).toBeUndefined();
-    expect(namespaceProblem("localhost/node-postgres:1", "shop")).toBe(
-      'it names localhost/node-postgres:1, outside the namespace of the system "shop": an image archive of "shop" may only name localhost/shop:<tag> or localhost/shop/<image>:<tag>, so that no archive moves a name another system\'s runs load; tag the image so (podman tag) and save it again',
+    expect(namespaceProblem("localhost/node-postgres:1", "shop")).toMatch(
+      /^it names localhost\/node-postgres:1, outside the namespace of the system "shop": an image archive of "shop" may only name localhost\/shop:<tag> or localhost\/shop\/<image>:<tag>, so that no archive moves a name another system's runs load; tag the image so \(\w+ tag\) and save it again$/,
     );
   });
 
