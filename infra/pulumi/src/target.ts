@@ -3,6 +3,11 @@
  * (required anti-affinity on the hostname), requests = limits sized from the
  * machine type, a readiness probe on its health route, and a Service that the
  * load and the worker's verify and audit reach it through.
+ *
+ * Confined as a container run on one machine is: no capabilities, none to
+ * gain, the image's files read-only; the pod writes to /data (its
+ * SFBENCH_DATA_DIR, an emptyDir on the node's disk) and /tmp (an emptyDir in
+ * memory, counted in its limit), nowhere else.
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
@@ -29,7 +34,7 @@ export class TargetWorkload extends pulumi.ComponentResource {
     super("sfbench:run:Target", name, {}, opts);
     this.labels = { ...args.runLabels, "app.kubernetes.io/name": args.name, "app.kubernetes.io/component": "target" };
     const metadata = { name: "target", namespace: args.namespace, labels: this.labels };
-    const env = { ...args.env, PORT: String(args.port), HOST: "0.0.0.0" };
+    const env = { ...args.env, PORT: String(args.port), HOST: "0.0.0.0", SFBENCH_DATA_DIR: "/data" };
     new k8s.apps.v1.Deployment(
       `${name}-target`,
       {
@@ -56,7 +61,16 @@ export class TargetWorkload extends pulumi.ComponentResource {
                   ports: [{ name: "http", containerPort: args.port }],
                   resources: { requests: { ...args.resources }, limits: { ...args.resources } },
                   readinessProbe: { httpGet: { path: args.health, port: args.port }, periodSeconds: 2, failureThreshold: 3 },
+                  securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
+                  volumeMounts: [
+                    { name: "data", mountPath: "/data" },
+                    { name: "tmp", mountPath: "/tmp" },
+                  ],
                 },
+              ],
+              volumes: [
+                { name: "data", emptyDir: {} },
+                { name: "tmp", emptyDir: { medium: "Memory" } },
               ],
             },
           },

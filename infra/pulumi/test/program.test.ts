@@ -95,7 +95,18 @@ describe("the Pulumi program of one cluster run", () => {
     const spec = target.inputs.spec as {
       replicas: number;
       template: {
-        spec: { affinity: unknown; containers: { image: string; resources: unknown; readinessProbe: unknown; env: { name: string; value: string }[] }[] };
+        spec: {
+          affinity: unknown;
+          volumes: unknown;
+          containers: {
+            image: string;
+            resources: unknown;
+            readinessProbe: unknown;
+            securityContext: unknown;
+            volumeMounts: unknown;
+            env: { name: string; value: string }[];
+          }[];
+        };
       };
     };
     expect(spec.replicas).toBe(4);
@@ -107,10 +118,21 @@ describe("the Pulumi program of one cluster run", () => {
     expect(c.image).toBe("ghcr.io/sfbench/node-postgres:0.1.0");
     expect(c.resources).toEqual({ requests: { cpu: "3500m", memory: "12288Mi" }, limits: { cpu: "3500m", memory: "12288Mi" } });
     expect(c.readinessProbe).toMatchObject({ httpGet: { path: "/health", port: 8080 } });
+    // confined as on one machine: no capabilities, the image's files read-only, writes to /data and /tmp only
+    expect(c.securityContext).toEqual({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } });
+    expect(c.volumeMounts).toEqual([
+      { name: "data", mountPath: "/data" },
+      { name: "tmp", mountPath: "/tmp" },
+    ]);
+    expect(pod.volumes).toEqual([
+      { name: "data", emptyDir: {} },
+      { name: "tmp", emptyDir: { medium: "Memory" } },
+    ]);
     const env = Object.fromEntries(c.env.map((e) => [e.name, e.value]));
     expect(env).toMatchObject({
       PORT: "8080",
       HOST: "0.0.0.0",
+      SFBENCH_DATA_DIR: "/data",
       SFBENCH_TRACE: "1",
       DATABASE_URL: "postgres://postgres@postgres:5432/postgres",
       KAFKA_BROKERS: "kafka:9092",

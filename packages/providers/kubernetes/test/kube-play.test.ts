@@ -93,6 +93,19 @@ describe("the rendered cluster program under podman kube play", () => {
     expect(memory).toBe(Number.parseInt(asked.memory, 10) * 2 ** 20);
   });
 
+  it("confines the target's container as the program asked: its image read-only, no capabilities, none to gain", async () => {
+    const { stdout } = await podman([
+      "inspect",
+      "--format",
+      "{{.HostConfig.ReadonlyRootfs}} {{json .HostConfig.CapDrop}} {{json .HostConfig.SecurityOpt}}",
+      targetContainer,
+    ]);
+    const [readOnly, capDrop, securityOpt] = stdout.trim().split(" ");
+    expect(readOnly).toBe("true");
+    expect(JSON.parse(capDrop!)).toEqual(expect.arrayContaining(["CAP_NET_RAW", "CAP_SYS_CHROOT", "CAP_KILL"]));
+    expect(JSON.parse(securityOpt!)).toContain("no-new-privileges");
+  });
+
   it("answers the conformance suite from inside its pod, its state in the PostgreSQL pod it reaches by the Service's name", async () => {
     const report = await runConformance(target!.url, { micro: false });
     expect(
