@@ -27,7 +27,7 @@ export {
 } from "./postgres-instance.ts";
 export { ping as redisAnswers, redisUrl } from "./redis.ts";
 export { startRedisInstance, stopRedisInstance, type RedisInstance, type RedisInstanceOptions } from "./redis-instance.ts";
-export { MissingPrerequisiteError, SERVICE_NAMES, type ServiceName, type ServiceStatus } from "./types.ts";
+export { MissingPrerequisiteError, redactUrl, SERVICE_NAMES, type ServiceName, type ServiceStatus } from "./types.ts";
 
 const services: Record<ServiceName, Service> = { postgres, redis, kafka, k6 };
 

