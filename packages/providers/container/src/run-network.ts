@@ -22,11 +22,8 @@
  * publishes on 127.0.0.1 only: a DNAT in the kernel, no user-space proxy in
  * the measured path.
  */
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
+import { hostCommand } from "./host-command.ts";
 import { podman } from "./podman.ts";
-
-const exec = promisify(execFile);
 
 export const RUN_NETWORK_LABEL = "org.sfbench.run-network";
 /** who made the network ("container" runs, "kube-play"), so each sweeps only its own */
@@ -48,15 +45,12 @@ function fenceRules(iface: string, runId: string): { chain: string; rule: string
 
 export class RunNetworkError extends Error {}
 
-async function firewall(table: (typeof TABLES)[number], args: string[]): Promise<string> {
-  try {
-    return (await exec(table, ["-w", "10", ...args], { timeout: 30_000 })).stdout;
-  } catch (e) {
-    const err = e as { stderr?: string; message: string; code?: string };
-    if (err.code === "ENOENT") throw new RunNetworkError(`${table} is not installed: a run's network cannot be fenced without it (apt install iptables)`);
-    throw new RunNetworkError(`${table} ${args.join(" ")}: ${(err.stderr || err.message).trim()}`);
-  }
-}
+const firewall = (table: (typeof TABLES)[number], args: string[]) =>
+  hostCommand(table, ["-w", "10", ...args], {
+    timeoutMs: 30_000,
+    neededFor: "a run's network cannot be fenced without it (apt install iptables)",
+    fail: (message) => new RunNetworkError(message),
+  });
 
 /** Puts the fence around `iface`, first in its chains (before podman's own accept rules); idempotent. */
 export async function fenceInterface(iface: string, runId: string): Promise<void> {

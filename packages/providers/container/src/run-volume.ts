@@ -13,14 +13,11 @@
  * does, so a durable commit costs the same in both; its disk is not under
  * the quota (docs/security.md).
  */
-import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, realpathSync, rmSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { TargetError } from "@sfbench/catalogue";
-
-const exec = promisify(execFile);
+import { hostCommand } from "./host-command.ts";
 
 /** The quota when SFBENCH_RUN_DISK_MIB does not say: room for any bundled target's state at the thesis profile. */
 export const DEFAULT_RUN_DISK_MIB = 4096;
@@ -34,15 +31,8 @@ export function runDiskMib(value = process.env.SFBENCH_RUN_DISK_MIB): number {
   return mib;
 }
 
-async function run(command: string, args: string[]): Promise<string> {
-  try {
-    return (await exec(command, args, { timeout: 120_000 })).stdout;
-  } catch (e) {
-    const err = e as { stderr?: string; message: string; code?: string };
-    if (err.code === "ENOENT") throw new TargetError(`${command} is not installed: a run's disk cannot be made without it`);
-    throw new TargetError(`${command} ${args.join(" ")}: ${(err.stderr || err.message).trim()}`);
-  }
-}
+const run = (command: string, args: string[]) =>
+  hostCommand(command, args, { timeoutMs: 120_000, neededFor: "a run's disk cannot be made without it", fail: (message) => new TargetError(message) });
 
 /** Whether `dir` is a mount point now (/proc/self/mountinfo's fifth field). */
 export async function isMounted(dir: string): Promise<boolean> {
