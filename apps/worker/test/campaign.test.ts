@@ -9,15 +9,12 @@
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Job } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseResult } from "@sfbench/core";
 import type { Db } from "@sfbench/db";
-import { k6Path } from "@sfbench/services";
-import { createRunPipeline } from "../src/pipeline.ts";
 import type { RunJob } from "../src/queue.ts";
-import { createRun, FIXTURE_TARGETS, freshDb, manifestOf, tempDir } from "./helpers.ts";
+import { createRun, FIXTURE_TARGETS, freshDb, manifestOf, pipelineIn, tempDir } from "./helpers.ts";
 
 let db: Db;
 let burner: number | undefined;
@@ -44,14 +41,7 @@ describe("a campaign trial in the worker", () => {
       parameters: { workloads: ["checkout"], distributions: ["uniform"], seed: 1, busyRepeats: 1 },
     });
     await db.run.update({ where: { id: runId }, data: { campaignId, trial: 2, round: 2, attempt: 1 } });
-    const pipeline = createRunPipeline({
-      db,
-      k6: await k6Path(),
-      repoRoot: home,
-      resultsDir: join(home, "results"),
-      rawRoot: join(home, "runs"),
-      targetsRoot: FIXTURE_TARGETS,
-    });
+    const pipeline = await pipelineIn(db, home, { targetsRoot: FIXTURE_TARGETS });
 
     burner = burn(600);
     const outcome = await pipeline({ data: { runId } } as Job<RunJob>);

@@ -29,10 +29,9 @@ import {
 } from "@sfbench/provider-kubernetes";
 import { k6Path } from "@sfbench/services";
 import { FakeCluster, FakeStacks } from "../../../packages/providers/kubernetes/test/cluster-fakes.ts";
-import { createRunPipeline } from "../src/pipeline.ts";
 import type { RunJob } from "../src/queue.ts";
 import { interruptSweptRuns } from "../src/sweep.ts";
-import { BUNDLED_TARGETS, createRun, freshDb, keyPaths, manifestOf, tempDir } from "./helpers.ts";
+import { BUNDLED_TARGETS, createRun, freshDb, keyPaths, manifestOf, pipelineIn, tempDir } from "./helpers.ts";
 
 let db: Db;
 let target: MemoryTarget;
@@ -67,18 +66,7 @@ const env: ClusterEnv = {
   kubectl: "kubectl",
 };
 
-const pipelineWith = async (cluster: ClusterPlace | undefined) => {
-  const home = tempDir("sfbench-cluster-runs-");
-  return createRunPipeline({
-    db,
-    k6: await k6Path(),
-    repoRoot: home,
-    resultsDir: join(home, "results"),
-    rawRoot: join(home, "runs"),
-    targetsRoot: BUNDLED_TARGETS,
-    ...(cluster ? { cluster } : {}),
-  });
-};
+const pipelineWith = (cluster: ClusterPlace | undefined) => pipelineIn(db, tempDir("sfbench-cluster-runs-"), cluster ? { cluster } : {});
 
 describe("a run of a submitted image whose archive retention removed", () => {
   it("fails at provision naming the setting and what to do, before anything is started", async () => {

@@ -8,7 +8,8 @@ import { fileURLToPath } from "node:url";
 import { manifestDigest, parseManifest } from "@sfbench/core";
 import { createDb, migrate, type Db } from "@sfbench/db";
 import { runningTarget } from "@sfbench/provider-local";
-import { createDatabase, redisUrl, up } from "@sfbench/services";
+import { createDatabase, k6Path, redisUrl, up } from "@sfbench/services";
+import { createRunPipeline, type PipelineDeps } from "../src/pipeline.ts";
 
 export const FIXTURE_TARGETS = fileURLToPath(new URL("./fixtures/targets", import.meta.url));
 export const BUNDLED_TARGETS = fileURLToPath(new URL("../../../packages/targets", import.meta.url));
@@ -19,6 +20,19 @@ export async function freshDb(): Promise<{ db: Db; url: string }> {
   const url = await createDatabase(`test_worker_${randomUUID().slice(0, 8)}`, { fresh: true });
   await migrate(url);
   return { db: createDb(url), url };
+}
+
+/** The worker's pipeline over `db`, its results and raw data under `home`, targets from `targetsRoot` (the bundled ones unless given). */
+export async function pipelineIn(db: Db, home: string, deps: Partial<PipelineDeps> = {}) {
+  return createRunPipeline({
+    db,
+    k6: await k6Path(),
+    repoRoot: home,
+    resultsDir: join(home, "results"),
+    rawRoot: join(home, "runs"),
+    targetsRoot: BUNDLED_TARGETS,
+    ...deps,
+  });
 }
 
 export const uniqueQueue = () => `test-${randomUUID().slice(0, 8)}`;

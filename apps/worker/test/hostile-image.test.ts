@@ -18,10 +18,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseManifest } from "@sfbench/core";
 import type { Db } from "@sfbench/db";
 import { buildTargetImage, podman, runContainers } from "@sfbench/provider-container";
-import { k6Path, paths, ports, redisUrl } from "@sfbench/services";
-import { createRunPipeline } from "../src/pipeline.ts";
+import { paths, ports, redisUrl } from "@sfbench/services";
 import { createRunQueue, enqueueRun, redisConnection, type RunJob } from "../src/queue.ts";
-import { BUNDLED_TARGETS, createRun, freshDb, manifestOf, tempDir, uniqueQueue } from "./helpers.ts";
+import { BUNDLED_TARGETS, createRun, freshDb, manifestOf, pipelineIn, tempDir, uniqueQueue } from "./helpers.ts";
 
 const FIXTURES = fileURLToPath(new URL("../../../packages/providers/container/test/fixtures", import.meta.url));
 /** The run's disk here: small, so that writing past it is quick. */
@@ -90,14 +89,7 @@ describe("a hostile image through the worker", () => {
       data: { userId: team.id, kind: "image_archive", sha256: "sha256:0", size: 1, path: archive, references: [image], targetVersionId },
     });
 
-    const pipeline = createRunPipeline({
-      db,
-      k6: await k6Path(),
-      repoRoot: home,
-      resultsDir: join(home, "results"),
-      rawRoot: join(home, "runs"),
-      targetsRoot: BUNDLED_TARGETS,
-    });
+    const pipeline = await pipelineIn(db, home);
     await expect(pipeline({ data: { runId } } as Job<RunJob>)).rejects.toThrow(/^verify: /);
     const row = await db.run.findUniqueOrThrow({ where: { id: runId } });
     expect(row.status).toBe("failed");

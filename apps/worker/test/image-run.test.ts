@@ -16,11 +16,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseResult } from "@sfbench/core";
 import type { Db } from "@sfbench/db";
 import { buildTargetImage, podman, runContainers } from "@sfbench/provider-container";
-import { k6Path } from "@sfbench/services";
 import { readFileSync } from "node:fs";
-import { createRunPipeline } from "../src/pipeline.ts";
 import type { RunJob } from "../src/queue.ts";
-import { BUNDLED_TARGETS, createRun, freshDb, manifestOf, tempDir } from "./helpers.ts";
+import { BUNDLED_TARGETS, createRun, freshDb, manifestOf, pipelineIn, tempDir } from "./helpers.ts";
 
 // in this package's test port range, away from a bundled node-postgres on its own port
 const PORT = 19231;
@@ -54,14 +52,7 @@ describe("a run of a stored image archive", () => {
       data: { userId: user.id, kind: "image_archive", sha256: "sha256:0", size: 1, path: archive, references: [image], targetVersionId },
     });
 
-    const pipeline = createRunPipeline({
-      db,
-      k6: await k6Path(),
-      repoRoot: home,
-      resultsDir: join(home, "results"),
-      rawRoot: join(home, "runs"),
-      targetsRoot: BUNDLED_TARGETS,
-    });
+    const pipeline = await pipelineIn(db, home);
     const outcome = await pipeline({ data: { runId } } as Job<RunJob>);
     const row = await db.run.findUniqueOrThrow({ where: { id: runId } });
     expect(outcome.status, row.errorMessage ?? "").toBe("completed");
