@@ -25,7 +25,7 @@ import {
   type TrialFigures,
 } from "@sfbench/core";
 import { findTarget } from "@sfbench/catalogue";
-import { buildTargetImage, defaultMachineClass, requireRunServices } from "@sfbench/provider-container";
+import { buildTargetImage, defaultMachineClass } from "@sfbench/provider-container";
 import { paths } from "@sfbench/services";
 import { failedRunDocument, interleavedRounds, writeResult } from "@sfbench/engine";
 import { campaignTable } from "./campaign-table.ts";
@@ -65,12 +65,12 @@ const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, "").replace(/\..*$/,
 
 /**
  * The image of every `NAME@image` entry, built (or found current) before the
- * first round; an entry whose target cannot run from an image is refused here,
- * before anything is built.
+ * first round; an entry that names no bundled target is refused here, before
+ * anything is built.
  */
 export async function campaignImages(targets: string[], targetsRoot?: string): Promise<Record<string, string>> {
   const entries = targets.filter((t) => t !== bundledName(t));
-  for (const t of entries) requireRunServices(findTarget(bundledName(t), targetsRoot).manifest);
+  for (const t of entries) findTarget(bundledName(t), targetsRoot);
   const images: Record<string, string> = {};
   for (const t of entries)
     images[t] = (await buildTargetImage(bundledName(t), { ...(targetsRoot ? { targetsRoot } : {}), onProgress: (m) => note(`${t}: ${m}`) })).ref;

@@ -11,9 +11,9 @@
  * is published on the host's 127.0.0.1 under the same number, which is where
  * the load, the health check and sfbench's balancer reach it (a DNAT in the
  * kernel: no user-space proxy in the measured path). A manifest that
- * declares Redis gets a Redis of the run's own there too; the shared Kafka
- * is sfbench's own and is not handed to an image: a manifest that declares
- * it cannot run from its image yet.
+ * declares Redis or Kafka gets a Redis or a Kafka broker of the run's own
+ * there too; the shared ones are sfbench's own (its queue, its span lines)
+ * and never handed to an image.
  *
  * Output: the container runs attached to a detached `podman run` whose stdout
  * and stderr go to the node's log file, so span lines reach the trace shipper
@@ -42,8 +42,10 @@ import {
   DURABLE,
   paths,
   SCRATCH,
+  startKafkaInstance,
   startPostgresInstance,
   startRedisInstance,
+  stopKafkaInstance,
   stopPostgresInstance,
   stopRedisInstance,
   type PostgresReportedSettings,
@@ -110,6 +112,15 @@ const TargetRedis = z.strictObject({
   dir: z.string(),
 });
 
+/** The run's own Kafka broker (kafka-instance.ts), for an image that declares `kafka` */
+const TargetKafka = z.strictObject({
+  pid: z.number().int(),
+  port: z.number().int(),
+  brokers: z.array(z.string()),
+  dir: z.string(),
+  version: z.string(),
+});
+
 export const ContainerTarget = z.strictObject({
   runId: z.string().min(1),
   name: z.string(),
@@ -120,6 +131,7 @@ export const ContainerTarget = z.strictObject({
   trace: z.boolean(),
   postgres: TargetPostgres.optional(),
   redis: TargetRedis.optional(),
+  kafka: TargetKafka.optional(),
   /** the run's own network and the pod whose namespace its nodes and PostgreSQL share */
   network: z.string().optional(),
   pod: z.string().optional(),
@@ -196,7 +208,7 @@ export function planOf(state: ContainerTarget, node: ContainerNode): ContainerNo
 }
 
 /** What every node's container gets from the services the manifest declares. */
-function serviceEnv(manifest: TargetManifest, state: Pick<ContainerTarget, "trace" | "postgres" | "redis">): Record<string, string> {
+function serviceEnv(manifest: TargetManifest, state: Pick<ContainerTarget, "trace" | "postgres" | "redis" | "kafka">): Record<string, string> {
   return {
     ...manifest.local?.env,
     // every address of the pod: the published ports reach it on the pod's side of the bridge
@@ -205,20 +217,8 @@ function serviceEnv(manifest: TargetManifest, state: Pick<ContainerTarget, "trac
     SFBENCH_DATA_DIR: "/data",
     ...(state.postgres ? { DATABASE_URL: state.postgres.url } : {}),
     ...(state.redis ? { REDIS_URL: state.redis.url } : {}),
+    ...(state.kafka ? { KAFKA_BROKERS: state.kafka.brokers.join(",") } : {}),
   };
-}
-
-/** The data services a run from an image can have: its own PostgreSQL and Redis; the shared Kafka is the installation's. */
-const RUN_SERVICES: readonly string[] = ["postgres", "redis"];
-
-/** Refuses a manifest whose services a run of its own cannot give it, naming them. */
-export function requireRunServices(manifest: TargetManifest): void {
-  const missing = manifest.services.filter((s) => !RUN_SERVICES.includes(s));
-  if (missing.length)
-    throw new TargetError(
-      `services: ${missing.join(", ")} cannot be given to a run from an image (allowed: ${RUN_SERVICES.join(", ")}); ` +
-        "the shared ones are sfbench's own and a run's network does not reach them",
-    );
 }
 
 const NETWORK_OWNER = "container";
@@ -431,6 +431,30 @@ export async function startRunRedis(
   return { pid: r.pid, port: r.port, url: r.url, dir: r.dir };
 }
 
+export const kafkaDir = (runId: string) => join(runDir(runId), "kafka");
+
+/**
+ * The run's own Kafka broker, inside the run's pod's network namespace. Its
+ * durability is Kafka's default whatever the manifest says (acknowledged once
+ * in the page cache, flushed by the OS), as a local target's broker is: a
+ * target that needs more asks for it on its producer or its topics.
+ */
+export async function startRunKafka(
+  state: Pick<ContainerTarget, "runId" | "pod">,
+  opts: { keepData?: boolean; cpus?: string; onProgress?: (m: string) => void },
+): Promise<ContainerTarget["kafka"]> {
+  const { runId } = state;
+  if (!state.pod) throw new TargetError(`run ${runId} has no pod to start its Kafka in`);
+  const k = await startKafkaInstance({
+    dir: kafkaDir(runId),
+    netns: await podNetns(state.pod),
+    keepData: opts.keepData ?? false,
+    ...(opts.cpus ? { cpus: opts.cpus } : {}),
+    onProgress: (m) => opts.onProgress?.(`kafka (the run's own, in its network): ${m}`),
+  });
+  return { pid: k.pid, port: k.port, brokers: k.brokers, dir: k.dir, version: k.version };
+}
+
 /** A started container target; `exited` says how a node's container ended (undefined while every one runs), `nodeExits` per node. */
 export interface StartedContainerTarget extends ContainerTarget {
   exited(): string | undefined;
@@ -480,7 +504,6 @@ function stopBalancer(state: ContainerTarget | undefined): void {
 export async function startContainerTarget(opts: ContainerStartOptions): Promise<StartedContainerTarget> {
   const { runId, manifest } = opts;
   if (readContainerState(runId)) throw new TargetError(`run ${runId} already has a container target; tear it down first (teardownRun)`);
-  requireRunServices(manifest);
   const count = nodeCount(manifest, opts.nodes);
   const cluster = opts.nodes !== undefined;
   const balanced = cluster && nodeSupport(manifest).routing === "balancer";
@@ -520,6 +543,10 @@ export async function startContainerTarget(opts: ContainerStartOptions): Promise
     }
     if (manifest.services.includes("redis")) {
       state.redis = await startRunRedis(state, manifest, { onProgress: opts.onProgress });
+      writeContainerState(state);
+    }
+    if (manifest.services.includes("kafka")) {
+      state.kafka = await startRunKafka(state, { onProgress: opts.onProgress });
       writeContainerState(state);
     }
     const plans: ContainerNodePlan[] = [];
@@ -596,7 +623,8 @@ export async function teardownRun(runId: string, opts: { logsTo?: string } = {})
   if (names.length) await podmanRemove(["rm", "--force", "--time", "0", ...names]);
   await stopPostgresInstance(postgresDir(runId));
   await stopRedisInstance(redisDir(runId));
-  // the pod (its infra container) after its nodes and its PostgreSQL and Redis, which live in its namespace; then the network and its fence
+  await stopKafkaInstance(kafkaDir(runId));
+  // the pod (its infra container) after its nodes and the services, which live in its namespace; then the network and its fence
   await podmanRemove(["pod", "rm", "--force", "--ignore", podName(runId)]);
   // the infra container's conmon holds each published port until it has exited, a moment after `pod rm` returns:
   // a run started next on one of them would find it taken

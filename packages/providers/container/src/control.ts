@@ -23,6 +23,7 @@ import {
   launchNode,
   planOf,
   readContainerState,
+  startRunKafka,
   startRunPostgres,
   startRunRedis,
   waitHealthy,
@@ -48,7 +49,7 @@ export interface ContainerTargetControl extends TargetControl {
 const GONE_TIMEOUT_MS = 10_000;
 
 /** The run's own servers beside its containers, on the host: their process trees are the target's too. */
-const SERVICES = ["postgres", "redis"] as const;
+const SERVICES = ["postgres", "redis", "kafka"] as const;
 type Service = (typeof SERVICES)[number];
 
 function signalAll(pids: number[], signal: NodeJS.Signals): void {
@@ -136,7 +137,7 @@ export async function containerTargetControl(
       const pid = pids.get(index);
       if (!pid || !isAlive(pid)) throw new TargetError(`${node.container} is not running`);
       writeContainerState({ ...s, killed: [...new Set([...s.killed, index])] });
-      // a single node is the whole target: its PostgreSQL (postmaster and backends) and Redis die with it; one of several nodes dies alone
+      // a single node is the whole target: its PostgreSQL (postmaster and backends), Redis and Kafka die with it; one of several nodes dies alone
       const whole = s.nodes.length === 1;
       const dying = whole ? SERVICES.filter((service) => s[service] && isAlive(s[service].pid)) : [];
       const servers = dying.flatMap((service) => [s[service]!.pid, ...descendants(s[service]!.pid)]);
@@ -172,6 +173,11 @@ export async function containerTargetControl(
       if (s.redis && !isAlive(s.redis.pid)) {
         const redis = await startRunRedis(s, manifest, { keepData: true, onProgress: opts.onProgress, ...placed() });
         s = { ...s, redis };
+        writeContainerState(s);
+      }
+      if (s.kafka && !isAlive(s.kafka.pid)) {
+        const kafka = await startRunKafka(s, { keepData: true, onProgress: opts.onProgress, ...placed() });
+        s = { ...s, kafka };
         writeContainerState(s);
       }
       const launched = await launchNode(s, manifest, planOf(s, node), { truncateLog: false, onProgress: opts.onProgress, ...placed() });

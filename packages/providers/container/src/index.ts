@@ -11,7 +11,6 @@ export {
   ContainerTarget,
   containerName,
   readContainerState,
-  requireRunServices,
   runContainers,
   startContainerTarget,
   sweepContainerRuns,

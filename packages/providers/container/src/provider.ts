@@ -65,7 +65,11 @@ export function imageTargetProvider(
         log: c.nodes[0]!.log,
         // each node writes its own span lines (a node added by scale-up too)
         logFiles: () => control.logs(),
-        versions: [`image ${named} (${id.slice(0, 12)}, ${machine.name})`, ...(c.postgres ? [`PostgreSQL ${c.postgres.settings.version}`] : [])],
+        versions: [
+          `image ${named} (${id.slice(0, 12)}, ${machine.name})`,
+          ...(c.postgres ? [`PostgreSQL ${c.postgres.settings.version}`] : []),
+          ...(c.kafka ? [`Kafka ${c.kafka.version} (the run's own broker)`] : []),
+        ],
         control,
       };
     },

@@ -11,8 +11,9 @@
  * disk quota and at the read-only root, its ids are a block of the run's own
  * on the host, the other run and the installation's servers are unharmed,
  * and the hostile run itself is measured like any other: it serves once it
- * is done. What the installation holds (a table of results in the shared
- * PostgreSQL, a queue's jobs in Redis) reads the same after it.
+ * is done, with a Redis and a Kafka broker of its run's own. What the
+ * installation holds (a table of results in the shared PostgreSQL, a
+ * queue's jobs in Redis) reads the same after it.
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -89,7 +90,7 @@ async function readResults(): Promise<unknown[]> {
 }
 
 beforeAll(async () => {
-  await up(["postgres", "redis"]);
+  await up(["postgres", "redis", "kafka"]);
   process.env.SFBENCH_RUN_DISK_MIB = String(QUOTA_MIB);
   databaseUrl = await createDatabase(sentinel.database, { fresh: true, durable: true });
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -119,7 +120,7 @@ async function podAddress(runId: string): Promise<string> {
 }
 
 describe("a hostile image", () => {
-  it("reaches nothing of the installation or of another run, stops at the pids limit, the disk quota and its read-only files, and still runs with a Redis of its own", async () => {
+  it("reaches nothing of the installation or of another run, stops at the pids limit, the disk quota and its read-only files, and still runs with a Redis and a Kafka of its own", async () => {
     const machine = { name: "test-1cpu-2gib", cpus: 1, memoryBytes: 2 * 2 ** 30 };
     const hello = findTarget("hello", targetsRoot).manifest;
     const other = await startContainerTarget({
@@ -135,6 +136,7 @@ describe("a hostile image", () => {
     const probe = {
       "the shared PostgreSQL (the portal's database)": ports.postgres,
       "the worker's queue (Redis)": ports.redis,
+      "sfbench's Kafka (span lines)": ports.kafka,
       "a server on the host's loopback": await listen("127.0.0.1"),
       "a server on all the host's addresses": await listen("0.0.0.0"),
       "another run's target": 19112,
@@ -163,6 +165,7 @@ describe("a hostile image", () => {
       uidMap: number[][];
       gidMap: number[][];
       redis: { host: string; port: number; answer: string };
+      kafka: { host: string; port: number; answer: string };
     };
 
     expect(report.gateway).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
@@ -188,23 +191,32 @@ describe("a hostile image", () => {
     expect(report.redis).toEqual({ host: "127.0.0.1", port: 6379, answer: "+OK +PONG" });
     expect(started.redis!.url).not.toContain(encodeURIComponent(decodeURIComponent(new URL(redisUrl()).password)));
     expect(isAlive(started.redis!.pid)).toBe(true);
+    // so is the Kafka broker it declared: it answers in the run's namespace, on Kafka's own port; sfbench's broker is out of reach
+    expect(report.kafka).toMatchObject({ host: "127.0.0.1", port: 9092 });
+    expect(report.kafka.answer).toMatch(/^correlation 7, error 0, \d{2,} APIs$/);
+    expect(isAlive(started.kafka!.pid)).toBe(true);
     // the other run and the installation's servers are unharmed
     expect(await (await fetch(other.url)).json()).toEqual({ uid: 1000, host: "0.0.0.0" });
     expect(await redisAnswers()).toBe(true);
     expect(await readResults()).toEqual(RESULTS);
     expect(await redis("LRANGE", sentinel.queue, "0", "-1")).toBe(["*3", ...JOBS.flatMap((j) => [`$${j.length}`, j])].join("\n"));
-    // kill -9 of its one node takes its Redis with it, as it would a local target's servers; a restart brings both back
+    // kill -9 of its one node takes its Redis and Kafka with it, as it would a local target's servers; a restart brings them back
     const control = await containerTargetControl(started, manifest);
-    expect(control.pids()).toContain(started.redis!.pid);
+    expect(control.pids()).toEqual(expect.arrayContaining([started.redis!.pid, started.kafka!.pid]));
     await control.kill(0, "SIGKILL");
     expect(isAlive(started.redis!.pid)).toBe(false);
+    expect(isAlive(started.kafka!.pid)).toBe(false);
     await control.restart(0);
-    const restarted = readContainerState(hostileRun)!.redis!;
-    expect(isAlive(restarted.pid)).toBe(true);
-    expect(restarted.url).not.toBe(started.redis!.url);
-    expect(((await (await fetch(`${started.url}/report`)).json()) as typeof report).redis.answer).toBe("+OK +PONG");
-    // and its Redis leaves with it
+    const restarted = readContainerState(hostileRun)!;
+    expect(isAlive(restarted.redis!.pid)).toBe(true);
+    expect(isAlive(restarted.kafka!.pid)).toBe(true);
+    expect(restarted.redis!.url).not.toBe(started.redis!.url);
+    const again = (await (await fetch(`${started.url}/report`)).json()) as typeof report;
+    expect(again.redis.answer).toBe("+OK +PONG");
+    expect(again.kafka.answer).toMatch(/^correlation 7, error 0, /);
+    // and its servers leave with it
     await teardownRun(hostileRun);
-    expect(isAlive(restarted.pid)).toBe(false);
+    expect(isAlive(restarted.redis!.pid)).toBe(false);
+    expect(isAlive(restarted.kafka!.pid)).toBe(false);
   });
 });

@@ -5,8 +5,7 @@
  * ids of a run's user namespace.
  */
 import { describe, expect, it } from "vitest";
-import { findTarget } from "@sfbench/catalogue";
-import { requireRunServices, userNamespaceBase } from "../src/container.ts";
+import { userNamespaceBase } from "../src/container.ts";
 import { splitRule } from "../src/run-network.ts";
 import { DEFAULT_RUN_DISK_MIB, runDiskMib } from "../src/run-volume.ts";
 
@@ -27,17 +26,6 @@ describe("a run's fence on the host's firewall", () => {
       "-j",
       "DROP",
     ]);
-  });
-});
-
-describe("the data services of a run from an image", () => {
-  it("gives its own PostgreSQL and Redis and refuses the shared Kafka, naming the field and what is allowed", () => {
-    expect(() => requireRunServices(findTarget("node-postgres").manifest)).not.toThrow();
-    expect(() => requireRunServices(findTarget("durable-objects").manifest)).not.toThrow();
-    expect(() => requireRunServices({ ...findTarget("node-postgres").manifest, services: ["postgres", "redis"] })).not.toThrow();
-    expect(() => requireRunServices(findTarget("statefun").manifest)).toThrow(
-      /^services: kafka cannot be given to a run from an image \(allowed: postgres, redis\)/,
-    );
   });
 });
 
