@@ -63,7 +63,7 @@ export const RUN_LABEL = "org.sfbench.run";
 
 /** Host ids a run's user namespace maps its 65536 ids onto: above any account a host gives out, one block per run. */
 const USERNS_BASE = 1 << 24;
-const USERNS_SIZE = 65536;
+export const USERNS_SIZE = 65536;
 const USERNS_BLOCKS = 4096;
 
 /**

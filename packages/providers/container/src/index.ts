@@ -16,6 +16,8 @@ export {
   sweepContainerRuns,
   teardownRun,
   RUN_LABEL,
+  userNamespaceBase,
+  USERNS_SIZE,
   type ContainerNode,
   type ContainerStartOptions,
   type StartedContainerTarget,

@@ -20,7 +20,7 @@ import { runConformance } from "@sfbench/conformance";
 import { manifestDigest, type K6Invocation, type LoadGenerator, type RunningTarget } from "@sfbench/core";
 import { aliveCheck, runBenchmark } from "@sfbench/engine";
 import { targetPodResources } from "@sfbench/infra-pulumi/machine";
-import { localImageRef, podman } from "@sfbench/provider-container";
+import { localImageRef, podman, userNamespaceBase } from "@sfbench/provider-container";
 import { isAlive } from "@sfbench/provider-local";
 import { findTarget } from "@sfbench/catalogue";
 import { k6Path, paths } from "@sfbench/services";
@@ -93,7 +93,7 @@ describe("the rendered cluster program under podman kube play", () => {
     expect(memory).toBe(Number.parseInt(asked.memory, 10) * 2 ** 20);
   });
 
-  it("confines the target's container as the program asked: its image read-only, no capabilities, none to gain", async () => {
+  it("confines the target's container as the program asked: its image read-only, no capabilities, none to gain, its ids the run's own", async () => {
     const { stdout } = await podman([
       "inspect",
       "--format",
@@ -104,6 +104,11 @@ describe("the rendered cluster program under podman kube play", () => {
     expect(readOnly).toBe("true");
     expect(JSON.parse(capDrop!)).toEqual(expect.arrayContaining(["CAP_NET_RAW", "CAP_SYS_CHROOT", "CAP_KILL"]));
     expect(JSON.parse(securityOpt!)).toContain("no-new-privileges");
+    // a user namespace of the run's own, in every pod: root inside is a host id above 2^24, owner of nothing outside
+    const base = userNamespaceBase(runId);
+    expect(base).toBeGreaterThanOrEqual(2 ** 24);
+    for (const container of [targetContainer, postgresContainer])
+      expect((await podman(["exec", container, "cat", "/proc/self/uid_map"])).stdout.trim().split(/\s+/).map(Number)).toEqual([0, base, 65536]);
   });
 
   it("answers the conformance suite from inside its pod, its state in the PostgreSQL pod it reaches by the Service's name", async () => {

@@ -3,13 +3,15 @@
  * translated for kube play (translate.ts), and run on a podman network of the
  * run's own, fenced as a container run's is (provider-container's
  * run-network.ts: its pods reach each other and nothing of the host), with
- * its Services' ports published on loopback. The YAML played
+ * its Services' ports published on loopback, and in a user namespace of the
+ * run's own (the same block of host ids a container run of that id gets:
+ * root in its pods is an unprivileged id outside). The YAML played
  * and the state stay in .sfbench/kube-play/<run id>/ until `downRun`, which
  * is idempotent and also cleans up after a play that failed half way.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createRunNetwork, podman, podmanRemove, removeRunNetwork } from "@sfbench/provider-container";
+import { createRunNetwork, podman, podmanRemove, removeRunNetwork, userNamespaceBase, USERNS_SIZE } from "@sfbench/provider-container";
 import { paths } from "@sfbench/services";
 import { z } from "zod";
 import { runNamespace, type RunStackConfigInput } from "@sfbench/infra-pulumi/config";
@@ -92,8 +94,10 @@ export async function playRun(opts: PlayOptions): Promise<PlayedRun> {
     await requireImages(doc);
     writeFileSync(file, doc.yaml);
     checkStopped();
-    onProgress?.(`podman kube play --network ${network} ${file}`);
-    await podman(["kube", "play", "--network", network, ...doc.pods.flatMap((p) => ["--ip", p.ip]), file], { timeoutMs: PLAY_TIMEOUT_MS });
+    onProgress?.(`podman kube play --network ${network} --userns ${userns(runId)} ${file}`);
+    await podman(["kube", "play", "--network", network, "--userns", userns(runId), ...doc.pods.flatMap((p) => ["--ip", p.ip]), file], {
+      timeoutMs: PLAY_TIMEOUT_MS,
+    });
     checkStopped();
     const targetPods = doc.pods.filter((p) => p.from === "target");
     const port = doc.published.find((p) => p.service === "target" && p.pod === targetPods[0]?.pod);
@@ -112,6 +116,16 @@ export async function playRun(opts: PlayOptions): Promise<PlayedRun> {
     await downRun(runId);
     throw e;
   }
+}
+
+/**
+ * Every pod's user namespace: an explicit map in "auto" mode, which needs no
+ * subordinate id ranges (/etc/subuid) and maps the pods' 65536 ids onto the
+ * run's block above 2^24 (what a cluster's `hostUsers: false` does with its own ranges).
+ */
+export function userns(runId: string): string {
+  const base = userNamespaceBase(runId);
+  return `auto:uidmapping=0:${base}:${USERNS_SIZE},gidmapping=0:${base}:${USERNS_SIZE}`;
 }
 
 async function requireImages(doc: KubePlayDocument): Promise<void> {
