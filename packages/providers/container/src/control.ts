@@ -17,12 +17,17 @@ import { nodeSupport, type TargetControl, type TargetManifest } from "@sfbench/c
 import { descendants, isAlive, waitGone } from "@sfbench/provider-local";
 import { TargetError } from "@sfbench/catalogue";
 import { cgroupCpuSeconds, treeCpuSeconds } from "./cgroup.ts";
+import { runDiskMib } from "./run-volume.ts";
+import { watchServerDisk } from "./server-disk.ts";
 import {
   CLUSTER_PORT_BASE,
   containerPid,
+  kafkaDir,
   launchNode,
   planOf,
+  postgresDir,
   readContainerState,
+  redisDir,
   startRunKafka,
   startRunPostgres,
   startRunRedis,
@@ -124,6 +129,21 @@ export async function containerTargetControl(
   const exits = new Map(started.nodeExits);
   let cpus: string | undefined;
   const placed = () => (cpus ? { cpus } : {});
+  // the run's servers write to the host's disk: past the run's quota they are killed and the run ends with why
+  const quotaMib = runDiskMib();
+  let overQuota: string | undefined;
+  watchServerDisk({
+    dirs: () => [postgresDir(runId), redisDir(runId), kafkaDir(runId)],
+    quotaMib,
+    running: () => readContainerState(runId) !== undefined,
+    onOver: (usedMib) => {
+      overQuota =
+        `its servers' data on the host's disk (${usedMib} MiB) passed the run's quota of ${quotaMib} MiB (SFBENCH_RUN_DISK_MIB), ` + "and sfbench killed them";
+      const s = readContainerState(runId);
+      const servers = SERVICES.flatMap((service) => (s?.[service] ? [s[service].pid, ...descendants(s[service].pid)] : []));
+      signalAll(servers, "SIGKILL");
+    },
+  });
   return {
     runId,
     manifest,
@@ -154,6 +174,7 @@ export async function containerTargetControl(
       return { at };
     },
     async restart(index) {
+      if (overQuota) throw new TargetError(`run ${runId} cannot start again: ${overQuota}`);
       let s = state();
       const node = s.nodes[index];
       if (!node) throw new TargetError(`node: ${index} is not a node of run ${runId}`);
@@ -223,6 +244,7 @@ export async function containerTargetControl(
       cpus = list;
     },
     exited() {
+      if (overQuota) return overQuota;
       let s: ContainerTarget | undefined;
       try {
         s = readContainerState(runId);

@@ -9,9 +9,9 @@
  *
  * Why a loop device: podman's own `--storage-opt size=` needs XFS project
  * quotas, and this host's file system is ext4 without them. The run's
- * PostgreSQL keeps its data on the host's file system, as a local target's
- * does, so a durable commit costs the same in both; its disk is not under
- * the quota (docs/security.md).
+ * PostgreSQL, Redis and Kafka keep their data on the host's file system, as
+ * a local target's do, so a durable commit costs the same in both; a watch
+ * holds them to the same quota instead (server-disk.ts).
  */
 import { existsSync, mkdirSync, realpathSync, rmSync } from "node:fs";
 import { readFile } from "node:fs/promises";

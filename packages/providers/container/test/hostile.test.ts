@@ -13,13 +13,18 @@
  * and the hostile run itself is measured like any other: it serves once it
  * is done, with a Redis and a Kafka broker of its run's own. What the
  * installation holds (a table of results in the shared PostgreSQL, a
- * queue's jobs in Redis) reads the same after it.
+ * queue's jobs in Redis) reads the same after it. Its servers' disk on the
+ * host is watched: past the run's quota they are killed and the run ends
+ * with the reason.
  */
+import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { connect, createServer, type AddressInfo, type Server } from "node:net";
 import { networkInterfaces } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findTarget } from "@sfbench/catalogue";
 import pg from "pg";
@@ -30,6 +35,7 @@ import { containerTargetControl } from "../src/control.ts";
 import { buildTargetImage } from "../src/image.ts";
 import { podman } from "../src/podman.ts";
 
+const execFileAsync = promisify(execFile);
 const targetsRoot = fileURLToPath(new URL("./fixtures", import.meta.url));
 const hostileRun = `test-hostile-${randomUUID().slice(0, 8)}`;
 const otherRun = `test-other-${randomUUID().slice(0, 8)}`;
@@ -214,9 +220,19 @@ describe("a hostile image", () => {
     const again = (await (await fetch(`${started.url}/report`)).json()) as typeof report;
     expect(again.redis.answer).toBe("+OK +PONG");
     expect(again.kafka.answer).toMatch(/^correlation 7, error 0, /);
-    // and its servers leave with it
-    await teardownRun(hostileRun);
-    expect(isAlive(restarted.redis!.pid)).toBe(false);
+    // its servers write to the host's disk, outside its volume: past the run's quota they are killed, and the run ends saying why
+    // (blocks allocated in the broker's directory stand in for records an image would have it keep)
+    await execFileAsync("fallocate", ["-l", `${QUOTA_MIB + 16}M`, join(restarted.kafka!.dir, "grown")]);
+    const deadline = Date.now() + 30_000;
+    while (control.exited() === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(control.exited()).toMatch(
+      new RegExp(`^its servers' data on the host's disk \\(\\d+ MiB\\) passed the run's quota of ${QUOTA_MIB} MiB \\(SFBENCH_RUN_DISK_MIB\\)`),
+    );
     expect(isAlive(restarted.kafka!.pid)).toBe(false);
+    expect(isAlive(restarted.redis!.pid)).toBe(false);
+    await expect(control.restart(0)).rejects.toThrow(/cannot start again: its servers' data/);
+    // and what is left of it leaves with it
+    await teardownRun(hostileRun);
+    expect(readContainerState(hostileRun)).toBeUndefined();
   });
 });
