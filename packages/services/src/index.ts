@@ -25,7 +25,7 @@ export {
   type PostgresInstance,
   type PostgresReportedSettings,
 } from "./postgres-instance.ts";
-export { ping as redisAnswers, redisUrl } from "./redis.ts";
+export { answersPing, ping as redisAnswers, redisUrl } from "./redis.ts";
 export { startRedisInstance, stopRedisInstance, type RedisInstance, type RedisInstanceOptions } from "./redis-instance.ts";
 export { MissingPrerequisiteError, redactUrl, SERVICE_NAMES, type ServiceName, type ServiceStatus } from "./types.ts";
 

@@ -110,6 +110,7 @@ const TargetRedis = z.strictObject({
   port: z.number().int(),
   url: z.string(),
   dir: z.string(),
+  version: z.string(),
 });
 
 /** The run's own Kafka broker (kafka-instance.ts), for an image that declares `kafka` */
@@ -428,7 +429,7 @@ export async function startRunRedis(
     ...(opts.cpus ? { cpus: opts.cpus } : {}),
     onProgress: (m) => opts.onProgress?.(`redis (${durable ? "durable" : "scratch"}, the run's own, in its network): ${m}`),
   });
-  return { pid: r.pid, port: r.port, url: r.url, dir: r.dir };
+  return { pid: r.pid, port: r.port, url: r.url, dir: r.dir, version: r.version };
 }
 
 export const kafkaDir = (runId: string) => join(runDir(runId), "kafka");

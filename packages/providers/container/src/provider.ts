@@ -69,7 +69,10 @@ export function imageTargetProvider(
           `image ${named} (${id.slice(0, 12)}, ${machine.name})`,
           ...(c.postgres ? [`PostgreSQL ${c.postgres.settings.version}`] : []),
           ...(c.kafka ? [`Kafka ${c.kafka.version} (the run's own broker)`] : []),
+          ...(c.redis ? [`Redis ${c.redis.version} (the run's own server)`] : []),
         ],
+        // every server it declares is the run's own: none of the shared ones is reported as its
+        ownServices: [...manifest.services],
         control,
       };
     },

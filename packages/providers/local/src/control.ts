@@ -15,7 +15,7 @@ export interface LocalTargetControl extends TargetControl {
   name: string;
   /** how the target died, when a node that was not killed on purpose is gone; undefined while it is fine */
   exited(): string | undefined;
-  /** pids whose CPU and memory are the target's cost: every live node and its own PostgreSQL and Kafka */
+  /** pids whose CPU and memory are the target's cost: every live node and its own PostgreSQL, Kafka and Redis */
   pids(): number[];
 }
 
@@ -70,7 +70,12 @@ export function localTargetControl(started: StartedTarget, opts: { onProgress?: 
         if (e instanceof TargetError) return [];
         throw e;
       }
-      return [...p.nodes.filter((n) => n.alive).map((n) => n.pid), ...(p.postgres ? [p.postgres] : []), ...(p.kafka ? [p.kafka] : [])];
+      return [
+        ...p.nodes.filter((n) => n.alive).map((n) => n.pid),
+        ...(p.postgres ? [p.postgres] : []),
+        ...(p.kafka ? [p.kafka] : []),
+        ...(p.redis ? [p.redis] : []),
+      ];
     },
   };
 }

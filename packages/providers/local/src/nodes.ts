@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { nodeSupport } from "@sfbench/core";
 import { findTarget, TargetError, type BundledTarget } from "@sfbench/catalogue";
 import { spawnBalancer, writeBackends } from "./run.ts";
-import { startTargetPostgres, targetPostgresDir } from "./storage.ts";
+import { startTargetPostgres, startTargetRedis, targetPostgresDir } from "./storage.ts";
 import {
   baseEnv,
   freePort,
@@ -95,16 +95,20 @@ export interface KilledTarget {
   nodes: KilledNode[];
   /** the target's own PostgreSQL's postmaster, killed with its backends */
   postgres?: { pid: number; goneAt: number | undefined };
+  /** the target's own Redis */
+  redis?: { pid: number; goneAt: number | undefined };
   /** epoch ms right before the first signal */
   at: number;
 }
 
 /**
- * A crash of the whole system: `signal` (default SIGKILL) to every node and to
+ * A crash of the whole system: `signal` (default SIGKILL) to every node, to
  * the target's own PostgreSQL (its postmaster's process group: the server and
- * its backends), which the cost sampler counts as the target's too. Restart
- * with restartTarget: PostgreSQL recovers from its WAL on the kept data, then
- * the nodes start again. The shared services are not the target's and stay up.
+ * its backends) and to its own Redis, which the cost sampler counts as the
+ * target's too. Restart with restartTarget: PostgreSQL recovers from its WAL
+ * and Redis from its append-only file on the kept data, then the nodes start
+ * again. Its Kafka broker, the log a dataflow system replays, stays up, and
+ * the shared services are not the target's.
  */
 export async function killTarget(name: string, signal: NodeJS.Signals = "SIGKILL"): Promise<KilledTarget> {
   const state = stateOf(name);
@@ -116,6 +120,8 @@ export async function killTarget(name: string, signal: NodeJS.Signals = "SIGKILL
   // PostgreSQL's children make themselves group leaders (setsid): the postmaster and each of them, together
   const pgProcesses = state.postgres && isAlive(state.postgres.pid) ? [state.postgres.pid, ...descendants(state.postgres.pid)] : [];
   for (const pid of pgProcesses) killGroup(pid, signal);
+  const redisPid = state.redis && isAlive(state.redis.pid) ? state.redis.pid : undefined;
+  if (redisPid) killGroup(redisPid, signal);
   const killed = await Promise.all(
     nodes.map(async (n): Promise<KilledNode> => ({
       index: n.index,
@@ -127,7 +133,9 @@ export async function killTarget(name: string, signal: NodeJS.Signals = "SIGKILL
   );
   const pgGone = (await Promise.all(pgProcesses.map((pid) => waitGone(pid, 10_000)))).every(Boolean);
   const postgres = state.postgres ? { pid: state.postgres.pid, goneAt: pgGone ? Date.now() : undefined } : undefined;
-  return { nodes: killed, ...(postgres ? { postgres } : {}), at };
+  const redisGone = redisPid === undefined || (await waitGone(redisPid, 10_000));
+  const redis = state.redis ? { pid: state.redis.pid, goneAt: redisGone ? Date.now() : undefined } : undefined;
+  return { nodes: killed, ...(postgres ? { postgres } : {}), ...(redis ? { redis } : {}), at };
 }
 
 async function startAgain(state: RunningTarget, target: BundledTarget, node: RunningNode, opts: NodeOpOptions): Promise<RunningNode> {
@@ -136,6 +144,7 @@ async function startAgain(state: RunningTarget, target: BundledTarget, node: Run
     trace: state.trace ?? false,
     ...(state.postgres ? { postgres: state.postgres } : {}),
     ...(state.kafka ? { kafka: state.kafka } : {}),
+    ...(state.redis ? { redis: state.redis } : {}),
     ...(state.cores ? { cores: state.cores } : {}),
   });
   const s = spawnNode(target, base, planOf(state, node), { truncateLog: false, onProgress: opts.onProgress, cpus: opts.cpus ?? state.cores?.list });
@@ -165,7 +174,7 @@ export async function restartNode(name: string, index: number, opts: NodeOpOptio
   const node = nodeOf(state, index);
   if (isAlive(node.pid)) throw new TargetError(`node ${index} of ${name} (pid ${node.pid}) is still running; kill it first (killNode)`);
   const target = targetOf(state);
-  if (state.postgres && !isAlive(state.postgres.pid)) await restartPostgres(state, target, opts);
+  await restartServers(state, target, opts);
   const started = await startAgain(stateOf(name), target, node, opts);
   record(name, started);
   return started;
@@ -194,6 +203,16 @@ async function clearStaleLock(name: string): Promise<void> {
   if (exists()) rmSync(file, { force: true });
 }
 
+/** The target's own servers that died with it, started again on their kept data (new ports: the nodes get the new URLs). */
+async function restartServers(state: RunningTarget, target: BundledTarget, opts: NodeOpOptions): Promise<void> {
+  if (state.postgres && !isAlive(state.postgres.pid)) await restartPostgres(state, target, opts);
+  if (state.redis && !isAlive(state.redis.pid)) {
+    const cpus = opts.cpus ?? state.cores?.list;
+    const redis = await startTargetRedis(state.name, target.manifest, { keepData: true, onProgress: opts.onProgress, ...(cpus ? { cpus } : {}) });
+    writeState({ ...stateOf(state.name), redis });
+  }
+}
+
 /** The target's own PostgreSQL died too: start it again on its kept data (a new port: the nodes get the new DATABASE_URL). */
 async function restartPostgres(state: RunningTarget, target: BundledTarget, opts: NodeOpOptions): Promise<void> {
   await clearStaleLock(state.name);
@@ -216,7 +235,7 @@ export async function restartTarget(name: string, opts: NodeOpOptions = {}): Pro
   writeState({ ...state, killed: nodes.map((n) => n.index) });
   for (const n of alive) killGroup(n.pid, "SIGKILL");
   for (const n of alive) await waitGone(n.pid, 10_000);
-  if (state.postgres && !isAlive(state.postgres.pid)) await restartPostgres(state, target, opts);
+  await restartServers(state, target, opts);
   const first = await startAgain(stateOf(name), target, nodes[0]!, opts);
   record(name, first);
   await Promise.all(nodes.slice(1).map(async (n) => record(name, await startAgain(stateOf(name), target, n, opts))));
@@ -252,6 +271,7 @@ export async function addNode(name: string, opts: NodeOpOptions = {}): Promise<R
     trace: state.trace ?? false,
     ...(state.postgres ? { postgres: state.postgres } : {}),
     ...(state.kafka ? { kafka: state.kafka } : {}),
+    ...(state.redis ? { redis: state.redis } : {}),
     ...(state.cores ? { cores: state.cores } : {}),
   });
   const s = spawnNode(target, base, plan, { truncateLog: true, onProgress: opts.onProgress, cpus: opts.cpus ?? state.cores?.list });
@@ -276,6 +296,7 @@ export interface TargetPids {
   postgres?: number;
   /** the target's own broker */
   kafka?: number;
+  redis?: number;
   /** sfbench's, not the target's: not part of its cost */
   balancer?: number;
 }
@@ -286,6 +307,7 @@ export function targetPids(name: string): TargetPids {
     nodes: nodesOf(state).map((n) => ({ index: n.index, pid: n.pid, alive: isAlive(n.pid) })),
     ...(state.postgres ? { postgres: state.postgres.pid } : {}),
     ...(state.kafka ? { kafka: state.kafka.pid } : {}),
+    ...(state.redis ? { redis: state.redis.pid } : {}),
     ...(state.balancer ? { balancer: state.balancer.pid } : {}),
   };
 }

@@ -39,8 +39,13 @@ export function localTargetProvider(manifest: TargetManifest, opts: { targetsRoo
         ...(storage ? { storage } : {}),
         log: t.log,
         logFiles: () => nodeLogs(manifest.name),
-        versions: [...(t.postgres ? [`PostgreSQL ${t.postgres.settings.version}`] : []), ...(t.kafka ? [`Kafka ${t.kafka.version} (its own broker)`] : [])],
-        ...(t.kafka ? { ownServices: ["kafka"] } : {}),
+        versions: [
+          ...(t.postgres ? [`PostgreSQL ${t.postgres.settings.version}`] : []),
+          ...(t.kafka ? [`Kafka ${t.kafka.version} (its own broker)`] : []),
+          ...(t.redis ? [`Redis ${t.redis.version} (its own server)`] : []),
+        ],
+        // every server it declares is its own: none of the shared ones is reported as its
+        ownServices: [...manifest.services],
         control,
       };
     },

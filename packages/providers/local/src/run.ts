@@ -14,11 +14,11 @@ import { closeSync, existsSync, openSync, readdirSync, rmSync, writeFileSync } f
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { nodeSupport } from "@sfbench/core";
-import { up, type ServiceName } from "@sfbench/services";
+import type { ServiceName } from "@sfbench/services";
 import { ensureBuilt } from "./build.ts";
 import { releaseClaim, takeClaim } from "./claim.ts";
 import { findTarget, TargetBusyError, TargetError, type BundledTarget } from "@sfbench/catalogue";
-import { startTargetKafka, startTargetPostgres, stopTargetKafka, stopTargetPostgres } from "./storage.ts";
+import { startTargetKafka, startTargetPostgres, startTargetRedis, stopTargetKafka, stopTargetPostgres, stopTargetRedis } from "./storage.ts";
 import {
   baseEnv,
   targetDataDir,
@@ -204,25 +204,26 @@ async function startClaimed(target: BundledTarget, count: number, opts: StartOpt
   if (manifest.build) await ensureBuilt(name, { targetsRoot: opts.targetsRoot, onProgress: opts.onProgress });
   if (!opts.keepData) removeDataDirs(name);
   const services = manifest.services as ServiceName[];
-  // postgres and kafka are the target's own servers (storage.ts); redis is the shared one
-  const shared = services.filter((s) => s !== "postgres" && s !== "kafka");
-  if (shared.length) {
-    opts.onProgress?.(`starting services: ${shared.join(", ")}`);
-    await up(shared, { onProgress: (s, m) => opts.onProgress?.(`${s}: ${m}`) });
-  }
+  // every service a target declares is a server of its own (storage.ts): the shared ones are sfbench's
   const cpus = opts.cores ? { cpus: opts.cores.list } : {};
-  const postgres = services.includes("postgres")
-    ? await startTargetPostgres(name, manifest, { keepData: opts.keepData, onProgress: opts.onProgress, ...cpus })
-    : undefined;
-  let kafka;
+  const own = { keepData: opts.keepData, onProgress: opts.onProgress, ...cpus };
+  let postgres, kafka, redis;
   try {
-    kafka = services.includes("kafka") ? await startTargetKafka(name, { keepData: opts.keepData, onProgress: opts.onProgress, ...cpus }) : undefined;
+    postgres = services.includes("postgres") ? await startTargetPostgres(name, manifest, own) : undefined;
+    kafka = services.includes("kafka") ? await startTargetKafka(name, own) : undefined;
+    redis = services.includes("redis") ? await startTargetRedis(name, manifest, own) : undefined;
   } catch (e) {
-    await stopTargetPostgres(name);
+    await stopOwnServers(name);
     throw e;
   }
   const trace = opts.trace ?? false;
-  const base = baseEnv(target, { trace, ...(postgres ? { postgres } : {}), ...(kafka ? { kafka } : {}), ...(opts.cores ? { cores: opts.cores } : {}) });
+  const base = baseEnv(target, {
+    trace,
+    ...(postgres ? { postgres } : {}),
+    ...(kafka ? { kafka } : {}),
+    ...(redis ? { redis } : {}),
+    ...(opts.cores ? { cores: opts.cores } : {}),
+  });
 
   const plans: NodePlan[] = [];
   for (let index = 0; index < count; index++) {
@@ -240,6 +241,7 @@ async function startClaimed(target: BundledTarget, count: number, opts: StartOpt
     startedAt: new Date().toISOString(),
     ...(postgres ? { postgres } : {}),
     ...(kafka ? { kafka } : {}),
+    ...(redis ? { redis } : {}),
     nodes: [],
     ...(cluster ? { cluster: true } : {}),
     trace,
@@ -268,8 +270,7 @@ async function startClaimed(target: BundledTarget, count: number, opts: StartOpt
     for (const s of spawned) killGroup(s.node.pid, "SIGKILL");
     if (state.balancer) killGroup(state.balancer.pid, "SIGKILL");
     rmSync(stateFile(name), { force: true });
-    await stopTargetPostgres(name);
-    await stopTargetKafka(name);
+    await stopOwnServers(name);
     throw e;
   }
   writeState(state);
@@ -277,17 +278,23 @@ async function startClaimed(target: BundledTarget, count: number, opts: StartOpt
   return { ...saved, exited: () => spawned[0]!.exited() };
 }
 
+/** Stops the target's own servers (PostgreSQL, Kafka, Redis) that run; returns whether any did. */
+async function stopOwnServers(name: string): Promise<boolean> {
+  const stopped = [await stopTargetPostgres(name), await stopTargetKafka(name), await stopTargetRedis(name)];
+  return stopped.some(Boolean);
+}
+
 /**
  * Stops a target started by startTarget (SIGTERM to every node's process
- * group and the balancer, SIGKILL after 10 s), then its own PostgreSQL and
- * Kafka, also when the target had died already. Idempotent.
+ * group and the balancer, SIGKILL after 10 s), then its own PostgreSQL,
+ * Kafka and Redis, also when the target had died already. Idempotent.
  */
 export async function stopTarget(name: string): Promise<boolean> {
   const state = runningTarget(name);
   if (!state) {
-    const [pg, kafka] = [await stopTargetPostgres(name), await stopTargetKafka(name)];
+    const stopped = await stopOwnServers(name);
     releaseClaim(name);
-    return pg || kafka;
+    return stopped;
   }
   const pids = [...nodesOf(state).map((n) => n.pid), ...(state.balancer ? [state.balancer.pid] : [])].filter(isAlive);
   for (const pid of pids) killGroup(pid, "SIGTERM");
@@ -297,8 +304,7 @@ export async function stopTarget(name: string): Promise<boolean> {
       await waitGone(pid, 10_000);
     }),
   );
-  await stopTargetPostgres(name);
-  await stopTargetKafka(name);
+  await stopOwnServers(name);
   rmSync(stateFile(name), { force: true });
   releaseClaim(name);
   return true;

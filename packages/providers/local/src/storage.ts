@@ -11,7 +11,9 @@
  * .sfbench/targets/<name>/kafka/: what a system needs on its data path is part
  * of its cost, and the broker stops with the target, so no run leaves a loaded
  * broker behind for the next benchmark. sfbench's own traffic (span lines)
- * stays on the shared broker.
+ * stays on the shared broker. And a target that declares `redis` gets a Redis
+ * of its own under .sfbench/targets/<name>/redis/, with a password made for
+ * it: the shared Redis is the worker's queue, never a target's.
  */
 import { join } from "node:path";
 import type { Environment, TargetManifest } from "@sfbench/core";
@@ -21,8 +23,10 @@ import {
   SCRATCH,
   startKafkaInstance,
   startPostgresInstance,
+  startRedisInstance,
   stopKafkaInstance,
   stopPostgresInstance,
+  stopRedisInstance,
   type PostgresReportedSettings,
 } from "@sfbench/services";
 
@@ -94,17 +98,52 @@ export function stopTargetKafka(name: string): Promise<boolean> {
   return stopKafkaInstance(targetKafkaDir(name));
 }
 
+/** What a running target's state file records of its Redis. */
+export interface TargetRedis {
+  pid: number;
+  port: number;
+  /** REDIS_URL: its loopback port, with its password */
+  url: string;
+  dir: string;
+  version: string;
+}
+
+export const targetRedisDir = (name: string) => join(paths.home, "targets", name, "redis");
+
+/** Starts the target's Redis (its data kept from an earlier start with keepData): durable (every write fsynced) when the manifest is. */
+export async function startTargetRedis(
+  name: string,
+  manifest: TargetManifest,
+  opts: { keepData?: boolean; cpus?: string; onProgress?: (message: string) => void } = {},
+): Promise<TargetRedis> {
+  const durable = manifest.guarantees.durability !== "in-memory";
+  const r = await startRedisInstance({
+    dir: targetRedisDir(name),
+    durable,
+    keepData: opts.keepData ?? false,
+    ...(opts.cpus ? { cpus: opts.cpus } : {}),
+    onProgress: (m) => opts.onProgress?.(`redis (${durable ? "durable" : "scratch"}, ${name}'s own): ${m}`),
+  });
+  return { pid: r.pid, port: r.port, url: r.url, dir: r.dir, version: r.version };
+}
+
+/** Stops the target's Redis if it runs; idempotent. */
+export function stopTargetRedis(name: string): Promise<boolean> {
+  return stopRedisInstance(targetRedisDir(name));
+}
+
 /**
  * The root pids whose process trees are the target's cost: its own processes
  * (every node) and its own database server, nothing shared (not sfbench's
  * balancer either). Pass the state read at sampling time (runningTarget):
  * a restarted node has a new pid.
  */
-export function costPids(target: { pid: number; nodes?: { pid: number }[]; postgres?: TargetPostgres; kafka?: TargetKafka }): number[] {
+export function costPids(target: { pid: number; nodes?: { pid: number }[]; postgres?: TargetPostgres; kafka?: TargetKafka; redis?: TargetRedis }): number[] {
   return [
     ...(target.nodes ? target.nodes.map((n) => n.pid) : [target.pid]),
     ...(target.postgres ? [target.postgres.pid] : []),
     ...(target.kafka ? [target.kafka.pid] : []),
+    ...(target.redis ? [target.redis.pid] : []),
   ];
 }
 

@@ -6,10 +6,10 @@
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { exited, isAlive as processAlive, kafkaBrokers, paths, redisUrl, statFields, threadsLeft } from "@sfbench/services";
+import { exited, isAlive as processAlive, paths, statFields, threadsLeft } from "@sfbench/services";
 import { buildDir, expandArgs } from "./build.ts";
 import { TargetError, type BundledTarget } from "@sfbench/catalogue";
-import type { TargetKafka, TargetPostgres } from "./storage.ts";
+import type { TargetKafka, TargetPostgres, TargetRedis } from "./storage.ts";
 
 export { ephemeralLow, freePort, portFree } from "@sfbench/services";
 
@@ -55,6 +55,8 @@ export interface RunningTarget {
   postgres?: TargetPostgres;
   /** the target's own Kafka broker, when it declares kafka (storage.ts) */
   kafka?: TargetKafka;
+  /** the target's own Redis, when it declares redis (storage.ts) */
+  redis?: TargetRedis;
   /** every node, in index order; written by every start since nodes exist (older state files lack it: see nodesOf) */
   nodes?: RunningNode[];
   balancer?: RunningBalancer;
@@ -193,13 +195,12 @@ export async function waitHealthy(url: string, pid: number, exited: () => string
   throw new TargetError(`target not healthy within ${timeoutMs / 1000} s (${url}: ${last}); last log lines:\n${tail(log)}`);
 }
 
-/** The variables every node of a target gets, from the services it declares (postgres and kafka: its own servers). */
+/** The variables every node of a target gets, from the services it declares (each its own server). */
 export function baseEnv(
   target: BundledTarget,
-  opts: { trace: boolean; postgres?: TargetPostgres; kafka?: TargetKafka; cores?: CoreShare },
+  opts: { trace: boolean; postgres?: TargetPostgres; kafka?: TargetKafka; redis?: TargetRedis; cores?: CoreShare },
 ): Record<string, string> {
   const { manifest } = target;
-  const services = manifest.services;
   return {
     ...manifest.local!.env,
     ...coreEnv(opts.cores, manifest.local!.env?.JAVA_TOOL_OPTIONS ?? process.env.JAVA_TOOL_OPTIONS),
@@ -207,8 +208,8 @@ export function baseEnv(
     SFBENCH_TRACE: opts.trace ? "1" : "0",
     ...(manifest.build ? { SFBENCH_BUILD_DIR: buildDir(target.name) } : {}),
     ...(opts.postgres ? { DATABASE_URL: opts.postgres.url } : {}),
-    ...(services.includes("redis") ? { REDIS_URL: redisUrl() } : {}),
-    ...(services.includes("kafka") ? { KAFKA_BROKERS: (opts.kafka?.brokers ?? kafkaBrokers()).join(",") } : {}),
+    ...(opts.redis ? { REDIS_URL: opts.redis.url } : {}),
+    ...(opts.kafka ? { KAFKA_BROKERS: opts.kafka.brokers.join(",") } : {}),
   };
 }
 
