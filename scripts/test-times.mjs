@@ -22,7 +22,8 @@ const steps = opts("--step")
   .filter(([name, secs]) => name && secs !== "" && Number.isFinite(Number(secs)))
   .map(([name, secs]) => [name, Number(secs)]);
 
-const fmt = (s) => (s >= 60 ? `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, "0")}s` : `${s.toFixed(1)}s`);
+// rounded to the second before it is split, so that 179.6 s reads 3m00s, not 2m60s
+const fmt = (s) => (s >= 59.95 ? `${Math.floor(Math.round(s) / 60)}m${String(Math.round(s) % 60).padStart(2, "0")}s` : `${s.toFixed(1)}s`);
 const out = [];
 let total = 0;
 for (const [name, secs] of steps) {

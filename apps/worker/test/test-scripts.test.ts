@@ -137,14 +137,16 @@ describe("where the test time went", () => {
     writeFileSync(log2, "@sfbench/db:test:  ✓ test/schema.test.ts (2 tests) 39.5s\n");
     const r = node(
       "scripts/test-times.mjs",
-      ...["--step", "bootstrap=30", "--step", "tests, two lanes at once=140"],
+      ...["--step", "bootstrap=30", "--step", "checks=119.7", "--step", "tests, two lanes at once=140"],
       ...["--lane", `images=${images}`, "--lane", `processes=${processes}`, "--log", log, "--log", log2],
     );
     expect(r.status, r.stderr).toBe(0);
     const lines = r.stdout.split("\n");
     // the whole is the steps' wall time, not the lanes' sum
-    expect(lines[0]).toBe("sfbench test: where the time went (2m50s in all)");
+    expect(lines[0]).toBe("sfbench test: where the time went (4m50s in all)");
     expect(r.stdout).toMatch(/ 30\.0s {2}bootstrap\n/);
+    // a time just short of a whole minute rounds up into it, never to "1m60s"
+    expect(r.stdout).toMatch(/ 2m00s {2}checks\n/);
     expect(r.stdout).toMatch(/2m15s {2}lane "images", by package:\n +2m05s {2}@sfbench\/engine\n +9\.5s {2}@sfbench\/core {2}\(exit 1\)\n/);
     expect(r.stdout).toMatch(/42\.0s {2}lane "processes", by package:\n +40\.0s {2}@sfbench\/db\n/);
     expect(r.stdout).toMatch(
