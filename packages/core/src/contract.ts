@@ -14,6 +14,9 @@ import { DISTRIBUTIONS, ENVIRONMENT_KINDS, EXPERIMENTS, PIPELINE_STAGES, PROFILE
 
 export { DISTRIBUTIONS, ENVIRONMENT_KINDS, EXPERIMENTS, PIPELINE_STAGES, PROFILES, WORKLOADS } from "./lists.ts";
 
+/** The system every ratio on the board is to; a reference campaign runs it beside every other. */
+export const REFERENCE_SYSTEM = "node-postgres";
+
 export const Workload = z.enum(WORKLOADS);
 export type Workload = z.infer<typeof Workload>;
 
@@ -82,6 +85,8 @@ export const RunParameters = z
     busyRepeats: z.number().int().min(0).max(MAX_BUSY_REPEATS).optional(),
     /** the phases each cell goes through (EXPERIMENTS); absent: throughput. recovery runs no cells; the microbenchmarks belong to throughput */
     experiment: Experiment.optional(),
+    /** a run of the worker's scheduled reference campaign (the schedule finds its last one by it) */
+    referenceCampaign: z.literal(true).optional(),
   })
   .refine((p) => p.workloads === undefined || p.workloads.length > 0 || p.micro === true, {
     path: ["workloads"],

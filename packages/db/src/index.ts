@@ -20,6 +20,7 @@ export {
 } from "./import.ts";
 export * from "./json.ts";
 export { machineClass } from "./machine-class.ts";
+export { CampaignRefusal, queueCampaignRuns, registeredSystems, type CampaignRunsInput, type QueuedCampaignRun } from "./campaigns.ts";
 export { latestMicroRuns, latestResilienceRun, type LatestMicroRun, type LatestMicroRunsFilter, type LatestResilienceRun } from "./experiments.ts";
 // the generated client: model types (User, Run, CellResult, ...), enums (RunStatus, ...) and the Prisma namespace
 export { Prisma, PrismaClient } from "./generated/client.ts";

@@ -5,7 +5,7 @@
  * that the board ranks a median of n trials with its interval instead of one
  * run (docs/running.md, "Trials and campaigns").
  */
-import { Distribution, DISTRIBUTIONS, MAX_BUSY_REPEATS, Profile, Workload, WORKLOADS } from "@sfbench/core/contract";
+import { Distribution, DISTRIBUTIONS, MAX_BUSY_REPEATS, Profile, REFERENCE_SYSTEM, Workload, WORKLOADS } from "@sfbench/core/contract";
 import { TargetManifest } from "@sfbench/core/manifest";
 import { z } from "zod";
 import { DEFAULT_PROFILE } from "./submit.ts";
@@ -18,7 +18,7 @@ export const MAX_CAMPAIGN_TRIALS = 20;
 export const MAX_CAMPAIGN_SYSTEMS = 32;
 
 /** The system every ratio on the board is to; an operator's reference campaign runs it beside every other. */
-export const CAMPAIGN_REFERENCE = "node-postgres";
+export const CAMPAIGN_REFERENCE = REFERENCE_SYSTEM;
 
 export const CampaignInput = z
   .object({
