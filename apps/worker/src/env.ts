@@ -1,4 +1,5 @@
 /** The worker's environment, read once and checked at start. */
+import { Profile } from "@sfbench/core";
 import { z } from "zod";
 
 const Env = z.object({
@@ -10,6 +11,12 @@ const Env = z.object({
   SFBENCH_RESULTS_DIR: z.string().min(1).optional().describe("default: <repo>/results"),
   SFBENCH_TARGETS_DIR: z.string().min(1).optional().describe("bundled targets; default: <repo>/packages/targets"),
   SFBENCH_WORKER_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
+  /** the reference campaign of every registered system, every this many hours (0: never) */
+  SFBENCH_REFERENCE_EVERY_HOURS: z.coerce.number().min(0).max(2160).default(0),
+  SFBENCH_REFERENCE_TRIALS: z.coerce.number().int().min(1).max(20).default(3),
+  SFBENCH_REFERENCE_PROFILE: Profile.default("standard"),
+  /** the operator's account, as the portal reads it: it submits the reference campaign */
+  SFBENCH_OPERATOR_EMAIL: z.email().optional(),
 });
 export type WorkerEnv = z.infer<typeof Env>;
 

@@ -8,6 +8,7 @@ import { getDb } from "@sfbench/db";
 import { k6Path, paths, redisUrl, up } from "@sfbench/services";
 import { readEnv } from "./env.ts";
 import { startDispatcher } from "./dispatcher.ts";
+import { startReferenceSchedule } from "./reference-campaign.ts";
 import { createRunQueue, redisConnection } from "./queue.ts";
 import { createClusterProvider, createKubePlayPlace, readClusterSetting } from "@sfbench/provider-kubernetes";
 import { sweep } from "./sweep.ts";
@@ -55,6 +56,16 @@ const worker = createWorker({
 });
 const queue = createRunQueue(connection, env.SFBENCH_QUEUE);
 const stopDispatcher = startDispatcher(db, queue, { attempts: env.SFBENCH_WORKER_ATTEMPTS, log });
+const stopReference = startReferenceSchedule(
+  db,
+  {
+    everyHours: env.SFBENCH_REFERENCE_EVERY_HOURS,
+    trials: env.SFBENCH_REFERENCE_TRIALS,
+    profile: env.SFBENCH_REFERENCE_PROFILE,
+    operatorEmail: env.SFBENCH_OPERATOR_EMAIL,
+  },
+  { log },
+);
 log(`worker ready on queue "${env.SFBENCH_QUEUE}" (pid ${process.pid})`);
 
 let closing = false;
@@ -63,6 +74,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     if (closing) return;
     closing = true;
     log(`${signal}: interrupting the current run (it ends as interrupted), then stopping`);
+    await stopReference();
     await stopDispatcher();
     worker.cancelAllJobs(`the worker was stopped (${signal})`);
     await worker.close();

@@ -4,17 +4,19 @@
  * noise is measured, and a trial taken while the machine was busy is queued
  * once more as the next attempt. The busy machine is made on purpose: a CPU
  * burner outside the run's process tree (double-forked, so it is nobody's
- * child here) for the whole trial.
+ * child here) for the whole trial. And the worker's schedule of the
+ * operator's reference campaign, over the same database.
  */
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Job } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseResult } from "@sfbench/core";
+import { parseResult, RunParameters } from "@sfbench/core";
 import type { Db } from "@sfbench/db";
 import type { RunJob } from "../src/queue.ts";
-import { createRun, FIXTURE_TARGETS, freshDb, manifestOf, pipelineIn, tempDir } from "./helpers.ts";
+import { queueReferenceCampaign, type ReferenceSchedule } from "../src/reference-campaign.ts";
+import { BUNDLED_TARGETS, createRun, FIXTURE_TARGETS, freshDb, manifestOf, pipelineIn, tempDir } from "./helpers.ts";
 
 let db: Db;
 let burner: number | undefined;
@@ -70,4 +72,77 @@ describe("a campaign trial in the worker", () => {
       parameters: row.parameters,
     });
   }, 600_000);
+});
+
+describe("the scheduled reference campaign", () => {
+  const schedule: ReferenceSchedule = { everyHours: 24, trials: 2, profile: "quick", operatorEmail: "ops@example.com" };
+  const HOUR = 3_600_000;
+  const finish = (campaignId: string) => db.run.updateMany({ where: { campaignId }, data: { status: "completed" } });
+
+  it("says why it queues nothing: no schedule, no operator, no reference", async () => {
+    const at = new Date("2026-12-01T00:00:00Z");
+    expect(await queueReferenceCampaign(db, { ...schedule, everyHours: 0 }, at)).toEqual({ skipped: "no schedule (SFBENCH_REFERENCE_EVERY_HOURS is 0)" });
+    expect(await queueReferenceCampaign(db, { ...schedule, operatorEmail: undefined }, at)).toMatchObject({
+      skipped: expect.stringMatching(/^no operator: set SFBENCH_OPERATOR_EMAIL/),
+    });
+    expect(await queueReferenceCampaign(db, schedule, at)).toMatchObject({
+      skipped: expect.stringMatching(/^no operator account for ops@example\.com yet \(npm run operator/),
+    });
+    // an account with the address that never became the operator does not submit it either
+    await db.user.create({ data: { email: "ops@example.com", passwordHash: "x" } });
+    expect(await queueReferenceCampaign(db, schedule, at)).toMatchObject({ skipped: expect.stringMatching(/^no operator account/) });
+    await db.user.update({ where: { email: "ops@example.com" }, data: { operatorSince: at } });
+    await createRun(db, manifestOf(FIXTURE_TARGETS, "slow-start"));
+    expect(await queueReferenceCampaign(db, schedule, at)).toEqual({
+      skipped: "the reference node-postgres is not registered (sfbench submit --register-only)",
+    });
+  });
+
+  it("queues every registered system beside the reference as the operator, once per period, never while one is unfinished, never twice at once", async () => {
+    await createRun(db, manifestOf(BUNDLED_TARGETS, "node-postgres"));
+    const systems = (await db.system.findMany({ where: { versions: { some: {} } }, select: { slug: true } })).map((s) => s.slug).sort();
+    expect(systems).toContain("node-postgres");
+    expect(systems.length).toBeGreaterThanOrEqual(2);
+    const operator = await db.user.findUniqueOrThrow({ where: { email: "ops@example.com" } });
+
+    const t0 = new Date("2026-12-02T00:00:00Z");
+    const first = await queueReferenceCampaign(db, schedule, t0);
+    if (!("queued" in first)) throw new Error(first.skipped);
+    const { campaignId, runs } = first.queued;
+    // every round one trial of each system, in an order of its own
+    expect(
+      runs
+        .filter((r) => r.round === 1)
+        .map((r) => r.system)
+        .sort(),
+    ).toEqual(systems);
+    expect(
+      runs
+        .filter((r) => r.round === 2)
+        .map((r) => r.system)
+        .sort(),
+    ).toEqual(systems);
+    const rows = await db.run.findMany({ where: { campaignId }, orderBy: { createdAt: "asc" } });
+    expect(rows.map((r) => r.id)).toEqual(runs.map((r) => r.runId));
+    for (const row of rows) {
+      expect(row).toMatchObject({ status: "queued", submittedById: operator.id, profile: "quick", attempt: 1, environmentKind: "local" });
+      // what the pipeline reads: valid parameters, every cell, marked as the reference campaign's
+      expect(RunParameters.parse(row.parameters)).toEqual({ seed: 1, busyRepeats: 1, referenceCampaign: true });
+    }
+
+    expect(await queueReferenceCampaign(db, schedule, new Date(t0.getTime() + 30 * HOUR))).toEqual({
+      skipped: `the last reference campaign has ${runs.length} run(s) queued or running`,
+    });
+    await finish(campaignId);
+    expect(await queueReferenceCampaign(db, schedule, new Date(t0.getTime() + 1 * HOUR))).toEqual({
+      skipped: `the next reference campaign is due at ${new Date(t0.getTime() + 24 * HOUR).toISOString()}`,
+    });
+
+    // two workers looking at once queue one campaign
+    const due = new Date(t0.getTime() + 25 * HOUR);
+    const both = await Promise.all([queueReferenceCampaign(db, schedule, due), queueReferenceCampaign(db, schedule, due)]);
+    const queued = both.filter((o) => "queued" in o);
+    expect(queued).toHaveLength(1);
+    expect(both.filter((o) => "skipped" in o)).toEqual([{ skipped: `the last reference campaign has ${runs.length} run(s) queued or running` }]);
+  });
 });
