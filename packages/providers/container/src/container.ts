@@ -208,10 +208,16 @@ export function planOf(state: ContainerTarget, node: ContainerNode): ContainerNo
   return { index: node.index, port: node.port, clusterPort: node.clusterPort!, nodes: state.nodes.length, peers: state.nodes.map((n) => n.clusterPort!) };
 }
 
+const cores = (machine: MachineClass) => Math.max(1, Math.ceil(machine.cpus));
+
 /** What every node's container gets from the services the manifest declares. */
-function serviceEnv(manifest: TargetManifest, state: Pick<ContainerTarget, "trace" | "postgres" | "redis" | "kafka">): Record<string, string> {
+function serviceEnv(manifest: TargetManifest, state: Pick<ContainerTarget, "trace" | "postgres" | "redis" | "kafka" | "machine">): Record<string, string> {
   return {
     ...manifest.local?.env,
+    // the cores its class gives each node, told before it starts as a local target is told its share (a fraction counts as
+    // a core); the JVM reads the container's quota itself, and JAVA_TOOL_OPTIONS stays the image's
+    SFBENCH_CPUS: String(cores(state.machine)),
+    GOMAXPROCS: String(cores(state.machine)),
     // every address of the pod: the published ports reach it on the pod's side of the bridge
     HOST: "0.0.0.0",
     SFBENCH_TRACE: state.trace ? "1" : "0",

@@ -2,8 +2,9 @@
  * A hostile image on real podman (a fixture built offline from the local
  * Node base): before it serves, its entrypoint tries the installation's
  * servers (the shared PostgreSQL that holds the portal's database, the
- * worker's queue in Redis, a server on the host's loopback and one on all
- * its addresses) on its own loopback, at its network's gateway and at the
+ * worker's queue in Redis, sfbench's Kafka, a running k6's REST API, an SMTP
+ * relay on the host's loopback, a server on the host's loopback and one on
+ * all its addresses) on its own loopback, at its network's gateway and at the
  * host's own address, another run's target at that run's own address, and
  * the metadata address, then forks until the kernel refuses, writes to
  * /data until the disk does and writes to its image's files. Nothing
@@ -17,18 +18,18 @@
  * host is watched: past the run's quota they are killed and the run ends
  * with the reason.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect, createServer, type AddressInfo, type Server } from "node:net";
-import { networkInterfaces } from "node:os";
+import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findTarget } from "@sfbench/catalogue";
 import pg from "pg";
-import { createDatabase, ports, redisAnswers, redisUrl, up } from "@sfbench/services";
+import { createDatabase, freePort, k6Path, ports, redisAnswers, redisUrl, up } from "@sfbench/services";
 import { isAlive } from "@sfbench/provider-local";
 import { containerName, PIDS_LIMIT, podName, readContainerState, startContainerTarget, teardownRun, userNamespaceBase } from "../src/container.ts";
 import { containerTargetControl } from "../src/control.ts";
@@ -40,9 +41,28 @@ const targetsRoot = fileURLToPath(new URL("./fixtures", import.meta.url));
 const hostileRun = `test-hostile-${randomUUID().slice(0, 8)}`;
 const otherRun = `test-other-${randomUUID().slice(0, 8)}`;
 const servers: Server[] = [];
+let k6: ChildProcess | undefined;
+const k6Script = join(tmpdir(), `sfbench-hostile-k6-${randomUUID().slice(0, 8)}.js`);
 
-const listen = async (host: string) => {
-  const s = createServer((c) => c.end());
+/** A real k6, paused (so it sends nothing) with its REST API on a loopback port, as a run's k6 has it while it loads a target. */
+async function k6Api(): Promise<number> {
+  const port = await freePort();
+  writeFileSync(k6Script, "export default function () {}\n");
+  k6 = spawn(await k6Path(), ["run", "--paused", `--address=127.0.0.1:${port}`, "--quiet", k6Script], { stdio: "ignore" });
+  for (const deadline = Date.now() + 60_000; ; await new Promise((r) => setTimeout(r, 200))) {
+    if (
+      await fetch(`http://127.0.0.1:${port}/v1/status`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return port;
+    if (Date.now() > deadline || k6.exitCode !== null) throw new Error(`k6's REST API did not answer on 127.0.0.1:${port}`);
+  }
+}
+
+const listen = async (host: string, greeting = "") => {
+  const s = createServer((c) => c.end(greeting));
   servers.push(s);
   await new Promise<void>((r) => s.listen(0, host, r));
   return (s.address() as AddressInfo).port;
@@ -96,7 +116,7 @@ async function readResults(): Promise<unknown[]> {
 }
 
 beforeAll(async () => {
-  await up(["postgres", "redis", "kafka"]);
+  await up(["postgres", "redis", "kafka", "k6"]);
   process.env.SFBENCH_RUN_DISK_MIB = String(QUOTA_MIB);
   databaseUrl = await createDatabase(sentinel.database, { fresh: true, durable: true });
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -114,6 +134,8 @@ afterAll(async () => {
   // each on its own: one that fails leaves nothing of the other behind
   const torn = await Promise.allSettled([teardownRun(hostileRun), teardownRun(otherRun)]);
   for (const s of servers) s.close();
+  k6?.kill("SIGKILL");
+  rmSync(k6Script, { force: true });
   if (quotaBefore === undefined) delete process.env.SFBENCH_RUN_DISK_MIB;
   else process.env.SFBENCH_RUN_DISK_MIB = quotaBefore;
   for (const t of torn) if (t.status === "rejected") throw t.reason;
@@ -143,6 +165,9 @@ describe("a hostile image", () => {
       "the shared PostgreSQL (the portal's database)": ports.postgres,
       "the worker's queue (Redis)": ports.redis,
       "sfbench's Kafka (span lines)": ports.kafka,
+      "a running k6's REST API": await k6Api(),
+      // where the portal's mail goes (SFBENCH_SMTP_HOST/PORT): a relay on the host's loopback
+      "an SMTP relay": await listen("127.0.0.1", "220 relay.example ESMTP\r\n"),
       "a server on the host's loopback": await listen("127.0.0.1"),
       "a server on all the host's addresses": await listen("0.0.0.0"),
       "another run's target": 19112,
@@ -172,9 +197,12 @@ describe("a hostile image", () => {
       gidMap: number[][];
       redis: { host: string; port: number; answer: string };
       kafka: { host: string; port: number; answer: string };
+      cpus: string;
     };
 
     expect(report.gateway).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    // told the cores its class gives it before it started
+    expect(report.cpus).toBe("1");
     // every port at every address was tried, and none answered
     expect(Object.keys(report.reached)).toHaveLength(Object.keys(probe).length * 4 + 1);
     expect(Object.entries(report.reached).filter(([, how]) => how === "connected")).toEqual([]);
@@ -228,8 +256,9 @@ describe("a hostile image", () => {
     expect(control.exited()).toMatch(
       new RegExp(`^its servers' data on the host's disk \\(\\d+ MiB\\) passed the run's quota of ${QUOTA_MIB} MiB \\(SFBENCH_RUN_DISK_MIB\\)`),
     );
-    expect(isAlive(restarted.kafka!.pid)).toBe(false);
-    expect(isAlive(restarted.redis!.pid)).toBe(false);
+    // killed: gone once the kernel has ended them, a moment after the signal
+    await expect.poll(() => isAlive(restarted.kafka!.pid), { timeout: 15_000 }).toBe(false);
+    await expect.poll(() => isAlive(restarted.redis!.pid), { timeout: 15_000 }).toBe(false);
     await expect(control.restart(0)).rejects.toThrow(/cannot start again: its servers' data/);
     // and what is left of it leaves with it
     await teardownRun(hostileRun);
