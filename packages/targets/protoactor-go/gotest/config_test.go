@@ -1,6 +1,7 @@
 package gotest
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
@@ -30,14 +31,37 @@ func TestConfigNamesEveryBadVariableAndWhatIsAllowed(t *testing.T) {
 
 func TestConfigDefaults(t *testing.T) {
 	t.Setenv("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/shop")
-	for _, name := range []string{"PORT", "HOST", "PROTOACTOR_MEMBERS", "SFBENCH_TRACE", "PG_POOL_SIZE", "LOG_LEVEL"} {
+	for _, name := range []string{"PORT", "HOST", "PROTOACTOR_MEMBERS", "SFBENCH_CPUS", "SFBENCH_TRACE", "PG_POOL_SIZE", "LOG_LEVEL"} {
 		t.Setenv(name, "")
 	}
 	c, err := config.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Port != 8080 || c.Host != "127.0.0.1" || c.Members != 2 || c.Trace || c.PoolSize != 16 || c.LogLevel != "warn" {
+	if c.Port != 8080 || c.Host != "127.0.0.1" || c.Members != min(16, runtime.GOMAXPROCS(0)) || c.Trace || c.PoolSize != 16 || c.LogLevel != "warn" {
 		t.Fatalf("defaults: %+v", c)
+	}
+}
+
+// One member per core the target is given: members on one core only add gRPC hops between grains.
+func TestConfigMembersFollowTheCoresGiven(t *testing.T) {
+	t.Setenv("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/shop")
+	t.Setenv("PROTOACTOR_MEMBERS", "")
+	for cpus, members := range map[string]int{"1": 1, "3": 3, "64": 16} {
+		t.Setenv("SFBENCH_CPUS", cpus)
+		c, err := config.Load()
+		if err != nil || c.Members != members {
+			t.Errorf("SFBENCH_CPUS=%s: members %d (%v), want %d", cpus, c.Members, err, members)
+		}
+	}
+	t.Setenv("SFBENCH_CPUS", "2")
+	t.Setenv("PROTOACTOR_MEMBERS", "4")
+	if c, _ := config.Load(); c.Members != 4 {
+		t.Errorf("PROTOACTOR_MEMBERS=4 with SFBENCH_CPUS=2: members %d, want 4", c.Members)
+	}
+	t.Setenv("PROTOACTOR_MEMBERS", "")
+	t.Setenv("SFBENCH_CPUS", "none")
+	if _, err := config.Load(); err == nil || !strings.Contains(err.Error(), `SFBENCH_CPUS: "none" is not an integer in 1..1024`) {
+		t.Errorf("SFBENCH_CPUS=none: %v", err)
 	}
 }

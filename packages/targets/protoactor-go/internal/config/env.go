@@ -5,6 +5,7 @@ package config
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 )
@@ -15,7 +16,8 @@ type Config struct {
 	Host        string
 	DatabaseURL string
 	Trace       bool
-	// Members is how many cluster members (processes) host grains, the gateway's own included.
+	// Members is how many cluster members (processes) host grains, the gateway's own included:
+	// one per core the target is given (SFBENCH_CPUS, else what Go sees) unless PROTOACTOR_MEMBERS says.
 	Members int
 	// PoolSize is the PostgreSQL connection pool size of each member.
 	PoolSize int
@@ -43,7 +45,7 @@ func Load() (Config, error) {
 		Port:        intVar("PORT", 8080, 1, 65535, &errs),
 		Host:        os.Getenv("HOST"),
 		DatabaseURL: os.Getenv("DATABASE_URL"),
-		Members:     intVar("PROTOACTOR_MEMBERS", 2, 1, 16, &errs),
+		Members:     intVar("PROTOACTOR_MEMBERS", min(16, intVar("SFBENCH_CPUS", runtime.GOMAXPROCS(0), 1, 1024, &errs)), 1, 16, &errs),
 		PoolSize:    intVar("PG_POOL_SIZE", 16, 1, 500, &errs),
 		LogLevel:    os.Getenv("LOG_LEVEL"),
 	}
