@@ -119,6 +119,9 @@ describe("campaigns", () => {
     );
     // the operator's campaign is the board's reference, not a submission: no hourly limit, whatever the count
     expect(created.runs.length).toBe(2 * registered.length);
+    // marked as the reference campaign, as the worker's schedule marks its own: the schedule counts its period from this one
+    const rows = await t.db.run.findMany({ where: { campaignId: created.campaignId }, select: { parameters: true } });
+    expect(rows.map((r) => r.parameters)).toEqual(rows.map(() => ({ workloads: ["checkout"], seed: 1, busyRepeats: 1, referenceCampaign: true })));
     // and the operator may name another account's system too
     await operator.api.campaigns.create({ systems: ["owned-sys", "node-postgres"], trials: 1 });
   });

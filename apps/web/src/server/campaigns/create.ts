@@ -50,6 +50,8 @@ export async function createCampaign(
       ...(input.distributions ? { distributions: [...new Set(input.distributions)] } : {}),
       seed: input.seed,
       busyRepeats: input.busyRepeats,
+      // the reference campaign, queued by hand: the worker's schedule counts its period from it and waits for it to end
+      ...(input.all ? { referenceCampaign: true as const } : {}),
     };
     try {
       const runs = await queueCampaignRuns(tx, {
