@@ -73,7 +73,7 @@ export async function startRedisInstance(opts: RedisInstanceOptions): Promise<Re
   const user = await postgresUser(dir, []);
   if (opts.netns && !user) throw new Error("a Redis inside a run's network namespace needs root (only root may enter the namespace)");
   const port = opts.netns ? NETNS_PORT : await freePort();
-  const server = await ensureRedisServer({ pathEnv: env.PATH, isRoot: true, ...(opts.onProgress ? { progress: opts.onProgress } : {}) });
+  const server = await ensureRedisServer({ pathEnv: env.PATH, isRoot: process.getuid?.() === 0, ...(opts.onProgress ? { progress: opts.onProgress } : {}) });
   const socketDir = redisSocketDirOf(dir);
   await rm(socketDir, { recursive: true, force: true });
   await mkdir(socketDir, { mode: 0o700 });
