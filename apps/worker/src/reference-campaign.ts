@@ -23,7 +23,7 @@ export interface ReferenceSchedule {
   operatorEmail: string | undefined;
 }
 
-/** Marks a campaign's runs as the scheduled reference campaign's (in Run.parameters, which every run keeps). */
+/** Marks a campaign's runs as a reference campaign's, scheduled or queued by hand with --all (in Run.parameters, which every run keeps). */
 export const REFERENCE_MARK = "referenceCampaign";
 
 export type ReferenceOutcome = { queued: { campaignId: string; runs: QueuedCampaignRun[] } } | { skipped: string };
