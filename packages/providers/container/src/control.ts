@@ -56,6 +56,8 @@ const GONE_TIMEOUT_MS = 10_000;
 /** The run's own servers beside its containers, on the host: their process trees are the target's too. */
 const SERVICES = ["postgres", "redis", "kafka"] as const;
 type Service = (typeof SERVICES)[number];
+/** The servers a crash of the whole target takes with it. */
+const CRASHING: readonly Service[] = ["postgres", "redis"];
 
 function signalAll(pids: number[], signal: NodeJS.Signals): void {
   for (const pid of pids) {
@@ -157,9 +159,10 @@ export async function containerTargetControl(
       const pid = pids.get(index);
       if (!pid || !isAlive(pid)) throw new TargetError(`${node.container} is not running`);
       writeContainerState({ ...s, killed: [...new Set([...s.killed, index])] });
-      // a single node is the whole target: its PostgreSQL (postmaster and backends), Redis and Kafka die with it; one of several nodes dies alone
+      // a single node is the whole target: its PostgreSQL (postmaster and backends) and Redis die with it, as a local target's do;
+      // its Kafka broker, the log a dataflow system replays from, stays up, as a local target's does; one of several nodes dies alone
       const whole = s.nodes.length === 1;
-      const dying = whole ? SERVICES.filter((service) => s[service] && isAlive(s[service].pid)) : [];
+      const dying = whole ? CRASHING.filter((service) => s[service] && isAlive(s[service].pid)) : [];
       const servers = dying.flatMap((service) => [s[service]!.pid, ...descendants(s[service]!.pid)]);
       // what it used up to now is kept: its cgroup is gone once it is
       readCpu(index);
