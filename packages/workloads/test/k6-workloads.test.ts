@@ -276,7 +276,7 @@ describe("k6 workloads against the in-memory target", () => {
         const { body } = await getJson(target.url, `/products/${r.product as string}`);
         expect(body).toMatchObject({ stock: 1_000_000_000 });
       }
-      expect(run.console).toContain(`seed: product ${lostBefore} not written on try 1 of 3`);
+      expect(run.console).toContain(`seed: product ${lostBefore} not written on try 1 of 5`);
     } finally {
       await proxy.close();
     }

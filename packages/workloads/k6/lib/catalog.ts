@@ -6,10 +6,12 @@ import type { Api } from "./http.ts";
 /**
  * How often a seed tries one product. Seeding is setup, not measured: a read
  * or write without a clear answer (the connection closed, a timeout, a 5xx)
- * is tried again after a pause, so that one dropped connection on a loaded
- * machine does not end the run. A target that keeps failing still does.
+ * is tried again after a growing pause, so that one dropped connection, or a
+ * target that stalls for half a minute on a loaded machine (workerd's
+ * fsyncs behind a busy core took 22 s once), does not end the run. A target
+ * that keeps failing for about a minute still does.
  */
-export const SEED_TRIES = 3;
+export const SEED_TRIES = 5;
 
 /**
  * Sets the price and tops the stock up to `stock` (PATCH adds stock, so a
