@@ -134,15 +134,25 @@ export async function containerTargetControl(
   // the run's servers write to the host's disk: past the run's quota they are killed and the run ends with why
   const quotaMib = runDiskMib();
   let overQuota: string | undefined;
+  // read from a timer: a state file caught while it is written reads as null (still there), never as a thrown error
+  const stateNow = (): ContainerTarget | null | undefined => {
+    try {
+      return readContainerState(runId);
+    } catch {
+      return null;
+    }
+  };
   watchServerDisk({
     dirs: () => [postgresDir(runId), redisDir(runId), kafkaDir(runId)],
     quotaMib,
-    running: () => readContainerState(runId) !== undefined,
+    running: () => stateNow() !== undefined,
     onOver: (usedMib) => {
       overQuota =
         `its servers' data on the host's disk (${usedMib} MiB) passed the run's quota of ${quotaMib} MiB (SFBENCH_RUN_DISK_MIB), ` + "and sfbench killed them";
-      const s = readContainerState(runId);
-      const servers = SERVICES.flatMap((service) => (s?.[service] ? [s[service].pid, ...descendants(s[service].pid)] : []));
+      const now = stateNow();
+      if (now === undefined) return; // torn down meanwhile: nothing of it runs
+      const s = now ?? started;
+      const servers = SERVICES.flatMap((service) => (s[service] ? [s[service].pid, ...descendants(s[service].pid)] : []));
       signalAll(servers, "SIGKILL");
     },
   });
