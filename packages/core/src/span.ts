@@ -38,9 +38,27 @@ export function parseSpanLine(line: string): Span | null {
 }
 
 /** W3C traceparent: version-traceid-parentid-flags. */
-export const TRACEPARENT_RE = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
+export const TRACEPARENT_RE = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
-export function parseTraceparent(header: string | undefined): { traceId: string; parentId: string } | null {
+export interface Traceparent {
+  traceId: string;
+  parentId: string;
+  /** the flags' sampled bit: the workload sets it only in the traced phase (SPEC 3) */
+  sampled: boolean;
+}
+
+export function parseTraceparent(header: string | undefined): Traceparent | null {
   const m = header ? TRACEPARENT_RE.exec(header.trim()) : null;
-  return m ? { traceId: m[1]!, parentId: m[2]! } : null;
+  return m ? { traceId: m[1]!, parentId: m[2]!, sampled: (parseInt(m[3]!, 16) & 1) === 1 } : null;
+}
+
+/**
+ * The trace a target continues for a request (SPEC 3): only a valid, sampled
+ * traceparent starts spans; a missing, invalid or unsampled one writes none,
+ * so a target started with tracing on costs its untraced phases (the knee
+ * search, the stable phase) nothing but reading one header.
+ */
+export function sampledTraceparent(header: string | undefined): Traceparent | null {
+  const parent = parseTraceparent(header);
+  return parent?.sampled ? parent : null;
 }

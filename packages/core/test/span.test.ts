@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSpanLine, parseTraceparent } from "../src/span.ts";
+import { parseSpanLine, parseTraceparent, sampledTraceparent } from "../src/span.ts";
 
 describe("span lines", () => {
   const span = {
@@ -22,7 +22,17 @@ describe("span lines", () => {
     expect(parseSpanLine(JSON.stringify({ ...span, kind: "other" }))).toBeNull();
   });
   it("reads a W3C traceparent", () => {
-    expect(parseTraceparent(`00-${"1".repeat(32)}-${"2".repeat(16)}-01`)).toEqual({ traceId: "1".repeat(32), parentId: "2".repeat(16) });
+    expect(parseTraceparent(`00-${"1".repeat(32)}-${"2".repeat(16)}-01`)).toEqual({ traceId: "1".repeat(32), parentId: "2".repeat(16), sampled: true });
+    expect(parseTraceparent(`00-${"1".repeat(32)}-${"2".repeat(16)}-00`)).toMatchObject({ sampled: false });
+    // other flag bits do not make a request sampled; the sampled bit does with them
+    expect(parseTraceparent(`00-${"1".repeat(32)}-${"2".repeat(16)}-02`)).toMatchObject({ sampled: false });
+    expect(parseTraceparent(`00-${"1".repeat(32)}-${"2".repeat(16)}-03`)).toMatchObject({ sampled: true });
     expect(parseTraceparent("garbage")).toBeNull();
+  });
+  it("continues only a sampled trace", () => {
+    expect(sampledTraceparent(`00-${"1".repeat(32)}-${"2".repeat(16)}-01`)).toMatchObject({ traceId: "1".repeat(32) });
+    expect(sampledTraceparent(`00-${"1".repeat(32)}-${"2".repeat(16)}-00`)).toBeNull();
+    expect(sampledTraceparent(undefined)).toBeNull();
+    expect(sampledTraceparent("00-zz")).toBeNull();
   });
 });

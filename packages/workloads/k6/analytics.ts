@@ -14,7 +14,7 @@ import { iterationRng } from "./lib/iteration.ts";
 import { arrivalOptions } from "./lib/options.ts";
 
 const config = analyticsEnv(__ENV);
-const api = new Api(config.baseUrl);
+const api = new Api(config.baseUrl, config.traced);
 const choose = productChooser({ n: config.products, distribution: config.distribution, s: config.zipfS, seed: config.seed });
 
 export const options = arrivalOptions(config);

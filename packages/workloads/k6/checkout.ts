@@ -16,7 +16,7 @@ import { arrivalOptions } from "./lib/options.ts";
 import { drawItems, prepareCheckout, totalOf } from "./lib/shop.ts";
 
 const config = checkoutEnv(__ENV);
-const api = new Api(config.baseUrl);
+const api = new Api(config.baseUrl, config.traced);
 const choose = productChooser({ n: config.products, distribution: config.distribution, s: config.zipfS, seed: config.seed });
 const product = (index: number) => ({ id: productId(config.productPrefix, index), price: productPrice(config.seed, index) });
 

@@ -25,7 +25,7 @@ import { arrivalOptions } from "./lib/options.ts";
 import { drawItems, prepareCheckout, totalOf, type PlannedItem } from "./lib/shop.ts";
 
 const config = contentionEnv(__ENV);
-const api = new Api(config.baseUrl);
+const api = new Api(config.baseUrl, config.traced);
 const choose = productChooser({ n: config.hot, distribution: config.distribution, s: config.zipfS, seed: config.seed });
 const hotProduct = (i: number) => ({ id: hotProductId(config.productPrefix, i), price: hotProductPrice(config.seed, i) });
 const soldOut: PlannedItem = { id: soldOutProductId(config.productPrefix), price: soldOutProductPrice(config.seed), amount: 1 };

@@ -205,14 +205,16 @@ function hex32(x: number): string {
   return (x >>> 0).toString(16).padStart(8, "0");
 }
 
-/** W3C trace context: version 00, 32-hex trace id, 16-hex parent id, flags 01 (sampled). */
-export const TRACEPARENT = /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-01$/;
+/** W3C trace context: version 00, 32-hex trace id, 16-hex parent id, flags 01 (sampled) or 00. */
+export const TRACEPARENT = /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-0[01]$/;
 
 /**
- * A fresh W3C `traceparent` header value, `00-<trace id>-<parent id>-01`.
- * Neither id is ever all zeros (an all-zero id is invalid).
+ * A fresh W3C `traceparent` header value, `00-<trace id>-<parent id>-<flags>`:
+ * flags 01 (sampled) only in the traced phase, so a traced target writes spans
+ * for those requests alone (SPEC 3). Neither id is ever all zeros (an all-zero
+ * id is invalid). The trace id is there either way: the audit records carry it.
  */
-export function traceparent(rng: Rng): string {
+export function traceparent(rng: Rng, sampled: boolean): string {
   const t0 = rng.next32();
   const t1 = rng.next32();
   const t2 = rng.next32();
@@ -221,7 +223,7 @@ export function traceparent(rng: Rng): string {
   let p1 = rng.next32();
   if ((t0 | t1 | t2 | t3) === 0) t3 = 1;
   if ((p0 | p1) === 0) p1 = 1;
-  return `00-${hex32(t0)}${hex32(t1)}${hex32(t2)}${hex32(t3)}-${hex32(p0)}${hex32(p1)}-01`;
+  return `00-${hex32(t0)}${hex32(t1)}${hex32(t2)}${hex32(t3)}-${hex32(p0)}${hex32(p1)}-${sampled ? "01" : "00"}`;
 }
 
 /** The trace id (32 hex) of a traceparent header value. */

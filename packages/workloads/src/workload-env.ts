@@ -146,6 +146,8 @@ export interface Step {
 export interface BaseConfig {
   baseUrl: string;
   seed: number;
+  /** TRACED=1: the requests' traceparent says sampled (the traced phase); otherwise it says not sampled */
+  traced: boolean;
 }
 
 export interface CatalogConfig extends BaseConfig {
@@ -209,7 +211,7 @@ const DEFAULTS = {
 } as const;
 
 function base(r: Reader): BaseConfig {
-  return { baseUrl: r.url("BASE_URL"), seed: r.int("SEED", undefined, 0) };
+  return { baseUrl: r.url("BASE_URL"), seed: r.int("SEED", undefined, 0), traced: r.int("TRACED", 0, 0, 1) === 1 };
 }
 
 function catalog(r: Reader): CatalogConfig {

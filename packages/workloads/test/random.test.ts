@@ -79,8 +79,12 @@ describe("the seeded generator", () => {
 
   it("makes valid W3C traceparent headers, never with all-zero ids", () => {
     const rng = rngFor(5, "trace");
-    const headers = draw(2000, () => traceparent(rng));
+    const headers = draw(2000, () => traceparent(rng, true));
     for (const h of headers) expect(h).toMatch(TRACEPARENT);
+    expect(headers.every((h) => h.endsWith("-01"))).toBe(true);
+    const unsampled = traceparent(rng, false);
+    expect(unsampled).toMatch(TRACEPARENT);
+    expect(unsampled.endsWith("-00")).toBe(true);
     expect(new Set(headers.map(traceIdOf)).size).toBe(headers.length);
     expect(traceIdOf("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")).toBe("0af7651916cd43dd8448eb211c80319c");
   });
@@ -202,6 +206,7 @@ describe("the workload environment", () => {
     expect(c).toMatchObject({
       baseUrl: "http://127.0.0.1:8080",
       seed: 7,
+      traced: false,
       products: 5000,
       productPrefix: "p7",
       distribution: "zipf",
@@ -235,6 +240,8 @@ describe("the workload environment", () => {
       expect(message).toContain(part);
     }
     expect(() => checkoutEnv({ ...base, STEPS: "[]" })).toThrow(/STEPS must be a non-empty JSON array/);
+    expect(checkoutEnv({ ...base, TRACED: "1" }).traced).toBe(true);
+    expect(() => checkoutEnv({ ...base, TRACED: "yes" })).toThrow(/TRACED must be an integer in \[0, 1\]/);
     expect(() => contentionEnv({ ...base, HOT: "5" })).toThrow(/CART_MAX \(8\) must be <= the number of products to choose from \(5\)/);
   });
 

@@ -1,7 +1,8 @@
 /**
  * The application API (SPEC 2) as seen by the workloads: every request carries
- * a fresh W3C traceparent, an `op` tag, a 10 s timeout, and a check named as
- * a sentence. Response bodies are read only where the script needs them.
+ * a fresh W3C traceparent (sampled only when the step is the traced phase), an
+ * `op` tag, a 10 s timeout, and a check named as a sentence. Response bodies
+ * are read only where the script needs them.
  */
 import { check } from "k6";
 import http, { type RefinedResponse, type ResponseType } from "k6/http";
@@ -43,10 +44,14 @@ interface CallOptions<RT extends ResponseType> {
 }
 
 export class Api {
-  constructor(private readonly baseUrl: string) {}
+  /** traced: the traceparent's flags say sampled, so a traced target writes spans for these requests */
+  constructor(
+    private readonly baseUrl: string,
+    private readonly traced = false,
+  ) {}
 
   send<RT extends ResponseType>(method: "GET" | "POST" | "PATCH", path: string, body: object | null, call: CallOptions<RT>): Sent<RT> {
-    const header = traceparent(traceRng);
+    const header = traceparent(traceRng, this.traced);
     const headers: Record<string, string> = { traceparent: header };
     if (body !== null) headers["content-type"] = "application/json";
     const res = http.request(method, `${this.baseUrl}${path}`, body === null ? null : JSON.stringify(body), {
