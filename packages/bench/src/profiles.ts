@@ -3,7 +3,7 @@
  * rate: node-postgres, checkout/uniform, its stable phase at one fixed
  * rate after what a profile does before it, one factor changed at a time. Each
  * configuration is a real run (runBenchmark: seed, stock snapshot, ramp,
- * stable phase traced and sampled, audit) on a fresh target:
+ * stable phase with the cost sampler, traced phase, audit) on a fresh target:
  *
  *   quick           1000 products, the quick ramp (40, 120, 360/s, 2 s steps), 3 s stable
  *   quick-30s       the same, 30 s stable (run length)

@@ -116,10 +116,19 @@ export function microLines(doc: ResultDocument): string[] {
   return lines;
 }
 
-/** One line per cell with a latency breakdown (mean ms per measured request along the critical path). */
+/**
+ * One line per cell with a latency breakdown (mean ms per measured request
+ * along the critical path), and one per traced phase: its p50 against the
+ * untraced stable phase's at the same rate, what tracing cost this run.
+ */
 function breakdownLines(doc: ResultDocument): string[] {
   const lines: string[] = [];
   for (const c of doc.cells) {
+    const t = c.traced;
+    if (t)
+      lines.push(
+        `traced ${c.workload}/${c.distribution}: ${f(t.offeredRate, 1)}/s for ${t.durationS} s, p50 ${f(t.latency.p50, 2)} ms, p99 ${f(t.latency.p99, 1)} ms${t.overhead.p50 !== null ? ` (${f(t.overhead.p50, 2)}x and ${f(t.overhead.p99 ?? NaN, 2)}x the untraced stable phase's)` : ""}`,
+      );
     const overall = c.breakdown?.overall as { gatewayMs?: number; functionMs?: Record<string, number>; networkMs?: number; count?: number } | undefined;
     if (!overall || typeof overall.gatewayMs !== "number") continue;
     const functions = Object.entries(overall.functionMs ?? {}).map(([entity, ms]) => `${entity} ${f(ms, 2)}`);

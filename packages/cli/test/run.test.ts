@@ -7,9 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { parseResult, type ResultDocument } from "@sfbench/core";
+import { parseResult, parseSpanLine, type ResultDocument } from "@sfbench/core";
 import { startMemoryTarget, type MemoryTarget } from "@sfbench/conformance/testing";
-import { kafkaBrokers, status, up } from "@sfbench/services";
+import { kafkaBrokers, paths, status, up } from "@sfbench/services";
 import { readAuditRecords, roundRate, spanTopic, streamK6Csv, withAdmin } from "@sfbench/engine";
 import { sfbench } from "./helpers.ts";
 
@@ -58,6 +58,8 @@ describe("sfbench run --profile quick against node-postgres", () => {
   const results = mkdtempSync(join(tmpdir(), "sfbench-results-"));
   let doc: ResultDocument;
   let stdout = "";
+  /** the target's log as the run left it (the next start of node-postgres rewrites it) */
+  let targetLog = "";
 
   beforeAll(async () => {
     // up before the run, as the tests want it after: a run stops only the Kafka it started
@@ -76,6 +78,7 @@ describe("sfbench run --profile quick against node-postgres", () => {
       results,
     ]);
     stdout = r.stdout;
+    targetLog = readFileSync(join(paths.home, "targets", "node-postgres.log"), "utf8");
     expect(r.code, r.stderr).toBe(0);
     doc = onlyResult(results, "node-postgres");
   });
@@ -120,28 +123,42 @@ describe("sfbench run --profile quick against node-postgres", () => {
     expect(records).toBeGreaterThanOrEqual(allOk);
   });
 
-  it("breaks the stable checkouts' latency down from node-postgres's spans (through Kafka), per cart size", async () => {
+  it("runs the knee search and the stable phase untraced, then breaks the traced phase's checkouts down from node-postgres's spans (through Kafka), per cart size", async () => {
     expect(stdout).toMatch(
       /\nbreakdown checkout\/uniform \(mean ms of \d+ traced requests\): gateway [\d.]+, product [\d.]+, user [\d.]+, cart [\d.]+, order [\d.]+, network \+ queueing [\d.]+\n/,
     );
+    expect(stdout).toMatch(/\ntraced checkout\/uniform: [\d.]+\/s for 3 s, p50 [\d.]+ ms, p99 [\d.]+ ms \([\d.]+x and [\d.]+x the untraced stable phase's\)\n/);
     const cell = doc.cells[0]!;
+    const traced = cell.traced!;
+    // the stable phase's rate again, for the profile's traced seconds, and what it cost against the stable phase
+    expect(traced).toMatchObject({ offeredRate: cell.stable!.offeredRate, durationS: 3 });
+    expect(cell.parameters.tracedS).toBe(3);
+    expect(traced.overhead.p50).toBeCloseTo(traced.latency.p50 / cell.stable!.latency.p50, 2);
+    expect(doc.rawData.files).toContain("checkout-uniform-traced.csv.gz");
+
+    // the spans in the target's log are the traced phase's: no request of the ramp or the stable phase wrote one
+    const spanTraces = new Set(targetLog.split("\n").flatMap((line) => parseSpanLine(line)?.traceId ?? []));
+    expect(spanTraces.size).toBeGreaterThan(0);
+    const recordsOf = async (part: string) => (await readAuditRecords(join(doc.rawData.dir, `checkout-uniform-${part}.console.log`))).checkouts;
+    const untraced = (await recordsOf("stable")).flatMap((c) => c.traceId ?? []);
+    expect(untraced.length).toBeGreaterThan(0);
+    expect(untraced.filter((id) => spanTraces.has(id))).toEqual([]);
+    const tracedIds = (await recordsOf("traced")).flatMap((c) => c.traceId ?? []);
+    expect(tracedIds.filter((id) => !spanTraces.has(id))).toEqual([]);
+
     const b = Breakdown.parse(cell.breakdown);
     expect(b.overall.gatewayMs).toBeGreaterThan(0);
     for (const entity of ["product", "user", "cart", "order"]) expect(b.overall.functionMs[entity], entity).toBeGreaterThan(0);
-    // every answered checkout of the stable phase was traced, and the breakdown says so
-    expect(b.overall.count).toBe(cell.stable!.latency.count);
-    expect(b.coverage).toMatchObject({ requests: cell.stable!.latency.count, complete: cell.stable!.latency.count, share: 1 });
-    expect(Object.keys(b.byCartSize!).sort()).toEqual(Object.keys(cell.stable!.byCartSize!).sort());
+    // every answered checkout of the traced phase was traced, and the breakdown says so
+    expect(b.overall.count).toBe(traced.latency.count);
+    expect(b.coverage).toMatchObject({ requests: traced.latency.count, complete: traced.latency.count, share: 1 });
     expect(Object.keys(b.byCartSize!).length).toBeGreaterThan(1);
-    for (const [size, part] of Object.entries(b.byCartSize!)) {
-      expect(part.count, size).toBe(cell.stable!.byCartSize![size]!.latency.count);
-      expect(part.functionMs.product, size).toBeGreaterThan(0);
-    }
+    for (const [size, part] of Object.entries(b.byCartSize!)) expect(part.functionMs.product, size).toBeGreaterThan(0);
     expect(Object.values(b.byCartSize!).reduce((n, p) => n + p.count, 0)).toBe(b.overall.count);
-    // gateway + functions + network = the mean client latency, unless network + queueing was clamped
+    // gateway + functions + network = the traced phase's mean client latency, unless network + queueing was clamped
     if (b.overall.networkMs > 0) {
       const sum = b.overall.gatewayMs + Object.values(b.overall.functionMs).reduce((x, y) => x + y, 0) + b.overall.networkMs;
-      expect(sum).toBeCloseTo(cell.stable!.latency.mean, 1);
+      expect(sum).toBeCloseTo(traced.latency.mean, 1);
     }
     // the run's span topic is gone, and Kafka, up before the run, is still up
     expect((await status(["kafka"]))[0]?.running).toBe(true);

@@ -32,7 +32,7 @@ export const Experiment = z.enum(EXPERIMENTS);
 export type Experiment = z.infer<typeof Experiment>;
 /** What each experiment does to every cell, in a few words (the CLI's help, the submission form). */
 export const EXPERIMENT_TEXT: Record<Experiment, string> = {
-  throughput: "the max-throughput ramp, then stable load at 80% of the knee",
+  throughput: "the max-throughput ramp, then stable load at 80% of the knee (and, for a traced target, a shorter traced phase at that rate)",
   fault: "the ramp, then load at 50% of the knee with one kill -9 in it",
   "scale-up": "the ramp on one node, then load at 120% of it with a node added",
   recovery: "no cells: kill and restart after loading N entities, per state size",
@@ -137,6 +137,7 @@ export const PHASE_STAGE = {
   snapshot: "load",
   ramp: "load",
   stable: "load",
+  traced: "load",
   micro: "load",
   fault: "load",
   "scale-up": "load",

@@ -218,6 +218,23 @@ export const StableLoad = z.strictObject({
 });
 export type StableLoad = z.infer<typeof StableLoad>;
 
+/**
+ * The traced phase: the stable phase's rate again, for a shorter time, with
+ * the requests sampled (SPEC 3), so the target writes its spans here and only
+ * here. Its spans give the breakdown; its latency against the untraced stable
+ * phase's is what tracing cost this system in this run.
+ */
+export const TracedPhase = z.strictObject({
+  offeredRate: nonneg,
+  durationS: z.number().positive(),
+  achievedRate: nonneg,
+  errorRate: share,
+  latency: LatencyStats,
+  /** the measured request's p50 and p99 here / in the stable phase just before (1.05: tracing added 5%); null when either has no sample */
+  overhead: z.strictObject({ p50: nonneg.nullable(), p99: nonneg.nullable() }),
+});
+export type TracedPhase = z.infer<typeof TracedPhase>;
+
 export const Cost = z.strictObject({
   coreSecondsPer1000: nonneg,
   throughputPerCore: nonneg,
@@ -255,8 +272,10 @@ export const Cell = z.strictObject({
   setupOps: z.record(z.string(), OutcomeSummary).optional(),
   cost: Cost.optional(),
   anomalies: Anomalies.optional(),
-  /** span breakdown (SPEC 5); shape defined when the breakdown is built */
+  /** span breakdown (SPEC 5), from the traced phase (before 2026-12-03: from the stable phase, traced); shape defined when the breakdown is built */
   breakdown: z.record(z.string(), z.unknown()).optional(),
+  /** the traced phase after the stable one, when the target was traced */
+  traced: TracedPhase.optional(),
   /** the fault experiment's phase (version 2): one kill -9 during a stable phase, and what it cost */
   fault: FaultResult.optional(),
   /** the scale-up experiment's phase (version 2): one node added during a stable phase */

@@ -5,6 +5,7 @@ import { runCell } from "../src/experiment/cell.ts";
 import { checkPhases, EXPERIMENT_PHASES } from "../src/experiment/experiments.ts";
 import type { Phase, RunContext } from "../src/experiment/phase.ts";
 import { PROFILE_SETTINGS } from "../src/experiment/profiles.ts";
+import { ratio, traced } from "../src/experiment/phases/traced.ts";
 
 const ctx = { settings: PROFILE_SETTINGS.quick, seed: 7, productPrefix: "rtest", onProgress: () => {} } as unknown as RunContext;
 const agg = (n: number) => ({ perSecond: Array.from({ length: n }, (_, t) => ({ t, successful: 1 })) }) as unknown as K6Aggregate;
@@ -54,10 +55,32 @@ describe("an experiment as a sequence of phases", () => {
 
   it("every experiment's phase list is consistent", () => {
     for (const phases of Object.values(EXPERIMENT_PHASES)) expect(() => checkPhases(phases.cell)).not.toThrow();
-    expect(EXPERIMENT_PHASES.throughput.cell.map((p) => p.name)).toEqual(["snapshot", "ramp", "stable", "audit"]);
+    // the traced phase follows the stable one: the knee and the published latency are measured without spans
+    expect(EXPERIMENT_PHASES.throughput.cell.map((p) => p.name)).toEqual(["snapshot", "ramp", "stable", "traced", "audit"]);
+    // a fault or a node added is measured untraced, with no breakdown
+    expect(EXPERIMENT_PHASES.fault.cell.map((p) => p.name)).not.toContain("traced");
+    expect(EXPERIMENT_PHASES["scale-up"].cell.map((p) => p.name)).not.toContain("traced");
     // the run's own phases are listed like the cells': recovery is an experiment of them alone, the microbenchmarks follow throughput
     expect(EXPERIMENT_PHASES.recovery).toMatchObject({ cell: [], run: [{ name: "recovery" }] });
     expect(EXPERIMENT_PHASES.throughput.run.map((p) => p.name)).toEqual(["micro"]);
     expect(EXPERIMENT_PHASES.fault.run).toEqual([]);
+  });
+});
+
+describe("the traced phase", () => {
+  it("runs no load and adds nothing when the run has no span topic (an untraced target, no Kafka, --no-trace)", async () => {
+    const cell = { workload: "checkout", distribution: "uniform", name: "checkout/uniform", file: (p: string) => p, seriesEnd: () => 0 } as const;
+    await expect(traced.run(ctx, cell, {})).resolves.toEqual({});
+  });
+
+  it("reports tracing's cost as traced / untraced, and nothing where either phase has no sample", () => {
+    expect(ratio(2.2, 2, 300)).toBe(1.1);
+    expect(ratio(1.96, 2, 300)).toBe(0.98);
+    expect(ratio(2, 0, 300)).toBeNull();
+    expect(ratio(2, 2, 0)).toBeNull();
+  });
+
+  it("is shorter than the stable phase in every profile", () => {
+    for (const s of Object.values(PROFILE_SETTINGS)) expect(s.tracedS).toBeLessThanOrEqual(s.stableS);
   });
 });

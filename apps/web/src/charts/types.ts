@@ -255,6 +255,8 @@ export interface RunCell {
   cartSize: ByTagData | null;
   analytics: AnalyticsData | null;
   breakdown: BreakdownData | null;
+  /** which phase the breakdown's spans come from, and what tracing cost there against the untraced stable phase */
+  breakdownPhase: string | null;
   cost: RunCostSummary | null;
   anomalies: { total: number; kinds: Record<string, number>; examples: string[] } | null;
 }

@@ -1,14 +1,15 @@
 /**
- * The stable phase's latency breakdown: the spans the target wrote during the
- * stable phase are shipped through Kafka once it is over (so that shipping
- * does not compete with the measurement), then grouped per measured request.
+ * The latency breakdown of the traced phase (the stable phase's rate, requests
+ * sampled): the spans the target wrote during it are shipped through Kafka
+ * once it is over (so that shipping does not compete with the measurement),
+ * then grouped per measured request.
  */
 import type { Cell, StableLoad } from "@sfbench/core";
 import { buildBreakdown, type ClientLatency, type MeasuredRequest } from "../trace/breakdown.ts";
 import type { TraceWindow } from "../trace/session.ts";
 import { progress, type CellPlan, type LoadOutcome, type RunContext } from "./phase.ts";
 
-/** Marks where the stable phase's spans start; undefined (and a progress note) when tracing is off or Kafka fails. */
+/** Marks where the traced phase's spans start; undefined (and a progress note) when tracing is off or Kafka fails. */
 export async function openTraceWindow(ctx: RunContext, cell: CellPlan): Promise<TraceWindow | undefined> {
   if (!ctx.trace) return undefined;
   try {
@@ -20,13 +21,13 @@ export async function openTraceWindow(ctx: RunContext, cell: CellPlan): Promise<
 }
 
 /**
- * The stable phase's breakdown: the measured requests are the checkouts of
+ * The traced phase's breakdown: the measured requests are the checkouts of
  * the audit records (answered ones, as in the client latency stats), grouped
- * by cart size; analytics sends only freq-items requests in its stable phase,
+ * by cart size; analytics sends only freq-items requests in its load steps,
  * so every traced request is measured there. Node-postgres's spans carry no
  * query shape, so analytics gets an overall breakdown only.
  */
-export async function stableBreakdown(
+export async function phaseBreakdown(
   ctx: RunContext,
   cell: CellPlan,
   traceWindow: TraceWindow,
@@ -42,7 +43,7 @@ export async function stableBreakdown(
   const mean = (by: StableLoad["byCartSize"]) => (by ? Object.fromEntries(Object.entries(by).map(([k, o]) => [k, o.latency.mean])) : undefined);
   const client: ClientLatency = { overall: stats.latency.mean, byCartSize: mean(stats.byCartSize), byShape: mean(stats.byShape) };
   try {
-    note("collecting the stable phase's spans");
+    note("collecting the traced phase's spans");
     const keep = measured;
     const { spans, shipped } = await traceWindow.finish(keep ? (span) => keep.has(span.traceId) : undefined);
     const breakdown = buildBreakdown({ spans, client, measured, requests: stats.latency.count });

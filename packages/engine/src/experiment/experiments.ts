@@ -14,6 +14,7 @@ import { ramp } from "./phases/ramp.ts";
 import { scaleUp } from "./phases/scale-up.ts";
 import { snapshot } from "./phases/snapshot.ts";
 import { stable } from "./phases/stable.ts";
+import { traced } from "./phases/traced.ts";
 import type { ProfileSettings } from "./profiles.ts";
 
 /** What a run phase is given: the run's settings, the hands on the target, and whether the run asked for the microbenchmarks. */
@@ -51,7 +52,8 @@ export interface ExperimentPhases {
 
 export const EXPERIMENT_PHASES: Record<Experiment, ExperimentPhases> = {
   // the microbenchmarks belong to the throughput experiment: a fault or recovery run measures the target's processes, not its invocations
-  throughput: { cell: [snapshot, ramp, stable, audit], run: [micro] },
+  // the traced phase after the stable one: the knee and the published latency are measured without spans
+  throughput: { cell: [snapshot, ramp, stable, traced, audit], run: [micro] },
   fault: { cell: [snapshot, ramp, fault, audit], run: [] },
   "scale-up": { cell: [snapshot, ramp, scaleUp, audit], run: [] },
   recovery: { cell: [], run: [recovery] },

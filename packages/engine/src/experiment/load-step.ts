@@ -95,8 +95,10 @@ export function generatorShare(usage: SamplerResult, window: { startMs: number; 
   return usage.groups.generator!.cpuSeconds / (usage.wallSeconds * cores);
 }
 
-function scriptEnv(ctx: RunContext, cell: CellPlan, rate: number, durationS: number): Record<string, string> {
+function scriptEnv(ctx: RunContext, cell: CellPlan, rate: number, durationS: number, traced: boolean): Record<string, string> {
   return {
+    // the traceparent's sampled flag: only the traced phase's requests make a traced target write spans
+    TRACED: traced ? "1" : "0",
     BASE_URL: ctx.baseUrl,
     SEED: String(ctx.seed),
     PRODUCTS: String(ctx.settings.products),
@@ -117,10 +119,12 @@ export interface LoadStep {
   /** the stage a failure is reported in (the run document's error.stage) */
   stage: string;
   /** the progress event's phase and detail */
-  phase: "ramp" | "stable" | "fault" | "scale-up";
+  phase: "ramp" | "stable" | "traced" | "fault" | "scale-up";
   detail: string;
   /** sample the target's processes too (the cost figures) */
   sampleTarget: boolean;
+  /** send sampled traceparents (the traced phase); default false: the target writes no spans */
+  traced?: boolean;
 }
 
 export async function runLoadStep(ctx: RunContext, cell: CellPlan, s: LoadStep): Promise<LoadOutcome> {
@@ -139,7 +143,7 @@ export async function runLoadStep(ctx: RunContext, cell: CellPlan, s: LoadStep):
   const out = await ctx.generator({
     k6: ctx.k6,
     script: cell.workload,
-    env: scriptEnv(ctx, cell, s.rate, s.durationS),
+    env: scriptEnv(ctx, cell, s.rate, s.durationS, s.traced ?? false),
     outDir: ctx.rawDir,
     name: s.name,
     cpus: ctx.split?.generator,

@@ -63,7 +63,7 @@ export interface RunContext {
   prices: Map<string, number>;
   /** raw files written so far (kept in the result document) */
   rawFiles: string[];
-  /** the run's span topic, when the target writes spans and Kafka is up: the stable phase gets a breakdown */
+  /** the run's span topic, when the target writes spans and Kafka is up: the traced phase runs and gives a breakdown */
   trace?: TraceSession;
   /** aborted when the run is interrupted: k6 is killed and checkAlive throws */
   signal?: AbortSignal;

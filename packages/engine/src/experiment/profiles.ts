@@ -47,6 +47,13 @@ export interface ProfileSettings {
   /** share of the sustainable rate offered in the stable phase (SPEC 5: 80%) */
   stableShare: number;
   /**
+   * Seconds of the traced phase after the stable one, at its rate, when the
+   * target is traced: long enough for a breakdown of hundreds of checkouts
+   * near the knee (tens at 2/s), short enough that the trace bus's output
+   * never builds up to a Kafka backlog on the run's clock.
+   */
+  tracedS: number;
+  /**
    * Offer this rate in the stable phase instead of stableShare x the knee (no
    * profile sets it: bench:profiles compares profiles at one rate with it; the
    * cell's parameters then say stableBasis "fixed").
@@ -78,6 +85,7 @@ export const PROFILE_SETTINGS: Record<Profile, ProfileSettings> = {
     procedure: { repeatNarrow: false, warmupS: 2, warmupShare: 0.5, quiet: { maxS: 1, cpuShare: 0.1 }, confirm: { count: 0, stepS: 2, stepsDown: 0 } },
     stableS: 3,
     stableShare: 0.8,
+    tracedS: 3,
     coPurchaseSample: 30,
     auditSample: 200,
     quietMs: 1000,
@@ -110,6 +118,7 @@ export const PROFILE_SETTINGS: Record<Profile, ProfileSettings> = {
     procedure: { repeatNarrow: true, warmupS: 8, warmupShare: 0.5, quiet: { maxS: 4, cpuShare: 0.1 }, confirm: { count: 2, stepS: 10, stepsDown: 4 } },
     stableS: 30,
     stableShare: 0.8,
+    tracedS: 10,
     coPurchaseSample: 200,
     auditSample: 5000,
     quietMs: 2000,
@@ -146,6 +155,7 @@ export const PROFILE_SETTINGS: Record<Profile, ProfileSettings> = {
     procedure: { repeatNarrow: true, warmupS: 60, warmupShare: 0.5, quiet: { maxS: 15, cpuShare: 0.1 }, confirm: { count: 3, stepS: 60, stepsDown: 4 } },
     stableS: 600,
     stableShare: 0.8,
+    tracedS: 60,
     coPurchaseSample: 500,
     auditSample: 20000,
     quietMs: 5000,

@@ -7,6 +7,7 @@ import { maxMovingAverage } from "@sfbench/engine";
 import { buildCompareData, buildRunData } from "../index.ts";
 import { NO_SPANS, breakdownData } from "../data/breakdown.ts";
 import { latencyDistribution } from "../data/latency.ts";
+import { breakdownPhaseText } from "../data/run.ts";
 import { downsample, MAX_POINTS, movingAverage, throughputRows } from "../data/series.ts";
 import type { CompareData, RunData } from "../types.ts";
 import { BREAKDOWN, cell, doc, histogramOf, ONE_TO_THOUSAND, series } from "./fixtures.ts";
@@ -207,6 +208,18 @@ describe("breakdown", () => {
     expect(d.coverage[1]).toMatchObject({ key: "s1", flagged: true, text: expect.stringMatching(/^coverage not recorded/) });
     const ok = breakdownData([{ system, raw: { ...BREAKDOWN, coverage: { ...coverage, complete: 990, share: 0.99, flagged: false, flags: [] } } }]);
     expect(ok.available && ok.coverage[0]!.flagged).toBe(false);
+  });
+
+  it("says which phase its spans come from and what tracing cost there", () => {
+    const latency = { count: 300, mean: 2.1, p50: 2, p95: 4, p99: 6, p999: 8, max: 9, min: 1 };
+    const traced = { offeredRate: 96, durationS: 10, achievedRate: 96, errorRate: 0, latency, overhead: { p50: 1.043, p99: 0.97 } };
+    expect(breakdownPhaseText({ traced, breakdown: BREAKDOWN })).toBe(
+      "from a traced phase of 10 s at the stable rate (96/s): p50 1.04x, p99 0.97x the untraced stable phase's",
+    );
+    expect(breakdownPhaseText({ traced: { ...traced, overhead: { p50: null, p99: null } } })).toMatch(/p50 -, p99 -/);
+    // a breakdown stored before the traced phase came from the stable phase itself
+    expect(breakdownPhaseText({ breakdown: BREAKDOWN })).toMatch(/^from the stable phase, traced/);
+    expect(breakdownPhaseText({})).toBeNull();
   });
 
   it("in an unknown shape: not drawn, and says so", () => {
@@ -414,6 +427,7 @@ describe("buildRunData", () => {
       cartSize: null,
       analytics: null,
       breakdown: null,
+      breakdownPhase: null,
       cost: null,
       anomalies: null,
     });

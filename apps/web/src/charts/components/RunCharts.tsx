@@ -60,7 +60,7 @@ export function RunCharts(props: { data: RunData; initialCell?: string; onCellCh
           ) : (
             <CartSizeChart systems={systems} data={cell.cartSize} subtitle={cell.ref.label} />
           )}
-          <BreakdownChart data={cell.breakdown} subtitle={cell.ref.label} />
+          <BreakdownChart data={cell.breakdown} subtitle={cell.breakdownPhase ? `${cell.ref.label} · ${cell.breakdownPhase}` : cell.ref.label} />
           <dl
             className="sfb-run-summary"
             data-summary="cost"

@@ -65,6 +65,7 @@ function runCell(cell: Cell, system: SeriesRef): RunCell {
     cartSize: null,
     analytics: null,
     breakdown: null,
+    breakdownPhase: null,
     cost: null,
     anomalies: null,
   };
@@ -79,6 +80,7 @@ function runCell(cell: Cell, system: SeriesRef): RunCell {
     cartSize: cell.workload !== "analytics" && stable?.byCartSize ? cartSizeData([{ key: system.key, tags: stable.byCartSize }]) : null,
     analytics: cell.workload === "analytics" && stable ? analyticsData([{ key: system.key, byShape: stable.byShape, byTopDepth: stable.byTopDepth }]) : null,
     breakdown: breakdownData([{ system, raw: cell.breakdown }]),
+    breakdownPhase: breakdownPhaseText(cell),
     cost: cell.cost
       ? {
           coreSecondsPer1000: round(cell.cost.coreSecondsPer1000),
@@ -89,6 +91,21 @@ function runCell(cell: Cell, system: SeriesRef): RunCell {
       : null,
     anomalies: cell.anomalies ? { total: cell.anomalies.total, kinds: { ...cell.anomalies.kinds }, examples: [...(cell.anomalies.examples ?? [])] } : null,
   };
+}
+
+const ratioText = (r: number | null) => (r === null ? "-" : `${r.toFixed(2)}x`);
+
+/**
+ * Where a cell's spans come from: the traced phase after the stable one (the
+ * knee and the published latency measured without spans), with what tracing
+ * cost this run; or, for a breakdown stored before the traced phase existed,
+ * the stable phase itself, traced.
+ */
+export function breakdownPhaseText(cell: Pick<Cell, "traced" | "breakdown">): string | null {
+  const t = cell.traced;
+  if (t)
+    return `from a traced phase of ${t.durationS} s at the stable rate (${round(t.offeredRate)}/s): p50 ${ratioText(t.overhead.p50)}, p99 ${ratioText(t.overhead.p99)} the untraced stable phase's`;
+  return cell.breakdown ? "from the stable phase, traced (a run from before the knee and the stable phase ran without spans)" : null;
 }
 
 /**

@@ -14,7 +14,7 @@ export const audit: Phase = {
   needs: ["stock", "ramp", "stable"],
   adds: [],
   async run(ctx, cell, state) {
-    const loads = [...state.ramp!.steps, state.stable!.outcome];
+    const loads = [...state.ramp!.steps, state.stable!.outcome, ...(state.traced ? [state.traced.outcome] : [])];
     const checkouts = loads.flatMap((p) => p.checkouts);
     ctx.allCheckouts.push(...checkouts);
     const graphOnly = cell.workload === "analytics";

@@ -1,14 +1,14 @@
 /**
  * Stable: load at 80% (the profile's share) of the sustainable rate, or of the
  * peak when no ramp step was sustainable. Its latency is the published
- * latency; the target's CPU and memory are sampled (cost) and, when the
- * target is traced, its spans give the breakdown.
+ * latency; the target's CPU and memory are sampled (cost). Its requests are
+ * not sampled, so a traced target writes no spans here: the breakdown comes
+ * from the traced phase after it.
  */
 import type { Cell, StableLoad } from "@sfbench/core";
 import { stableReasons } from "@sfbench/core";
 import { generatorSaturated, SUSTAINABLE } from "../../analysis/metrics.ts";
 import { setupOpsResult, stableResult } from "../../analysis/result-parts.ts";
-import { openTraceWindow, stableBreakdown } from "../breakdown.ts";
 import { roundRate } from "../knee.ts";
 import { cpuOver, generatorShare, runLoadStep, targetAnsweredInTime } from "../load-step.ts";
 import type { LoadOutcome, Phase, RunContext } from "../phase.ts";
@@ -54,26 +54,16 @@ export const stable: Phase = {
     const ramp = state.ramp!;
     const basis = ramp.sustainableRate ?? ramp.peak;
     const rate = s.fixedStableRate ?? Math.max(0.1, roundRate(basis * s.stableShare));
-    // the spans written in this window, shipped once it is over: the breakdown describes the stable phase
-    const traceWindow = await openTraceWindow(ctx, cell);
-    let outcome: LoadOutcome;
-    let stats: StableLoad;
-    try {
-      outcome = await runLoadStep(ctx, cell, {
-        rate,
-        durationS: s.stableS,
-        name: cell.file("stable"),
-        stage: `stable load at ${rate}/s`,
-        phase: "stable",
-        detail: `stable load at ${rate}/s`,
-        sampleTarget: true,
-      });
-      stats = stableResult(outcome.agg);
-    } catch (e) {
-      await traceWindow?.abort();
-      throw e;
-    }
-    const breakdown = traceWindow ? await stableBreakdown(ctx, cell, traceWindow, outcome, stats) : undefined;
+    const outcome = await runLoadStep(ctx, cell, {
+      rate,
+      durationS: s.stableS,
+      name: cell.file("stable"),
+      stage: `stable load at ${rate}/s`,
+      phase: "stable",
+      detail: `stable load at ${rate}/s`,
+      sampleTarget: true,
+    });
+    const stats = stableResult(outcome.agg);
     const cost = stableCost(ctx, outcome);
 
     // a stable phase that did not keep up with its offered rate measured a queue, and one that failed
@@ -90,7 +80,7 @@ export const stable: Phase = {
 
     return {
       state: { stable: { outcome, stats } },
-      result: { stable: stats, setupOps: setupOpsResult(outcome.agg), ...(cost ? { cost } : {}), ...(breakdown ? { breakdown } : {}) },
+      result: { stable: stats, setupOps: setupOpsResult(outcome.agg), ...(cost ? { cost } : {}) },
       parameters: {
         stableS: s.stableS,
         stableRate: rate,
