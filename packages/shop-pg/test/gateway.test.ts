@@ -2,10 +2,12 @@
  * The gateway on its own, over an in-memory Shop and Micro (Fastify's
  * inject, no socket, no database): the readiness gate with each target's
  * "starting" message, input validation and the mapping of app errors to
- * statuses. The targets' own tests run the same gateway over PostgreSQL.
+ * statuses, and which requests get a trace. The targets' own tests run the
+ * same gateway over PostgreSQL.
  */
 import { describe, expect, it } from "vitest";
-import { AppError, buildHttpApp, parseEnv, ShopEnv, type Micro, type Shop } from "../src/index.ts";
+import { parseSpanLine, type Span } from "@sfbench/core";
+import { AppError, buildHttpApp, parseEnv, ShopEnv, SpanWriter, type Micro, type Shop, type Trace } from "../src/index.ts";
 
 const unused = () => Promise.reject(new Error("not used by this test"));
 
@@ -66,6 +68,53 @@ describe("the gateway", () => {
     expect([missing.statusCode, missing.json().error]).toEqual([404, "not-found"]);
     const refused = await app.inject({ method: "POST", url: "/orders/checkout", payload: { cartId: "c1", userId: "u1" } });
     expect([refused.statusCode, refused.json().error]).toEqual([409, "insufficient-credits"]);
+    await app.close();
+  });
+});
+
+describe("the gateway's tracing (SPEC 3)", () => {
+  /** A traced gateway whose shop records the trace each getProduct was handed. */
+  function tracedGateway() {
+    let out = "";
+    const spans = new SpanWriter({ write: (chunk: string) => (out += chunk) });
+    const handed: (Trace | undefined)[] = [];
+    const recording: Shop = {
+      ...shop,
+      getProduct: (id, trace) => {
+        handed.push(trace);
+        return shop.getProduct(id);
+      },
+    };
+    const app = buildHttpApp({ shop: recording, micro, isReady: () => true, startingWhat: "starting", spans, logLevel: "silent" });
+    const written = (): Span[] => {
+      spans.flush();
+      return out
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => parseSpanLine(line)!);
+    };
+    return { app, handed, written };
+  }
+  const traceId = "0af7651916cd43dd8448eb211c80319c";
+  const parent = "b7ad6b7169203331";
+
+  it("writes a gateway span under a sampled traceparent and hands its trace to the shop", async () => {
+    const { app, handed, written } = tracedGateway();
+    const answer = await app.inject({ method: "GET", url: "/products/p1", headers: { traceparent: `00-${traceId}-${parent}-01` } });
+    expect(answer.statusCode).toBe(200);
+    const spans = written();
+    expect(spans).toEqual([expect.objectContaining({ traceId, parentId: parent, kind: "gateway", entity: "product", op: "getProduct", key: "p1" })]);
+    expect(handed).toEqual([expect.objectContaining({ traceId, spanId: spans[0]!.spanId })]);
+    await app.close();
+  });
+
+  it("gives an unsampled, missing or invalid traceparent no trace: no span, nothing handed to the shop", async () => {
+    const { app, handed, written } = tracedGateway();
+    for (const headers of [{ traceparent: `00-${traceId}-${parent}-00` }, {}, { traceparent: "00-not-a-trace-01" }]) {
+      expect((await app.inject({ method: "GET", url: "/products/p1", headers })).statusCode).toBe(200);
+    }
+    expect(written()).toEqual([]);
+    expect(handed).toEqual([undefined, undefined, undefined]);
     await app.close();
   });
 });

@@ -1,6 +1,7 @@
 /**
- * Span lines of SPEC 3. When tracing is off nothing here runs: callers hold
- * `undefined` instead of a Trace and call `work()` directly.
+ * Span lines of SPEC 3. When tracing is off, or the request's traceparent is
+ * not sampled, nothing here runs: callers hold `undefined` instead of a Trace
+ * and call `work()` directly.
  */
 import { randomBytes } from "node:crypto";
 import type { Span } from "@sfbench/core";

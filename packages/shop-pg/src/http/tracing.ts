@@ -1,11 +1,13 @@
 /**
  * Gateway spans (SPEC 3): one per request, from the moment Fastify sees it to
- * the moment the answer is written. The route's `config` names the entity and
- * the operation; the handler may set the key. Installed only when tracing is
- * on, so an untraced server runs none of this.
+ * the moment the answer is written, under the caller's traceparent. The
+ * route's `config` names the entity and the operation; the handler may set the
+ * key. Installed only when tracing is on, so an untraced server runs none of
+ * this; with it on, only a request whose traceparent is sampled (the run's
+ * traced phase) gets a trace, so the other phases cost one header read.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { parseTraceparent, type Span } from "@sfbench/core";
+import { sampledTraceparent, type Span } from "@sfbench/core";
 import { nowMicros, randomHexId, type SpanWriter, type Trace } from "../app/trace.ts";
 
 export interface RouteTraceConfig {
@@ -14,7 +16,7 @@ export interface RouteTraceConfig {
 }
 
 interface GatewayTrace extends Trace {
-  parentId: string | null;
+  parentId: string;
   start: number;
   key: string | undefined;
 }
@@ -29,7 +31,7 @@ declare module "fastify" {
   }
 }
 
-/** The trace of a request, for handing to the app layer (undefined when tracing is off). */
+/** The trace of a request, for handing to the app layer (undefined when tracing is off or the request is not sampled). */
 export function traceOf(request: FastifyRequest, key?: string): Trace | undefined {
   const trace = request.sfbenchTrace;
   if (!trace) return undefined;
@@ -47,10 +49,12 @@ export function installTracing(app: FastifyInstance, writer: SpanWriter): void {
   app.addHook("onRequest", async (request) => {
     if (!request.routeOptions.config.op) return;
     const header = request.headers.traceparent;
-    const parent = parseTraceparent(typeof header === "string" ? header : undefined);
+    // Unsampled, missing or invalid: no trace, so neither this span nor the app layer's function spans are written.
+    const parent = sampledTraceparent(typeof header === "string" ? header : undefined);
+    if (!parent) return;
     request.sfbenchTrace = {
-      traceId: parent?.traceId ?? randomHexId(16),
-      parentId: parent?.parentId ?? null,
+      traceId: parent.traceId,
+      parentId: parent.parentId,
       spanId: randomHexId(),
       writer,
       start: nowMicros(),

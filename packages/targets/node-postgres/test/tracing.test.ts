@@ -66,16 +66,36 @@ describe("tracing (SPEC 3)", () => {
     expect(new Set(lines.map((x) => x.spanId)).size).toBe(lines.length);
   });
 
-  it("starts a new trace when the request has no traceparent, and spans freq-items visits", async () => {
+  it("spans freq-items visits under a sampled traceparent", async () => {
     await t.call("PATCH", "/products/root", { price: 1 });
-    await flushed(); // the setup requests' spans, before the ones looked at
+    await flushed();
     out = "";
-    expect((await t.call("GET", "/products/root/freq-items?top=2&depth=2")).status).toBe(200);
+    const traceId = "1bf7651916cd43dd8448eb211c80319d";
+    const parent = "b7ad6b7169203332";
+    expect((await t.call("GET", "/products/root/freq-items?top=2&depth=2", undefined, { traceparent: `00-${traceId}-${parent}-01` })).status).toBe(200);
     const lines = await spans();
     const gateway = lines.find((x) => x.kind === "gateway");
-    expect(gateway).toMatchObject({ entity: "product", op: "freqItems", key: "root", parentId: null });
+    expect(gateway).toMatchObject({ traceId, entity: "product", op: "freqItems", key: "root", parentId: parent });
     expect(lines.filter((x) => x.kind === "function")).toEqual([
-      expect.objectContaining({ entity: "product", op: "top", key: "root", parentId: gateway!.spanId, traceId: gateway!.traceId }),
+      expect.objectContaining({ entity: "product", op: "top", key: "root", parentId: gateway!.spanId, traceId }),
     ]);
+  });
+
+  it("writes no span for a request whose traceparent is unsampled or missing (the untraced phases)", async () => {
+    const s = shopper(t);
+    const p = await s.product(2, 10);
+    const u = await s.user(100);
+    const unsampled = await s.cart({ [p]: 1 });
+    const bare = await s.cart({ [p]: 1 });
+    await flushed();
+    out = "";
+    const traceId = "2cf7651916cd43dd8448eb211c80319e";
+    expect((await t.call("POST", "/orders/checkout", { cartId: unsampled, userId: u }, { traceparent: `00-${traceId}-b7ad6b7169203333-00` })).status).toBe(200);
+    expect((await t.call("POST", "/orders/checkout", { cartId: bare, userId: u })).status).toBe(200);
+    expect((await t.call("GET", `/products/${p}/freq-items?top=2&depth=2`)).status).toBe(200);
+    // several of the writer's 50 ms flush intervals
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(out).not.toContain(traceId);
+    expect(await spans()).toEqual([]);
   });
 });

@@ -1,11 +1,12 @@
 /**
- * SPEC 3 with SFBENCH_TRACE=1: the gateway's span under the caller's
+ * SPEC 3 with SFBENCH_TRACE=1: the gateway's span under the caller's sampled
  * traceparent, and a function span for every handler run, each under the
- * span of whoever called it, all in the target's log (its stdout).
+ * span of whoever called it, all in the target's log (its stdout); nothing
+ * for a request that is not sampled.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseSpanLine, type Span } from "@sfbench/core";
-import { shopper } from "@sfbench/target-suite";
+import { eventually, shopper } from "@sfbench/target-suite";
 import { start, type RunningTarget } from "./helpers.ts";
 
 const PORT = 18614;
@@ -24,6 +25,13 @@ const spansOf = (traceId: string): Span[] =>
     .split("\n")
     .map(parseSpanLine)
     .filter((s): s is Span => s !== null && s.traceId === traceId);
+
+/** How many span lines the log holds. */
+const spanLines = (): number =>
+  t
+    .log()
+    .split("\n")
+    .filter((line) => parseSpanLine(line) !== null).length;
 
 /** The spans of a trace once `count` of them are in the log (three processes write them). */
 async function waitForSpans(traceId: string, count: number): Promise<Span[]> {
@@ -76,34 +84,43 @@ describe("tracing (SPEC 3)", () => {
     expect(new Set(spans.map((x) => x.spanId)).size).toBe(spans.length);
   });
 
-  it("spans freq-items as a tree of visits, and starts a trace when the request has none", async () => {
+  it("spans freq-items as a tree of visits under a sampled traceparent", async () => {
     const s = shopper(t.url);
     for (const id of ["tr-a", "tr-b", "tr-c"]) await s.namedProduct(id);
     await s.buy(["tr-a", "tr-b"]);
     await s.buy(["tr-b", "tr-c"]);
-    const before = new Set(t.log().split("\n"));
-    // the co-purchase counts land after the answers
-    let answer: unknown = [];
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline) {
-      answer = (await t.call("GET", "/products/tr-a/freq-items?top=1&depth=2")).body;
-      if (Array.isArray(answer) && answer.length === 2) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect((answer as string[]).sort()).toEqual(["tr-b", "tr-c"]);
-    await new Promise((r) => setTimeout(r, 300));
-    const fresh = t
-      .log()
-      .split("\n")
-      .filter((line) => !before.has(line))
-      .map(parseSpanLine)
-      .filter((x): x is Span => x !== null);
-    const gateway = fresh.filter((x) => x.kind === "gateway" && x.op === "freqItems").at(-1)!;
-    expect(gateway).toMatchObject({ entity: "product", key: "tr-a", parentId: null });
-    const trace = fresh.filter((x) => x.traceId === gateway.traceId);
+    // the co-purchase counts land after the answers (these polls are not sampled: no spans)
+    await eventually(async () => ((await t.call("GET", "/products/tr-a/freq-items?top=1&depth=2")).body as string[]).length === 2);
+    const traceId = "1bf7651916cd43dd8448eb211c80319d";
+    const parent = "b7ad6b7169203332";
+    const answer = await t.call("GET", "/products/tr-a/freq-items?top=1&depth=2", undefined, { traceparent: `00-${traceId}-${parent}-01` });
+    expect((answer.body as string[]).sort()).toEqual(["tr-b", "tr-c"]);
+    // gateway, product.get, the visits of tr-a and tr-b
+    const trace = await waitForSpans(traceId, 4);
+    const gateway = trace.find((x) => x.kind === "gateway")!;
+    expect(gateway).toMatchObject({ entity: "product", op: "freqItems", key: "tr-a", parentId: parent });
     const root = trace.find((x) => name(x) === "product.top" && x.key === "tr-a")!;
     expect(root.parentId).toBe(gateway.spanId);
     expect(trace.find((x) => name(x) === "product.top" && x.key === "tr-b")!.parentId).toBe(root.spanId);
     expect(trace.find((x) => name(x) === "product.get")!.parentId).toBe(gateway.spanId);
+  });
+
+  it("writes no span, in the gateway or a handler, for a request whose traceparent is unsampled or missing (the untraced phases)", async () => {
+    const s = shopper(t.url);
+    const p1 = await s.product(2, 10);
+    const p2 = await s.product(3, 10);
+    const u = await s.user(100);
+    const unsampled = await s.cart({ [p1]: 1, [p2]: 1 });
+    const bare = await s.cart({ [p1]: 1, [p2]: 1 });
+    const before = spanLines();
+    const traceId = "2cf7651916cd43dd8448eb211c80319e";
+    expect((await s.checkout(unsampled, u, { traceparent: `00-${traceId}-b7ad6b7169203333-00` })).status).toBe(200);
+    expect((await s.checkout(bare, u)).status).toBe(200);
+    // the co-purchase messages are handled after the answers: once they have been, every handler the checkouts caused has run
+    await eventually(async () => ((await t.call("GET", `/products/${p1}/freq-items?top=1`)).body as string[])[0] === p2);
+    // then the writers' flush (one event-loop turn) and the log's copy
+    await new Promise((r) => setTimeout(r, 300));
+    expect(spansOf(traceId)).toEqual([]);
+    expect(spanLines()).toBe(before);
   });
 });

@@ -4,6 +4,11 @@
  * every handler reads it from the invocation's headers, writes one span for
  * its own run under it, and passes its own span on to the objects it calls.
  *
+ * The gateway sends the header only for a request whose traceparent is
+ * sampled (the run's traced phase). Without it a handler writes no span and
+ * its calls and sends carry no header, so nothing of a trace is journaled
+ * and an unsampled request costs the handlers one header read.
+ *
  * A handler's span id is derived from the invocation id, which Restate keeps
  * across retries, so a replayed handler sends the same headers it journaled.
  * When tracing is off nothing here runs.
@@ -51,8 +56,9 @@ export function sendOpts<I>(span: HandlerSpan | undefined): SendOpts<I> {
 
 /**
  * Wraps a handler: when tracing is on and the invocation carries a span
- * header, the handler's run becomes a function span of `entity`/`op` keyed by
- * the object's key.
+ * header (its request was sampled), the handler's run becomes a function span
+ * of `entity`/`op` keyed by the object's key; otherwise it runs with no span
+ * to pass on.
  */
 export function traced<C extends ObjectSharedContext, I, O>(
   entity: Entity,

@@ -13,7 +13,7 @@ export type ServiceName = "MicroDriver";
 export interface CallOptions {
   /** Restate idempotency key: a retried call with the same key attaches to the first invocation */
   idempotencyKey?: string;
-  /** `<traceId>-<spanId>` of the gateway span, for the handlers' spans */
+  /** `<traceId>-<spanId>` of the gateway span, for the handlers' spans; absent for a request that is not sampled, which then sends Restate no trace header */
   span?: string;
 }
 

@@ -2,17 +2,21 @@
  * Gateway spans (SPEC 3): one per request, from the moment Fastify sees it to
  * the moment the answer is written, under the caller's traceparent. The span
  * is handed to Restate in the `x-sfbench-span` header, so that the handlers'
- * function spans hang under it. Installed only when tracing is on.
+ * function spans hang under it. Installed only when tracing is on; with it
+ * on, only a request whose traceparent is sampled (the run's traced phase)
+ * gets a span. Any other request sends Restate no span header, so its
+ * handlers write nothing and journal no trace: the phases that rank the
+ * target cost it one header read.
  */
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { parseTraceparent, type Span } from "@sfbench/core";
+import { sampledTraceparent, type Span } from "@sfbench/core";
 import { nowMicros, type SpanWriter } from "../app/span-writer.ts";
 
 interface GatewayTrace {
   traceId: string;
   spanId: string;
-  parentId: string | null;
+  parentId: string;
   start: number;
   key: string | undefined;
 }
@@ -27,7 +31,7 @@ declare module "fastify" {
   }
 }
 
-/** The span header for this request's calls to Restate (undefined when tracing is off); sets the span's key if given. */
+/** The span header for this request's calls to Restate (undefined when tracing is off or the request is not sampled); sets the span's key if given. */
 export function spanOf(request: FastifyRequest, key?: string): string | undefined {
   const trace = request.sfbenchTrace;
   if (!trace) return undefined;
@@ -45,10 +49,12 @@ export function installTracing(app: FastifyInstance, writer: SpanWriter): void {
   app.addHook("onRequest", async (request) => {
     if (!request.routeOptions.config.op) return;
     const header = request.headers.traceparent;
-    const parent = parseTraceparent(typeof header === "string" ? header : undefined);
+    // Unsampled, missing or invalid: no span here, and none handed to Restate.
+    const parent = sampledTraceparent(typeof header === "string" ? header : undefined);
+    if (!parent) return;
     request.sfbenchTrace = {
-      traceId: parent?.traceId ?? randomBytes(16).toString("hex"),
-      parentId: parent?.parentId ?? null,
+      traceId: parent.traceId,
+      parentId: parent.parentId,
       spanId: randomBytes(8).toString("hex"),
       start: nowMicros(),
       key: idParam(request),

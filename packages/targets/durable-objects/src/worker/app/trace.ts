@@ -2,7 +2,9 @@
  * Span lines of SPEC 3 from inside workerd: one JSON object per console.log
  * line, which workerd writes to its stdout and the launcher passes through
  * unchanged. A caller hands its span to the callee as a TraceContext, so the
- * callee's span becomes a child of the caller's.
+ * callee's span becomes a child of the caller's. Only a sampled request has
+ * one (the gateway's, tracing.ts); it is an RPC argument, never stored, so a
+ * request without one writes no span and leaves nothing of a trace behind.
  *
  * workerd's clock advances only at I/O (as on Cloudflare): a span measures
  * the time between I/O events at millisecond resolution, and work that does

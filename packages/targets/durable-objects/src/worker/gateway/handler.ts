@@ -1,12 +1,13 @@
 /**
  * The gateway's fetch handler: route, run, and turn every error into the
- * `{"error", "message"}` shape, with a gateway span when tracing is on.
+ * `{"error", "message"}` shape, with a gateway span when tracing is on and
+ * the request is sampled.
  */
 import type { Env } from "../app/env.ts";
 import { errorResponse, HttpError, json } from "./http.ts";
 import { MICRO_ROUTES } from "./micro-routes.ts";
 import { match, type RouteContext } from "./routes.ts";
-import { GatewaySpan } from "./tracing.ts";
+import { openGatewaySpan } from "./tracing.ts";
 
 export async function handle(request: Request, env: Env, exec: ExecutionContext): Promise<Response> {
   const url = new URL(request.url);
@@ -28,7 +29,7 @@ export async function handle(request: Request, env: Env, exec: ExecutionContext)
     return errorResponse(404, "not-found", `no route ${request.method} ${shown}`);
   }
   const { route, params } = found;
-  const span = env.SFBENCH_TRACE === "1" ? new GatewaySpan(request, route.entity, route.op) : undefined;
+  const span = env.SFBENCH_TRACE === "1" ? openGatewaySpan(request, route.entity, route.op) : undefined;
   if (span && params[0] !== undefined) span.key = safeDecode(params[0]);
   const context: RouteContext = {
     request,

@@ -14,7 +14,7 @@ export interface RouteContext {
   exec: ExecutionContext;
   /** the raw `:id` segments of the path, in order */
   params: string[];
-  /** the gateway span's context, when tracing */
+  /** the gateway span's context, when tracing and the request is sampled */
   trace: TraceContext | undefined;
   /** sets the key of the gateway span */
   setKey(key: string): void;
