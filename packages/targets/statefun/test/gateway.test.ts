@@ -2,7 +2,7 @@
  * The gateway's HTTP side on its own (unit tests: the job is a fake `send`;
  * the real job is in target.test.ts): readiness, translation of routes into
  * job requests, validation before anything reaches Kafka, and the named
- * answers for a job that does not answer.
+ * answers for a job that does not answer, and which requests are traced.
  */
 import { describe, expect, it } from "vitest";
 import { parseSpanLine } from "@sfbench/core";
@@ -108,5 +108,28 @@ describe("gateway", () => {
     const span = parseSpanLine(out.trim());
     expect(span).toMatchObject({ traceId, parentId: "b7ad6b7169203331", kind: "gateway", entity: "product", op: "getProduct", key: "p1" });
     expect(sent[0]).toMatchObject({ traceId, parentSpan: span!.spanId });
+  });
+
+  it("writes no span and sends no trace to the job for a traceparent that is not sampled, invalid or missing", async () => {
+    let out = "";
+    const spans = new SpanWriter({ write: (chunk: string) => (out += chunk) });
+    const { app, sent } = gateway(ok({ id: "p1", price: 1, stock: 2 }), { spans });
+    const untraced = [
+      { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00" },
+      // flags 02: a bit set, but not the sampled one
+      { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-02" },
+      { traceparent: "00-not-a-trace-01" },
+      {},
+    ];
+    for (const headers of untraced) {
+      expect((await app.inject({ method: "GET", url: "/products/p1", headers })).statusCode).toBe(200);
+    }
+    spans.flush();
+    expect(out).toBe("");
+    expect(sent).toHaveLength(untraced.length);
+    for (const request of sent) {
+      expect(request).not.toHaveProperty("traceId");
+      expect(request).not.toHaveProperty("parentSpan");
+    }
   });
 });

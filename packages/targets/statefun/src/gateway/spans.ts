@@ -1,13 +1,16 @@
 /**
- * Gateway spans (SPEC 3): one per request, from the moment Fastify sees it to
- * the moment the answer is written, under the caller's traceparent. The trace
- * id and this span's id travel with the request through Kafka, so the
- * functions' spans (written by the JVM) hang under it. Installed only when
- * tracing is on.
+ * Gateway spans (SPEC 3): one per sampled request, from the moment Fastify
+ * sees it to the moment the answer is written, under the caller's
+ * traceparent. The trace id and this span's id travel with the request
+ * through Kafka, so the functions' spans (written by the JVM) hang under it.
+ * A request whose traceparent is missing, invalid or not sampled (every phase
+ * of a run but the traced one) gets no trace: no span here, and no trace id in
+ * its Kafka record, so the JVM writes none either. Installed only when tracing
+ * is on.
  */
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { parseTraceparent, type Span } from "@sfbench/core";
+import { sampledTraceparent, type Span } from "@sfbench/core";
 
 export interface LineSink {
   write(chunk: string): unknown;
@@ -42,7 +45,7 @@ const hexId = (bytes: number) => randomBytes(bytes).toString("hex");
 export interface GatewayTrace {
   traceId: string;
   spanId: string;
-  parentId: string | null;
+  parentId: string;
   start: number;
   key: string | undefined;
 }
@@ -54,7 +57,7 @@ export interface RouteTrace {
 
 const traces = new WeakMap<FastifyRequest, GatewayTrace>();
 
-/** The request's trace (undefined when tracing is off or the route is not traced); `key` names the entity for the span. */
+/** The request's trace (undefined when tracing is off, the request is not sampled or the route is not traced); `key` names the entity for the span. */
 export function traceOf(request: FastifyRequest, key?: string): GatewayTrace | undefined {
   const trace = traces.get(request);
   if (trace && key !== undefined) trace.key = key;
@@ -66,11 +69,12 @@ export function installTracing(app: FastifyInstance, writer: SpanWriter): void {
     const route = request.routeOptions.config as Partial<RouteTrace>;
     if (!route.op) return;
     const header = request.headers.traceparent;
-    const parent = parseTraceparent(typeof header === "string" ? header : undefined);
+    const parent = sampledTraceparent(typeof header === "string" ? header : undefined);
+    if (!parent) return;
     const { id } = (request.params ?? {}) as { id?: unknown };
     traces.set(request, {
-      traceId: parent?.traceId ?? hexId(16),
-      parentId: parent?.parentId ?? null,
+      traceId: parent.traceId,
+      parentId: parent.parentId,
       spanId: hexId(8),
       start: nowMicros(),
       key: typeof id === "string" ? id : undefined,

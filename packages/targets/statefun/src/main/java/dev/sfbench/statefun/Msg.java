@@ -10,7 +10,10 @@ import java.util.ArrayList;
  *
  * <p>{@code corr} is the gateway's correlation id: the function that finishes a
  * request sends a {@link Reply} with it to the egress. {@code traceId} and
- * {@code parentSpan} carry the request's trace (SPEC 3) from message to message.
+ * {@code parentSpan} carry the request's trace (SPEC 3) from message to message;
+ * both are absent (null) for a request the gateway does not trace (tracing off,
+ * or a traceparent that is missing or not sampled), and so are they in every
+ * message that request causes.
  */
 public class Msg {
   public String type;

@@ -11,10 +11,13 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Function spans (SPEC 3): one JSON line on stdout per function invocation of
- * a traced request, when SFBENCH_TRACE=1. Lines are queued and written by one
- * daemon thread every few milliseconds, each batch in one write() of complete
- * lines, so they never interleave mid-line with the gateway's lines in the
- * same log file.
+ * a traced request, when SFBENCH_TRACE=1. A request is traced when the
+ * gateway put a trace id into it, which it does only for a sampled
+ * traceparent (the run's traced phase); the messages of any other request
+ * carry none and cost no span and no clock reads here. Lines are queued and
+ * written by one daemon thread every few milliseconds, each batch in one
+ * write() of complete lines, so they never interleave mid-line with the
+ * gateway's lines in the same log file.
  */
 public final class Spans {
   private Spans() {}
@@ -46,9 +49,14 @@ public final class Spans {
     return String.format("%016x", ThreadLocalRandom.current().nextLong());
   }
 
+  /** Whether {@code m} belongs to a traced request: tracing is on and the message carries a trace id (an empty one is none). */
+  public static boolean traced(Msg m) {
+    return enabled && m.traceId != null && !m.traceId.isEmpty();
+  }
+
   /** Records one function span of the request {@code m} from start to end (epoch microseconds), if tracing is on and the request is traced. */
   public static void function(Msg m, String entity, String key, long start, long end) {
-    if (!enabled || m.traceId == null) return;
+    if (!traced(m)) return;
     ObjectNode span = Json.object();
     span.put("sfbench", "span");
     span.put("traceId", m.traceId);

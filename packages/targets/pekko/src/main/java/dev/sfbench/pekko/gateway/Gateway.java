@@ -13,8 +13,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
@@ -22,12 +20,11 @@ import org.apache.pekko.stream.Materializer;
 
 /**
  * The pekko-http gateway: matches a route, checks the ids in the path, reads
- * the body, opens the gateway span (SPEC 3) and turns the entity's Reply into
- * the HTTP answer. An ask that gets no answer in time is 503 unavailable (a
- * member is gone and its shards are not yet moved).
+ * the body, opens the gateway span of a sampled request (SPEC 3) and turns
+ * the entity's Reply into the HTTP answer. An ask that gets no answer in time
+ * is 503 unavailable (a member is gone and its shards are not yet moved).
  */
 public final class Gateway {
-  private static final Pattern TRACEPARENT = Pattern.compile("^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$");
   private static final long BODY_READ_MS = 10_000;
   private final List<Route> routes;
   private final Materializer materializer;
@@ -66,28 +63,16 @@ public final class Gateway {
     }
     final Route matched = route;
     final List<String> pathIds = ids;
-    String traceId = null;
-    String parentId = null;
-    Trace trace = null;
     long start = Spans.nowMicros();
-    var header = req.getHeader("traceparent");
-    if (Spans.enabled() && header.isPresent()) {
-      Matcher m = TRACEPARENT.matcher(header.get().value().trim());
-      if (m.matches()) {
-        traceId = m.group(1);
-        parentId = m.group(2);
-        trace = new Trace(traceId, Spans.newSpanId());
-      }
-    }
-    final Trace t = trace;
-    final String tid = traceId;
-    final String pid = parentId;
+    // only a sampled request is traced: an unsampled one (every phase but the traced one) gives the entities no trace
+    final Spans.Traceparent parent = Spans.enabled() ? req.getHeader("traceparent").map(h -> Spans.sampledTraceparent(h.value())).orElse(null) : null;
+    final Trace t = parent == null ? null : new Trace(parent.traceId(), Spans.newSpanId());
     return req.entity().toStrict(BODY_READ_MS, materializer).thenCompose(strict -> {
       String body = strict.getData().decodeString(StandardCharsets.UTF_8);
       for (String id : pathIds) Validate.id("id", id);
       return matched.handler().apply(new Request(pathIds, req.getUri().query(), body, t));
     }).handle((reply, failure) -> {
-      if (t != null) Spans.write(tid, t.parentId(), pid, "gateway", matched.entity(), matched.op(), pathIds.isEmpty() ? null : pathIds.get(0), start, Spans.nowMicros());
+      if (t != null) Spans.write(t.traceId(), t.parentId(), parent.parentId(), "gateway", matched.entity(), matched.op(), pathIds.isEmpty() ? null : pathIds.get(0), start, Spans.nowMicros());
       if (failure == null) return answer(reply);
       Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
       if (cause instanceof BadRequest) return error(400, "bad-request", cause.getMessage());

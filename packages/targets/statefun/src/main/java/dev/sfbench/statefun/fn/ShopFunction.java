@@ -31,12 +31,17 @@ public abstract class ShopFunction implements StatefulFunction {
   @Override
   public final void invoke(Context context, Object input) {
     Msg m = (Msg) input;
+    // an untraced request (tracing off, or not sampled) reads no clock and writes no span
+    if (entity == null || !Spans.traced(m)) {
+      handle(context, m);
+      return;
+    }
     long[] answered = ANSWERED.get();
     answered[0] = 0;
     long start = Spans.now();
     handle(context, m);
     long end = answered[0] != 0 ? answered[0] : Spans.now();
-    if (entity != null) Spans.function(m, entity, context.self().id(), start, end);
+    Spans.function(m, entity, context.self().id(), start, end);
   }
 
   protected abstract void handle(Context c, Msg m);
@@ -44,7 +49,7 @@ public abstract class ShopFunction implements StatefulFunction {
   /** Sends the request's answer to the egress (only messages that carry a correlation id have one). */
   protected static void answer(Context c, Msg m, int status, String body) {
     if (m.corr == null) return;
-    ANSWERED.get()[0] = Spans.now();
+    if (Spans.traced(m)) ANSWERED.get()[0] = Spans.now();
     c.send(Ids.REPLIES, new Reply(m.corr, status, body));
   }
 
