@@ -10,6 +10,8 @@ import (
 )
 
 // TraceLink is the trace context a call carries: the W3C trace id and the span that made the call.
+// Only calls of a sampled request carry one (SPEC 3); the others leave Call.Trace nil, so it is
+// left out of the message and the actor that runs the call writes no span and passes none on.
 type TraceLink struct {
 	TraceID  string `json:"t"`
 	ParentID string `json:"p"`

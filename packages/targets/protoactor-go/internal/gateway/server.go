@@ -161,6 +161,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	r := &request{ids: ids, query: req.URL.Query(), body: body}
+	// an unsampled request (gw nil) passes no trace on: its calls write no spans
 	if gw != nil {
 		r.trace = &grains.TraceLink{TraceID: gw.TraceID, ParentID: gw.SpanID}
 	}
