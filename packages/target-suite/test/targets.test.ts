@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatFailure, runConformance } from "@sfbench/conformance";
-import { CheckoutResult, manifestDigest, parseManifestText, parseResult } from "@sfbench/core";
-import { aliveCheck, runBenchmark } from "@sfbench/engine";
+import { CheckoutResult, manifestDigest, parseManifestText, parseResult, parseSpanLine } from "@sfbench/core";
+import { aliveCheck, readAuditRecords, runBenchmark } from "@sfbench/engine";
 import {
   costPids,
   ensureBuilt,
@@ -149,6 +149,16 @@ for (const [index, bundled] of catalogue.entries()) {
       expect(cell.maxThroughput).toBeDefined();
       expect(cell.cost!.targetCpuSeconds).toBeGreaterThan(0);
       if (tracing) {
+        // the knee search and the stable phase sent unsampled requests: none of theirs wrote a span (SPEC 3), the traced phase's did
+        const logs = [target.log, ...nodeLogs(name)].filter((f, i, all) => all.indexOf(f) === i);
+        const spanTraces = new Set(logs.flatMap((f) => readFileSync(f, "utf8").split("\n")).flatMap((line) => parseSpanLine(line)?.traceId ?? []));
+        const recordsOf = async (part: string) =>
+          (await readAuditRecords(join(doc.rawData.dir, `checkout-uniform-${part}.console.log`))).checkouts.flatMap((c) => c.traceId ?? []);
+        const stableIds = await recordsOf("stable");
+        expect(stableIds.length).toBeGreaterThan(0);
+        expect(stableIds.filter((id) => spanTraces.has(id))).toEqual([]);
+        expect((await recordsOf("traced")).some((id) => spanTraces.has(id))).toBe(true);
+        expect(cell.traced!.offeredRate).toBe(cell.stable!.offeredRate);
         const breakdown = cell.breakdown as { overall?: { functionMs: Record<string, number>; count: number } };
         expect(breakdown.overall!.count).toBeGreaterThan(0);
         // which entities' time shows depends on the system's design (a saga in the cart or in the order): some, not which
