@@ -10,7 +10,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { chown, rm, writeFile } from "node:fs/promises";
+import { chown, open, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { RunAs } from "./postgres-user.ts";
 
@@ -29,13 +29,34 @@ export function serverUrl(dir: string, host: string, port: number, database: str
 }
 
 /**
+ * Writes the password file and fsyncs it and its directory: initdb makes the
+ * cluster durable, and a password lost to a machine crash (only the page cache
+ * had it) would lock sfbench out of a data directory that survived it.
+ */
+async function writeDurably(file: string, text: string): Promise<void> {
+  const handle = await open(file, "w", 0o600);
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  const dir = await open(path.dirname(file), "r");
+  try {
+    await dir.sync();
+  } finally {
+    await dir.close();
+  }
+}
+
+/**
  * initdb's arguments for a server that asks for a password: a new one is
  * made and kept in `<dir>/password`; initdb reads it from a file of its own
  * (owned by the user initdb runs as), removed by the returned function.
  */
 export async function passwordInit(dir: string, user: RunAs | undefined): Promise<{ args: string[]; done: () => Promise<void> }> {
   const password = randomBytes(24).toString("base64url");
-  await writeFile(passwordFile(dir), `${password}\n`, { mode: 0o600 });
+  await writeDurably(passwordFile(dir), `${password}\n`);
   const pwfile = path.join(dir, `.initdb-password-${process.pid}`);
   await writeFile(pwfile, `${password}\n`, { mode: 0o600 });
   if (user) await chown(pwfile, user.uid, user.gid);
