@@ -166,6 +166,34 @@ for (const [index, bundled] of catalogue.entries()) {
       }
     });
 
+    it.skipIf(!tracing)(
+      "writes no span for a checkout whose traceparent is unsampled or missing, in its gateway or in anything the checkout causes",
+      async () => {
+        const target = running();
+        const spanLines = () =>
+          [target.log, ...nodeLogs(name)]
+            .filter((f, i, all) => all.indexOf(f) === i)
+            .flatMap((f) => readFileSync(f, "utf8").split("\n"))
+            .filter((line) => parseSpanLine(line) !== null).length;
+        const s = shopper(target.url);
+        const a = await s.product(5, 10);
+        const b = await s.product(7, 10);
+        const userId = await s.user(100);
+        const unsampled = await s.cart({ [a]: 1, [b]: 2 });
+        const bare = await s.cart({ [a]: 1, [b]: 1 });
+        const before = spanLines();
+        // a checkout of a phase that ranks the target (flags -00), and one without a traceparent
+        expect((await s.checkout(unsampled, userId, { traceparent: "00-2cf7651916cd43dd8448eb211c80319e-b7ad6b7169203333-00" })).status).toBe(200);
+        expect((await s.checkout(bare, userId)).status).toBe(200);
+        // co-purchase counts land after the answers: once both directions show, all the checkouts caused has run
+        await eventually(async () => expect((await call(target.url, "GET", `/products/${a}/freq-items`)).body).toEqual([b]));
+        await eventually(async () => expect((await call(target.url, "GET", `/products/${b}/freq-items`)).body).toEqual([a]));
+        // then every span writer's flush (tens of milliseconds at most) and the log's copy
+        await new Promise((r) => setTimeout(r, 500));
+        expect(spanLines()).toBe(before);
+      },
+    );
+
     it("keeps every answered write through kill -9 of the whole target and a restart on the same data", async () => {
       const before = running();
       const s = shopper(before.url);

@@ -10,16 +10,11 @@ import { nodeLogs } from "@sfbench/provider-local";
 
 export const TARGET = "pekko";
 
-/** Every span line in the logs of every node of the running target. */
-export function allSpans(): Span[] {
+/** The span lines of one trace in the logs of every node of the running target. */
+export function spansOf(traceId: string): Span[] {
   return nodeLogs(TARGET)
     .filter((f) => existsSync(f))
     .flatMap((f) => readFileSync(f, "utf8").split("\n"))
     .map(parseSpanLine)
-    .filter((s): s is Span => s !== null);
-}
-
-/** The span lines of one trace in the logs of every node of the running target. */
-export function spansOf(traceId: string): Span[] {
-  return allSpans().filter((s) => s.traceId === traceId);
+    .filter((s): s is Span => s !== null && s.traceId === traceId);
 }

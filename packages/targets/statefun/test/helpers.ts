@@ -9,17 +9,12 @@ import { parseSpanLine, type Span } from "@sfbench/core";
 
 export const TARGET = "statefun";
 
-/** Every span line in the target's log (the gateway's and the JVM's). */
-export function allSpans(logFile: string): Span[] {
+/** The span lines of one trace in the target's log (the gateway's and the JVM's). */
+export function spansOf(logFile: string, traceId: string): Span[] {
   return readFileSync(logFile, "utf8")
     .split("\n")
     .map(parseSpanLine)
-    .filter((s): s is Span => s !== null);
-}
-
-/** The span lines of one trace in the target's log. */
-export function spansOf(logFile: string, traceId: string): Span[] {
-  return allSpans(logFile).filter((s) => s.traceId === traceId);
+    .filter((s): s is Span => s !== null && s.traceId === traceId);
 }
 
 /** The pid of the launcher's child whose command line contains `needle` (the JVM: "dev.sfbench.statefun.Main"). */

@@ -2,8 +2,7 @@
  * What is StateFun's own in the target as a run sees it (the conformance
  * suite, a quick cell and kill -9 of the whole target are
  * @sfbench/target-suite's): how target.json builds it, span lines through the
- * JVM (of sampled requests only), and requests the job does not answer (504
- * no-answer, counted on /stats).
+ * JVM, and requests the job does not answer (504 no-answer, counted on /stats).
  */
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +10,7 @@ import { startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-l
 import { findTarget } from "@sfbench/catalogue";
 import { readStat } from "@sfbench/engine";
 import { call, eventually, locSide, shopper, sourceFiles } from "@sfbench/target-suite";
-import { allSpans, childPid, spansOf, TARGET } from "./helpers.ts";
+import { childPid, spansOf, TARGET } from "./helpers.ts";
 
 describe("target.json", () => {
   const { manifest } = findTarget(TARGET);
@@ -48,22 +47,10 @@ describe("statefun through provider-local", () => {
     await stopTarget(TARGET);
   });
 
-  it("writes a gateway span and function spans of every hop of a sampled checkout under the caller's trace, and none of an unsampled one", async () => {
+  it("writes a gateway span and function spans of every hop of a checkout under the caller's trace", async () => {
     const s = shopper(target.url);
     const p1 = await s.product(2, 10);
     const p2 = await s.product(3, 10);
-    // SPEC 3: a traceparent flagged not sampled (-00, every phase but the traced one) and none at all write no span
-    const unsampledTraceId = "5ce03b4688c45eb7b4df03a1f1f5847f";
-    const untraced: Record<string, string>[] = [{ traceparent: `00-${unsampledTraceId}-11f178bb1cba03c8-00` }, {}];
-    const untracedKeys = new Set<string>();
-    for (const headers of untraced) {
-      const u = await s.user(100);
-      const c = await s.cart({ [p1]: 1, [p2]: 2 });
-      untracedKeys.add(u).add(c);
-      const done = await s.checkout(c, u, headers);
-      expect(done.status).toBe(200);
-      expect(done.body).toMatchObject({ total: 8 });
-    }
     const user = await s.user(100);
     const cart = await s.cart({ [p1]: 1, [p2]: 2 });
     const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -107,15 +94,6 @@ describe("statefun through provider-local", () => {
       expect(span.start).toBeGreaterThanOrEqual(gateway[0]!.start);
       expect(span.end).toBeLessThanOrEqual(gateway[0]!.end);
     }
-
-    // the untraced checkouts finished before the sampled one began; the JVM writes its spans every few
-    // milliseconds, so a line of theirs would be in the log well within this wait
-    await new Promise((r) => setTimeout(r, 500));
-    const all = allSpans(target.log);
-    expect(all.filter((x) => x.traceId === unsampledTraceId)).toEqual([]);
-    expect(all.filter((x) => x.key !== undefined && untracedKeys.has(x.key))).toEqual([]);
-    // every request of this file so far but the sampled checkout came without a sampled traceparent
-    expect(all.filter((x) => x.traceId !== traceId)).toEqual([]);
   });
 
   it("answers 504 no-answer when the job does not answer in time, counts it, and counts the late answer", { timeout: 60_000 }, async () => {
