@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatFailure, runConformance } from "@sfbench/conformance";
-import { CheckoutResult, manifestDigest, parseManifestText, parseResult, parseSpanLine } from "@sfbench/core";
+import { CheckoutResult, manifestDigest, parseManifestText, parseResult, parseSpanLine, type Span } from "@sfbench/core";
 import { aliveCheck, readAuditRecords, runBenchmark } from "@sfbench/engine";
 import {
   costPids,
@@ -48,6 +48,14 @@ if (catalogueError) {
 }
 
 const selected = selectTargets(catalogue.map((t) => t.name));
+
+/** Every span line the running target has written so far, in its log and its other nodes' logs. */
+function spansIn(target: StartedTarget, name: string): Span[] {
+  return [target.log, ...nodeLogs(name)]
+    .filter((f, i, all) => all.indexOf(f) === i)
+    .flatMap((f) => readFileSync(f, "utf8").split("\n"))
+    .flatMap((line) => parseSpanLine(line) ?? []);
+}
 
 for (const [index, bundled] of catalogue.entries()) {
   if (!selected.includes(bundled.name)) continue;
@@ -150,8 +158,7 @@ for (const [index, bundled] of catalogue.entries()) {
       expect(cell.cost!.targetCpuSeconds).toBeGreaterThan(0);
       if (tracing) {
         // the knee search and the stable phase sent unsampled requests: none of theirs wrote a span (SPEC 3), the traced phase's did
-        const logs = [target.log, ...nodeLogs(name)].filter((f, i, all) => all.indexOf(f) === i);
-        const spanTraces = new Set(logs.flatMap((f) => readFileSync(f, "utf8").split("\n")).flatMap((line) => parseSpanLine(line)?.traceId ?? []));
+        const spanTraces = new Set(spansIn(target, name).map((span) => span.traceId));
         const recordsOf = async (part: string) =>
           (await readAuditRecords(join(doc.rawData.dir, `checkout-uniform-${part}.console.log`))).checkouts.flatMap((c) => c.traceId ?? []);
         const stableIds = await recordsOf("stable");
@@ -170,11 +177,7 @@ for (const [index, bundled] of catalogue.entries()) {
       "writes no span for a checkout whose traceparent is unsampled or missing, in its gateway or in anything the checkout causes",
       async () => {
         const target = running();
-        const spanLines = () =>
-          [target.log, ...nodeLogs(name)]
-            .filter((f, i, all) => all.indexOf(f) === i)
-            .flatMap((f) => readFileSync(f, "utf8").split("\n"))
-            .filter((line) => parseSpanLine(line) !== null).length;
+        const spanLines = () => spansIn(target, name).length;
         const s = shopper(target.url);
         const a = await s.product(5, 10);
         const b = await s.product(7, 10);
