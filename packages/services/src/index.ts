@@ -10,7 +10,7 @@ export { chromiumPath } from "./chromium.ts";
 export { paths, ports } from "./env.ts";
 export { withLock } from "./lock.ts";
 export { k6Path } from "./k6.ts";
-export { lossyfsPath, mountLossy, type LossyMount } from "./lossyfs.ts";
+export { lossyfsPath, mountedAt, mountLossy, type LossyMount } from "./lossyfs.ts";
 export { pythonToolDir, pythonToolPath, SCHEMATHESIS, schemathesisPath, type PythonTool } from "./python-tools.ts";
 export { kafkaBrokers } from "./kafka.ts";
 export { ephemeralLow, exited, freePort, isAlive, portFree, statFields, threadsLeft } from "./process.ts";

@@ -14,9 +14,9 @@
  * holds them to the same quota instead (server-disk.ts).
  */
 import { existsSync, mkdirSync, realpathSync, rmSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { TargetError } from "@sfbench/catalogue";
+import { mountedAt } from "@sfbench/services";
 import { hostCommand } from "./host-command.ts";
 
 /** The quota when SFBENCH_RUN_DISK_MIB does not say: room for any bundled target's state at the thesis profile. */
@@ -34,11 +34,9 @@ export function runDiskMib(value = process.env.SFBENCH_RUN_DISK_MIB): number {
 const run = (command: string, args: string[]) =>
   hostCommand(command, args, { timeoutMs: 120_000, neededFor: "a run's disk cannot be made without it", fail: (message) => new TargetError(message) });
 
-/** Whether `dir` is a mount point now (/proc/self/mountinfo's fifth field). */
+/** Whether `dir` is a mount point now (services' reading of /proc/self/mountinfo, on its real path). */
 export async function isMounted(dir: string): Promise<boolean> {
-  const info = await readFile("/proc/self/mountinfo", "utf8");
-  const real = realpathSync(dir);
-  return info.split("\n").some((l) => l.split(" ")[4] === real);
+  return mountedAt(realpathSync(dir));
 }
 
 /**
