@@ -1,6 +1,6 @@
 /** The run page's setup line: where generator and target ran, and what the target's storage promised. */
 import { describe, expect, it } from "vitest";
-import { fmtSetup } from "../src/shared/format.ts";
+import { fmtPopulatedState, fmtSetup } from "../src/shared/format.ts";
 
 describe("a run's setup, next to its numbers", () => {
   it("names the CPU split and the target's own PostgreSQL settings", () => {
@@ -40,5 +40,13 @@ describe("a run's setup, next to its numbers", () => {
 
   it("says nothing of a split for a cluster run, whose runners have nodes of their own", () => {
     expect(fmtSetup({ kind: "kubernetes", cores: 8 })).toEqual([]);
+  });
+
+  it("says which populated state a campaign trial started on, and that it seeded nothing itself", () => {
+    const state = { buildId: "0c1d2e3f-0000-4000-8000-000000000000", builtAt: "2026-12-03T11:51:00.123Z", products: 5000, buildS: 754.2, bytes: 96 * 2 ** 20 };
+    expect(fmtPopulatedState({ ...state, populate: 20000 })).toBe(
+      "a copy of the campaign's populated state 0c1d2e3f (5,000 products and 20,000 populate checkouts, 96 MiB), built once at 2026-12-03 11:51 UTC in 754 s; the trial seeded nothing itself",
+    );
+    expect(fmtPopulatedState(state)).toMatch(/^a copy of the campaign's populated state 0c1d2e3f \(5,000 products, 96 MiB\)/);
   });
 });

@@ -8,7 +8,7 @@
  * campaign of one target.
  */
 import { randomUUID } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import {
   CAMPAIGN_SCHEMA_VERSION,
@@ -21,6 +21,7 @@ import {
   repeatBusy,
   type CampaignDocument,
   type CampaignTrial,
+  type PopulatedState,
   type ResultDocument,
   type TrialFigures,
 } from "@sfbench/core";
@@ -30,7 +31,7 @@ import { paths } from "@sfbench/services";
 import { failedRunDocument, interleavedRounds, writeResult } from "@sfbench/engine";
 import { campaignTable } from "./campaign-table.ts";
 import { note } from "./progress.ts";
-import { runOnce, type RunOnceOptions } from "./run-once.ts";
+import { buildPopulatedOnce, runOnce, type RunOnceOptions } from "./run-once.ts";
 
 import { bundledName } from "./campaign-limits.ts";
 
@@ -52,6 +53,12 @@ export interface CampaignOptions {
   targetsRoot?: string;
   /** the image each `NAME@image` entry of `targets` runs from (built before the first round) */
   images?: Record<string, string>;
+  /**
+   * Every trial seeds (and populates) its own target instead of starting from
+   * a copy of the populated state built once per target before the first
+   * round (default: the copy, with more than one trial).
+   */
+  seedEachTrial?: boolean;
 }
 
 export interface CampaignOutcome {
@@ -99,13 +106,19 @@ export async function campaign(opts: CampaignOptions): Promise<CampaignOutcome> 
   note(
     `campaign ${campaignId}: ${opts.targets.join(", ")}, ${opts.trials} round${opts.trials === 1 ? "" : "s"} (order seed ${opts.orderSeed}), documents in ${dir}`,
   );
+  // the copies of the targets' data are scratch: the build's records stay in its raw data, the copies go when the campaign ends
+  const statesDir = join(paths.home, "populated", campaignId);
+  const populated: PopulatedStates = [];
   try {
+    // the throughput experiment's cells start on the catalogue (the others seed what they need themselves)
+    if (!opts.seedEachTrial && opts.trials > 1 && opts.run.experiment === "throughput") populated.push(...(await buildStates(opts, statesDir)));
     for (const { round, order } of rounds) {
       for (const target of order) {
         for (let attempt = 1; ; attempt++) {
           note(`campaign: round ${round} of ${opts.trials}: ${target}${attempt > 1 ? ` (attempt ${attempt}: the last one was busy)` : ""}`);
           const tag = { campaignId, trial: round, round, attempt };
-          const { doc, file } = await oneTrial(opts, target, dir, tag);
+          const state = populated.find((p) => p.target === target)?.built;
+          const { doc, file } = await oneTrial(opts, target, dir, tag, state);
           docs.set(doc.runId, doc);
           const busy = doc.noise?.busy === true;
           const repeat = repeatBusy(doc, attempt, opts.busyRepeats);
@@ -129,8 +142,19 @@ export async function campaign(opts: CampaignOptions): Promise<CampaignOutcome> 
     }
   } catch (e) {
     error = (e as Error).message;
+  } finally {
+    rmSync(statesDir, { recursive: true, force: true });
   }
-  const doc = campaignDocument(opts, { campaignId, startedAt, rounds, trials, docs, busyRepeated, error });
+  const doc = campaignDocument(opts, {
+    campaignId,
+    startedAt,
+    rounds,
+    trials,
+    docs,
+    busyRepeated,
+    error,
+    populatedStates: populated.map(({ target, built, reason }) => ({ target, ...(built ? { state: built.state } : {}), ...(reason ? { reason } : {}) })),
+  });
   const parsed = parseCampaign(doc);
   if (!parsed.ok) throw new Error(`the campaign document does not validate (a bug): ${parsed.errors.slice(0, 5).join("; ")}`);
   const file = join(dir, "campaign.json");
@@ -145,25 +169,58 @@ export function trialNotes(doc: Pick<ResultDocument, "error" | "cells">): string
   return doc.cells.flatMap((c) => (c.valid ? [] : [`${cellName(c)}: ${c.invalidReason ?? "invalid"}`]));
 }
 
-/** One trial: a fresh run of the target; a target that did not even start still gets a failed document, tagged. */
+type PopulatedStates = { target: string; built?: NonNullable<RunOnceOptions["populated"]>; reason?: string }[];
+
+/** What a trial (or a populated state's build) of `target` runs as: the campaign's run options for it. */
+function trialOptions(opts: CampaignOptions, target: string, resultsDir: string): RunOnceOptions {
+  const image = opts.images?.[target];
+  if (target !== bundledName(target) && !image) throw new Error(`${target}: no image was built for it`);
+  return {
+    ...opts.run,
+    target: bundledName(target),
+    ...(image ? { image, machine: defaultMachineClass() } : {}),
+    resultsDir,
+    ...(opts.nodes !== undefined ? { nodes: opts.nodes } : {}),
+    ...(opts.targetsRoot ? { targetsRoot: opts.targetsRoot } : {}),
+  };
+}
+
+/**
+ * The populated state of every target, built once before the first round
+ * (docs/running.md, "The populated state"): a target whose state cannot be
+ * built (its provider cannot copy data, its build failed) has a reason, and
+ * its trials seed and populate their own.
+ */
+async function buildStates(opts: CampaignOptions, statesDir: string): Promise<PopulatedStates> {
+  const out: PopulatedStates = [];
+  for (const target of opts.targets) {
+    const dir = join(statesDir, target);
+    note(`campaign: building ${target}'s populated state once for its ${opts.trials} trials`);
+    try {
+      const state: PopulatedState = await buildPopulatedOnce(trialOptions(opts, target, statesDir), dir);
+      note(
+        `campaign: ${target}'s populated state ${state.buildId.slice(0, 8)}: built in ${state.buildS.toFixed(0)} s, ${(state.bytes / 2 ** 20).toFixed(0)} MiB`,
+      );
+      out.push({ target, built: { restore: dir, state } });
+    } catch (e) {
+      if (!(e instanceof Error)) throw e;
+      note(`campaign: ${target} has no populated state (its trials seed their own): ${e.message}`);
+      out.push({ target, reason: e.message });
+    }
+  }
+  return out;
+}
+
+/** One trial: a fresh run of the target (on its populated state, when it has one); a target that did not even start still gets a failed document, tagged. */
 async function oneTrial(
   opts: CampaignOptions,
   target: string,
   dir: string,
   tag: NonNullable<RunOnceOptions["campaign"]>,
+  populated: RunOnceOptions["populated"],
 ): Promise<{ doc: ResultDocument; file: string }> {
   try {
-    const image = opts.images?.[target];
-    if (target !== bundledName(target) && !image) throw new Error(`${target}: no image was built for it`);
-    const r = await runOnce({
-      ...opts.run,
-      target: bundledName(target),
-      ...(image ? { image, machine: defaultMachineClass() } : {}),
-      resultsDir: dir,
-      campaign: tag,
-      ...(opts.nodes !== undefined ? { nodes: opts.nodes } : {}),
-      ...(opts.targetsRoot ? { targetsRoot: opts.targetsRoot } : {}),
-    });
+    const r = await runOnce({ ...trialOptions(opts, target, dir), campaign: tag, ...(populated ? { populated } : {}) });
     if (r.doc && r.file) return { doc: r.doc, file: r.file };
     if (r.file) return { doc: readDocument(r.file), file: r.file };
     throw new Error("the run wrote no result document");
@@ -206,6 +263,7 @@ export function campaignDocument(
     docs: Map<string, ResultDocument>;
     busyRepeated: number;
     error?: string;
+    populatedStates?: CampaignDocument["populatedStates"];
   },
 ): CampaignDocument {
   const counted = c.trials.filter((t) => t.counted);
@@ -260,6 +318,7 @@ export function campaignDocument(
     },
     rounds: c.rounds,
     trials: c.trials,
+    ...(c.populatedStates?.length ? { populatedStates: c.populatedStates } : {}),
     statistics,
     tieGroups: cellTieGroups(opts.run.cells, statistics),
   };

@@ -15,6 +15,7 @@ import {
   type CellChoice,
   type Experiment,
   type Profile,
+  type PopulatedState,
   type ProgressEvent,
   type ResultDocument,
   type RunParameters,
@@ -28,7 +29,7 @@ import { kubePlayProvider } from "@sfbench/provider-kubernetes";
 import { localTargetProvider } from "@sfbench/provider-local";
 import { findTarget } from "@sfbench/catalogue";
 import { kafkaBrokers, paths } from "@sfbench/services";
-import { measureTarget, nodesToStart, type MeasuredNodeCount, type ProfileSettings } from "@sfbench/engine";
+import { buildPopulated, measureTarget, nodesToStart, type MeasuredNodeCount, type MeasurePlan, type ProfileSettings } from "@sfbench/engine";
 import { borrowForCommand } from "./borrowed.ts";
 import { readManifest } from "./manifest-file.ts";
 import { note } from "./progress.ts";
@@ -63,6 +64,8 @@ export interface RunOnceOptions {
   targetsRoot?: string;
   /** changes to the profile's settings (tests of the campaign machinery, as bench:profiles does); they show in each cell's parameters */
   settings?: Partial<ProfileSettings>;
+  /** start the target on this populated state (built by buildPopulatedOnce) instead of seeding it */
+  populated?: { restore: string; state: PopulatedState };
 }
 
 export interface RunOnceOutcome {
@@ -102,11 +105,10 @@ function chooseProvider(
   return { provider, manifest, target, ...(nodes !== undefined ? { nodes } : {}) };
 }
 
-export async function runOnce(o: RunOnceOptions): Promise<RunOnceOutcome> {
-  const runId = randomUUID();
-  const { provider, manifest, target } = chooseProvider(o, runId);
-  const live = new LiveLine();
-  const outcome = await measureTarget(provider, {
+/** The harness's plan for these options (a trial's and a populated state's build alike). */
+function planOf(o: RunOnceOptions, runId: string, chosen: ReturnType<typeof chooseProvider>, live: LiveLine): MeasurePlan {
+  const { manifest, target } = chosen;
+  return {
     runId,
     target,
     ...(manifest ? { manifest } : {}),
@@ -127,7 +129,14 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceOutcome> {
     ...(o.noTrace || o.kubePlay ? {} : { kafka: kafkaUp }),
     onNote: note,
     onProgress: (e: ProgressEvent) => live.update(e),
-  });
+  };
+}
+
+export async function runOnce(o: RunOnceOptions): Promise<RunOnceOutcome> {
+  const runId = randomUUID();
+  const chosen = chooseProvider(o, runId);
+  const live = new LiveLine();
+  const outcome = await measureTarget(chosen.provider, { ...planOf(o, runId, chosen, live), ...(o.populated ? { populated: o.populated } : {}) });
   live.done();
   if (outcome.status === "interrupted") return { code: 130 };
   if (outcome.status === "not-measured") {
@@ -140,6 +149,25 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceOutcome> {
     return { code: 1, doc: outcome.doc, file: outcome.file };
   }
   return reportRun(outcome, o.json);
+}
+
+/**
+ * The populated state of the target these options name, built into `dir`
+ * (campaign-run.ts builds one per target before the first round). Throws
+ * when its provider cannot copy a target's data, or the build failed.
+ */
+export async function buildPopulatedOnce(o: RunOnceOptions, dir: string): Promise<PopulatedState> {
+  const runId = randomUUID();
+  const chosen = chooseProvider(o, runId);
+  if (!chosen.provider.snapshot) throw new Error(`${chosen.provider.describe}: its provider cannot copy a target's data between starts`);
+  const live = new LiveLine();
+  try {
+    const state = await buildPopulated(chosen.provider, planOf(o, runId, chosen, live), dir);
+    if (!state) throw new Error("the build was interrupted");
+    return state;
+  } finally {
+    live.done();
+  }
 }
 
 /** A measured run as `sfbench run` prints it: its document (--json) or its summary table and files; exit 1 when it failed. */

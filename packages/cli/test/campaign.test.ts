@@ -2,16 +2,18 @@
  * A tiny campaign end to end: node-postgres under two names of its own (so it
  * never meets another run of node-postgres on this machine), two rounds,
  * real PostgreSQL and real k6, with the quick profile shortened further.
- * Checks the campaign document, the trials' documents and the statistics.
+ * Checks the campaign document, the trials' documents and the statistics,
+ * and that every trial started on a copy of its target's populated state,
+ * built once before the first round, and audited clean against its records.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { median, parseCampaign, parseResult, type CampaignDocument, type ResultDocument } from "@sfbench/core";
 import { findTarget } from "@sfbench/catalogue";
 import { k6Path, paths } from "@sfbench/services";
-import { PROFILE_SETTINGS } from "@sfbench/engine";
+import { PROFILE_SETTINGS, readAuditRecords } from "@sfbench/engine";
 import { campaign, type CampaignOutcome } from "../src/campaign-run.ts";
 import { campaignMarkdown, campaignTable } from "../src/campaign-table.ts";
 
@@ -55,13 +57,26 @@ describe("sfbench campaign over two targets, two rounds", () => {
       run: {
         cmd: "sfbench campaign",
         noTrace: true,
-        chosen: { workloads: ["checkout"], distributions: ["uniform"] },
-        cells: [{ workload: "checkout", distribution: "uniform" }],
+        chosen: { workloads: ["checkout", "analytics"], distributions: ["uniform"] },
+        cells: [
+          { workload: "checkout", distribution: "uniform" },
+          { workload: "analytics", distribution: "uniform" },
+        ],
         profile: "quick",
         experiment: "throughput",
         seed: 1,
         k6: await k6Path(),
-        settings: { products: 200, stepS: 2, stableS: 2, auditSample: 50, coPurchaseSample: 10, knee: { ...quick.knee, maxCoarseSteps: 2 } },
+        settings: {
+          products: 200,
+          populate: 300,
+          stepS: 2,
+          stableS: 2,
+          auditSample: 50,
+          coPurchaseSample: 10,
+          knee: { ...quick.knee, maxCoarseSteps: 2 },
+          // no warm-up load before the search: the campaign's machinery is what this test is about, `sfbench run`'s test has the procedure
+          procedure: { ...quick.procedure, warmupS: 0 },
+        },
       },
     });
     trials = outcome.doc.trials.map((t) => {
@@ -113,6 +128,30 @@ describe("sfbench campaign over two targets, two rounds", () => {
     }
     // the documents stay small enough to keep in git
     for (const t of outcome.doc.trials) expect(readFileSync(join(outcome.dir, t.document)).length).toBeLessThan(512 * 1024);
+  });
+
+  it("builds each target's populated state once, and starts every trial on a copy of it, audited against the build's records", async () => {
+    const states = outcome.doc.populatedStates!;
+    expect(states.map((s) => s.target).sort()).toEqual(TARGETS);
+    for (const { target, state, reason } of states) {
+      expect(reason, `${target}: ${reason}`).toBeUndefined();
+      expect(state).toMatchObject({ products: 200, populate: 300 });
+      expect(state!.bytes).toBeGreaterThan(1 << 20);
+      expect((await readAuditRecords(join(paths.home, "runs", state!.buildId, "populate.console.log"))).checkouts).toHaveLength(300);
+      for (const [i, t] of outcome.doc.trials.entries()) {
+        if (t.target !== target) continue;
+        const d = trials[i]!;
+        expect(d.populatedState).toEqual(state);
+        // the trial seeded and populated nothing itself: it holds the build's records, the audit's input
+        expect(d.rawData.files).toEqual(expect.arrayContaining(["seed.console.log", "populate.console.log"]));
+        expect(d.rawData.files).not.toContain("seed.csv.gz");
+        expect(d.rawData.files).not.toContain("populate.csv.gz");
+        // the audit found every product and every co-purchase the build and the trial wrote
+        for (const c of d.cells) expect(c.valid, `${target} ${c.workload}: ${c.invalidReason}`).toBe(true);
+      }
+    }
+    // the copies are scratch: gone with the campaign
+    expect(existsSync(join(paths.home, "populated", outcome.doc.campaignId))).toBe(false);
   });
 
   it("computes each target's statistics from its trials' knees, and the ratio to the reference by round", () => {

@@ -10,7 +10,7 @@
 import { z } from "zod";
 import { Distribution, Experiment, Profile, Workload } from "./contract.ts";
 import { Environment } from "./result.ts";
-import { Noise } from "./trial.ts";
+import { Noise, PopulatedState } from "./trial.ts";
 
 export const CAMPAIGN_SCHEMA_VERSION = 1;
 
@@ -102,6 +102,12 @@ export const CampaignDocument = z.strictObject({
   machine: Environment.pick({ kind: true, cpuModel: true, cores: true, memoryBytes: true, os: true, node: true, k6Version: true, gitSha: true }),
   rounds: z.array(z.strictObject({ round: positive, order: z.array(z.string().min(1)).min(1) })),
   trials: z.array(CampaignTrial),
+  /**
+   * per target: the populated state its trials started from, or why it has
+   * none (its provider cannot copy its data, or the build failed) and every
+   * trial seeded and populated on its own; absent in older campaigns
+   */
+  populatedStates: z.array(z.strictObject({ target: z.string().min(1), state: PopulatedState.optional(), reason: z.string().min(1).optional() })).optional(),
   statistics: z.array(CellStatistics),
   /** per cell: the targets by median, in groups whose intervals of the median overlap (tied) */
   tieGroups: z.array(z.strictObject({ workload: Workload, distribution: Distribution, groups: z.array(z.array(z.string().min(1))) })),

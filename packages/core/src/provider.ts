@@ -94,6 +94,16 @@ export interface TargetProvider {
    */
   start(opts: { trace: boolean; onProgress?: (message: string) => void; cores?: { list: string; count: number } }): Promise<RunningTarget>;
   stop(): Promise<void>;
+  /**
+   * Copies the stopped target's data into `dir` (a new folder): every data
+   * directory of the target and of its own servers (PostgreSQL, Kafka,
+   * Redis), as they were left by a clean stop. Resolves to the bytes copied.
+   * Absent: this provider cannot keep a target's data between starts, and
+   * every trial seeds and populates its own.
+   */
+  snapshot?(dir: string): Promise<number>;
+  /** Puts a snapshot's copy in place of the target's data: the next start starts on it instead of on empty data. */
+  restore?(dir: string): Promise<void>;
 }
 
 /**

@@ -11,7 +11,7 @@ import { z } from "zod";
 import { Distribution, EnvironmentKind, Profile, Workload } from "./contract.ts";
 import { MicroResult } from "./micro.ts";
 import { CostSource, FaultResult, ResilienceResults, ScaleUpResult } from "./resilience.ts";
-import { Noise, TrialTag } from "./trial.ts";
+import { Noise, PopulatedState, TrialTag } from "./trial.ts";
 
 /**
  * The version written now. 2 added `micro` (the microbenchmarks), `resilience`
@@ -394,6 +394,8 @@ export const ResultDocument = z
     rawData: z.strictObject({ dir: z.string().min(1), files: z.array(z.string().min(1)) }),
     /** the trial of a campaign this run was (sfbench run --trials, sfbench campaign); absent for a single run */
     campaign: TrialTag.optional(),
+    /** the campaign's populated state this trial started from (restored, not seeded or populated by the trial itself); absent: the run seeded its own */
+    populatedState: PopulatedState.optional(),
     /** how busy the machine was while the run measured (load average, steal, CPU outside the run); absent in older documents */
     noise: Noise.optional(),
   })

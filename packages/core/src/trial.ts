@@ -58,6 +58,28 @@ export const TrialTag = z.strictObject({
 export type TrialTag = z.infer<typeof TrialTag>;
 
 /**
+ * The populated state a campaign builds once per target (docs/running.md,
+ * "The populated state"): a fresh start of the target, verified, seeded and,
+ * when the campaign has an analytics cell, populated; then stopped and every
+ * data directory of it and its own servers copied while stopped. Each trial
+ * starts from a cold copy of it, and its result document names the build.
+ */
+export const PopulatedState = z.strictObject({
+  /** the build's id: its raw data (the seed's and populate's k6 output) is under runs/<buildId>/ */
+  buildId: z.uuid(),
+  builtAt: z.iso.datetime({ offset: true }),
+  /** products seeded */
+  products: z.number().int().positive(),
+  /** populate's checkouts; absent when no cell needed the co-purchase graph */
+  populate: z.number().int().positive().optional(),
+  /** how long the seed and the populate phase took, once, instead of once per trial */
+  buildS: z.number().nonnegative(),
+  /** the copy of the stopped target's data, in bytes */
+  bytes: z.number().int().nonnegative(),
+});
+export type PopulatedState = z.infer<typeof PopulatedState>;
+
+/**
  * Whether a trial's attempt is run again: it completed while the machine was
  * busy and repeats are left. A failed run is not repeated (a busy machine
  * does not make a target fail; its failure is the figure). The CLI's

@@ -86,3 +86,13 @@ export function fmtSetup(env: SetupFacts): string[] {
     );
   return out;
 }
+
+/**
+ * The data a campaign trial started on, when it was the campaign's populated
+ * state (restored, not seeded by the trial): which build, what it holds, and
+ * the setup time it saved.
+ */
+export function fmtPopulatedState(s: { buildId: string; builtAt: string; products: number; populate?: number; buildS: number; bytes: number }): string {
+  const holds = `${s.products.toLocaleString("en")} products${s.populate !== undefined ? ` and ${s.populate.toLocaleString("en")} populate checkouts` : ""}`;
+  return `a copy of the campaign's populated state ${s.buildId.slice(0, 8)} (${holds}, ${(s.bytes / 2 ** 20).toFixed(0)} MiB), built once at ${s.builtAt.slice(0, 16).replace("T", " ")} UTC in ${s.buildS.toFixed(0)} s; the trial seeded nothing itself`;
+}

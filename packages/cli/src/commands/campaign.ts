@@ -34,6 +34,10 @@ export const campaignFlags = {
   "busy-repeats": { type: "string", value: "N", help: `repeat a trial taken while the machine was busy at most N times, default ${BUSY_REPEATS}` },
   results: { type: "string", value: "DIR", help: "the campaign's folder goes under DIR/campaigns/, default results/" },
   "no-trace": { type: "boolean", help: "do not trace targets that support it" },
+  "seed-each-trial": {
+    type: "boolean",
+    help: "every trial seeds and populates its own target, instead of starting from a copy of the populated state built once per target",
+  },
   server: {
     type: "string",
     value: "URL",
@@ -83,6 +87,7 @@ export async function campaign(argv: string[]): Promise<number> {
     orderSeed,
     ...(values.reference ? { reference: values.reference } : {}),
     ...(Object.keys(images).length ? { images } : {}),
+    ...(values["seed-each-trial"] ? { seedEachTrial: true } : {}),
     resultsRoot: values.results ?? join(paths.root, "results"),
     run: { cmd, noTrace: Boolean(values["no-trace"]), chosen, cells: cellsOf(chosen), profile, experiment: "throughput", seed, k6 },
   });

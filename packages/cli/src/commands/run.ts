@@ -57,6 +57,10 @@ export const runFlags = {
   results: { type: "string", value: "DIR", help: "where result documents go, default results/" },
   json: { type: "boolean", help: "print the result document instead of the summary" },
   "no-trace": { type: "boolean", help: "do not trace a target that supports it (no latency breakdown)" },
+  "seed-each-trial": {
+    type: "boolean",
+    help: "with --trials: every trial seeds and populates its own target, instead of starting from a copy of the populated state built once",
+  },
   nodes: { type: "string", value: "N[,N...]", help: "run the target as N processes (target.json nodes); several counts: the scalability experiment" },
   trials: {
     type: "string",
@@ -133,6 +137,7 @@ export async function run(argv: string[]): Promise<number> {
       resultsRoot: resultsDir,
       run: base,
       ...(nodeCounts[0] !== undefined ? { nodes: nodeCounts[0] } : {}),
+      ...(values["seed-each-trial"] ? { seedEachTrial: true } : {}),
     });
   }
   if (nodeCounts.length <= 1) return (await once(nodeCounts[0])).code;

@@ -8,3 +8,4 @@ export * from "./run.ts";
 export * from "./environment.ts";
 export { maxVus, preVus } from "./load-step.ts";
 export * from "./measure.ts";
+export { needsPopulate } from "./setup.ts";

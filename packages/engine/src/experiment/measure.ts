@@ -17,6 +17,7 @@ import {
   type CellChoice,
   type Experiment,
   type Profile,
+  type PopulatedState,
   type ProgressEvent,
   type ResultDocument,
   type RunningTarget,
@@ -32,6 +33,9 @@ import { aliveCheck } from "./phase.ts";
 import type { ProfileSettings } from "./profiles.ts";
 import type { MeasuredNodeCount } from "../resilience/scalability.ts";
 import { failedRunDocument, runBenchmark, writeResult } from "./run.ts";
+import { buildPopulatedState } from "./setup.ts";
+import { PROFILE_SETTINGS } from "./profiles.ts";
+import { runK6 } from "./k6-runner.ts";
 
 /** the pipeline's stages before the measuring begins (core's list: provision, then verify) */
 export type BeforeMeasuring = (typeof PIPELINE_STAGES)[0] | (typeof PIPELINE_STAGES)[1];
@@ -57,6 +61,12 @@ export interface MeasurePlan {
   scalability?: { measured: MeasuredNodeCount[]; routing: "balancer" | "self" };
   campaign?: TrialTag;
   settings?: Partial<ProfileSettings>;
+  /**
+   * A campaign's populated state to start the target on (built by
+   * buildPopulated): the provider restores the copy in <restore>/data, and
+   * the run measures without seeding.
+   */
+  populated?: { restore: string; state: PopulatedState };
   /**
    * Kafka for the spans, when the target writes them: resolves to the brokers,
    * or rejects when Kafka cannot be had (the run goes on without a breakdown).
@@ -84,6 +94,15 @@ export type MeasureOutcome =
   /** the signal was aborted before the measuring began: nothing written, the caller ends the run */
   | { status: "interrupted"; stage: BeforeMeasuring };
 
+/** What the harness hands the step after verification: the started target and what the run learned before measuring. */
+interface Verified {
+  t: RunningTarget;
+  runId: string;
+  brokers: string[] | undefined;
+  microWanted: boolean;
+  microDeclared: boolean;
+}
+
 /** The node count a target starts as: the one asked for; an elastic target in the scale-up experiment starts as node 0 of 1. */
 export function nodesToStart(manifest: TargetManifest | undefined, experiment: Experiment, nodes: number | undefined): number | undefined {
   return nodes ?? (experiment === "scale-up" && manifest?.nodes?.elastic === true ? 1 : undefined);
@@ -99,11 +118,97 @@ export function verifyFailure(report: ConformanceReport): string {
 }
 
 export async function measureTarget(provider: TargetProvider, plan: MeasurePlan): Promise<MeasureOutcome> {
+  const restore = plan.populated;
+  if (restore && !provider.restore) throw new Error(`${provider.describe} cannot restore a target's data: no populated state`);
+  return harness(provider, plan, "document", async ({ t, runId, brokers, microWanted, microDeclared }) => {
+    const outcome = await runBenchmark({
+      runId,
+      target: plan.target,
+      baseUrl: t.url,
+      k6: plan.k6,
+      profile: plan.profile,
+      cells: plan.cells,
+      experiment: plan.experiment,
+      ...(microWanted ? { micro: { declared: microDeclared } } : {}),
+      ...(plan.manifest?.audit?.readsPerSecond ? { auditReadsPerSecond: plan.manifest.audit.readsPerSecond } : {}),
+      seed: plan.seed,
+      repoRoot: plan.repoRoot,
+      resultsDir: plan.resultsDir,
+      rawRoot: plan.rawRoot,
+      targetPids: () => t.pids(),
+      checkAlive: aliveCheck(() => t.exited()),
+      ...(t.control ? { control: t.control } : {}),
+      ...(t.generator ? { generator: t.generator } : {}),
+      ...(t.environment ? { place: t.environment } : {}),
+      ...(t.storage ? { storage: t.storage } : {}),
+      ...(brokers && t.log ? { trace: { logFile: t.log, ...(t.logFiles ? { logFiles: t.logFiles } : {}), brokers } } : {}),
+      systemVersion: await systemVersion(plan, t),
+      ...(plan.nodes !== undefined ? { nodes: plan.nodes } : {}),
+      ...(plan.scalability ? { scalability: plan.scalability } : {}),
+      ...(plan.campaign ? { campaign: plan.campaign } : {}),
+      ...(plan.settings ? { settings: plan.settings } : {}),
+      ...(restore ? { populated: restore.state } : {}),
+      ...(plan.signal ? { signal: plan.signal } : {}),
+      ...(plan.onProgress ? { onProgress: plan.onProgress } : {}),
+    });
+    return { status: "measured", doc: outcome.doc, file: outcome.file };
+  });
+}
+
+/**
+ * A campaign's populated state, built once per target: the target started
+ * fresh and verified exactly as a trial's is, seeded and (for an analytics
+ * cell) populated, stopped, and its data copied into <dir>/data with the
+ * provider's snapshot. Nothing is measured and no document is written: a
+ * failure throws, and the campaign's trials then seed their own.
+ */
+export async function buildPopulated(
+  provider: TargetProvider,
+  plan: Omit<MeasurePlan, "populated" | "campaign" | "resultsDir">,
+  dir: string,
+): Promise<PopulatedState | undefined> {
+  if (!provider.snapshot || !provider.restore) throw new Error(`${provider.describe} cannot copy a target's data`);
+  const outcome = await harness(provider, { ...plan, resultsDir: "" }, "throw", async ({ t, runId }) => {
+    const state = await buildPopulatedState({
+      buildId: runId,
+      baseUrl: t.url,
+      k6: plan.k6,
+      generator: t.generator ?? runK6,
+      seed: plan.seed,
+      settings: { ...PROFILE_SETTINGS[plan.profile], ...plan.settings },
+      cells: plan.cells,
+      rawRoot: plan.rawRoot,
+      checkAlive: aliveCheck(() => t.exited()),
+      ...(plan.signal ? { signal: plan.signal } : {}),
+      ...(plan.onProgress ? { onProgress: plan.onProgress } : {}),
+    });
+    // a clean stop first: the copy is what the next start would find
+    await provider.stop();
+    plan.onNote?.(`copying ${plan.target.name}'s stopped data: the populated state every trial starts from`);
+    const bytes = await provider.snapshot!(join(dir, "data"));
+    return { status: "built" as const, state: { ...state, bytes } };
+  });
+  return outcome.status === "built" ? outcome.state : undefined;
+}
+
+/**
+ * Start, verify, then the step (measure, or build a populated state), and
+ * stop in `finally`. A failure before the step is a stored failed document
+ * (`document`) or an error (`throw`: building a populated state is not a run).
+ */
+async function harness<T>(
+  provider: TargetProvider,
+  plan: MeasurePlan,
+  failures: "document" | "throw",
+  step: (v: Verified) => Promise<T>,
+): Promise<T | Exclude<MeasureOutcome, { status: "measured" }>> {
   const note = plan.onNote ?? (() => {});
   const startedAt = new Date();
   // one id for the document, its raw data and whatever the provider named after the run
   const runId = plan.runId ?? randomUUID();
-  const notMeasured = (stage: BeforeMeasuring, message: string, report?: ConformanceReport): MeasureOutcome => {
+  const restore = plan.populated;
+  const notMeasured = (stage: BeforeMeasuring, message: string, report?: ConformanceReport): Exclude<MeasureOutcome, { status: "measured" }> => {
+    if (failures === "throw") throw new Error(`${stage}: ${message}`);
     const doc: ResultDocument = {
       ...failedRunDocument({
         runId,
@@ -136,6 +241,7 @@ export async function measureTarget(provider: TargetProvider, plan: MeasurePlan)
   try {
     plan.onStage?.("provision");
     let t: RunningTarget;
+    if (restore) await provider.restore!(join(restore.restore, "data"));
     try {
       // started on the cores the run gives it and told how many, before it sizes itself (a container or cluster has its own limits)
       const cores = targetShare();
@@ -166,36 +272,7 @@ export async function measureTarget(provider: TargetProvider, plan: MeasurePlan)
     // 2. The experiment.
     plan.onStage?.("measure");
     await up(["k6"]);
-    const outcome = await runBenchmark({
-      runId,
-      target: plan.target,
-      baseUrl: t.url,
-      k6: plan.k6,
-      profile: plan.profile,
-      cells: plan.cells,
-      experiment: plan.experiment,
-      ...(microWanted ? { micro: { declared: microDeclared } } : {}),
-      ...(plan.manifest?.audit?.readsPerSecond ? { auditReadsPerSecond: plan.manifest.audit.readsPerSecond } : {}),
-      seed: plan.seed,
-      repoRoot: plan.repoRoot,
-      resultsDir: plan.resultsDir,
-      rawRoot: plan.rawRoot,
-      targetPids: () => t.pids(),
-      checkAlive: aliveCheck(() => t.exited()),
-      ...(t.control ? { control: t.control } : {}),
-      ...(t.generator ? { generator: t.generator } : {}),
-      ...(t.environment ? { place: t.environment } : {}),
-      ...(t.storage ? { storage: t.storage } : {}),
-      ...(brokers && t.log ? { trace: { logFile: t.log, ...(t.logFiles ? { logFiles: t.logFiles } : {}), brokers } } : {}),
-      systemVersion: await systemVersion(plan, t),
-      ...(plan.nodes !== undefined ? { nodes: plan.nodes } : {}),
-      ...(plan.scalability ? { scalability: plan.scalability } : {}),
-      ...(plan.campaign ? { campaign: plan.campaign } : {}),
-      ...(plan.settings ? { settings: plan.settings } : {}),
-      ...(plan.signal ? { signal: plan.signal } : {}),
-      ...(plan.onProgress ? { onProgress: plan.onProgress } : {}),
-    });
-    return { status: "measured", doc: outcome.doc, file: outcome.file };
+    return await step({ t, runId, brokers, microWanted, microDeclared });
   } finally {
     plan.signal?.removeEventListener("abort", onAbort);
     await provider.stop();

@@ -21,18 +21,19 @@ import {
   type Profile,
   type ResilienceResults,
   type ScalabilityResult,
+  type PopulatedState,
   type ProgressEvent,
   type ResultDocument,
   type TrialTag,
   type Workload,
 } from "@sfbench/core";
-import { readAuditRecords } from "../audit/records.ts";
 import { TraceSession, type TraceOptions } from "../trace/session.ts";
 import { formatCpuList, pinTrees, planSplit, runCpus } from "../cost/affinity.ts";
 import { noiseBetween, noiseMark } from "../cost/noise.ts";
 import { EXPERIMENT_PHASES } from "./experiments.ts";
 import { scalabilityPoints, type MeasuredNodeCount } from "../resilience/scalability.ts";
 import { runCell } from "./cell.ts";
+import { adoptPopulatedState, productPrefixOf, setupEnv, setupScript } from "./setup.ts";
 import { StageError, type RunContext, type TargetControl } from "./phase.ts";
 
 /** This run's max throughput as the scalability experiment counts it: its first cell's peak and sustainable rate. */
@@ -120,6 +121,13 @@ export interface BenchmarkOptions {
   storage?: Environment["storage"];
   /** the campaign trial this run is (sfbench run --trials, sfbench campaign), recorded in the document */
   campaign?: TrialTag;
+  /**
+   * The populated state the target was started on (a campaign's, restored
+   * from its copy): no seed, and no populate when the state has it; the
+   * build's records (under <rawRoot>/<buildId>/) give the audit its prices
+   * and earlier checkouts, and the document names the state.
+   */
+  populated?: PopulatedState;
 }
 
 export interface BenchmarkOutcome {
@@ -161,8 +169,8 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
     seed: opts.seed,
     settings,
     rawDir,
-    // a fresh product set per run: earlier runs against the same target cannot disturb the audit
-    productPrefix: `r${runId.slice(0, 8)}`,
+    // a fresh product set per run (a restored state's are its build's): earlier runs against the same target cannot disturb the audit
+    productPrefix: productPrefixOf(opts.populated?.buildId ?? runId),
     split,
     targetPids: opts.targetPids,
     checkAlive: (stage) => {
@@ -206,17 +214,27 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
       pinProcess(process.pid, split.generator);
     }
     if (opts.trace) ctx.trace = await openTrace(runId, opts.trace, progress);
-    const env = { BASE_URL: ctx.baseUrl, SEED: String(ctx.seed), PRODUCTS: String(settings.products), PRODUCT_PREFIX: ctx.productPrefix };
+    const env = setupEnv(ctx);
     if (unsupported && experiment !== "throughput") {
       resilience = { unsupported: [{ experiment, reason: unsupported }] };
       progress({ cell: "-", phase: "seed", detail: `the ${experiment} experiment is not supported: ${unsupported}`, note: true });
     }
     // the microbenchmarks and the recovery experiment need no catalogue
-    if (cellsToRun.length) {
+    const restored = cellsToRun.length > 0 ? opts.populated : undefined;
+    if (restored) {
+      const what = `${restored.products} products${restored.populate !== undefined ? ` and ${restored.populate} populate checkouts` : ""}`;
+      progress({
+        cell: "-",
+        phase: "seed",
+        note: true,
+        detail: `started on the populated state ${restored.buildId.slice(0, 8)} (${what}, built ${restored.builtAt})`,
+      });
+      await adoptPopulatedState(ctx, restored, opts.rawRoot);
+    } else if (cellsToRun.length) {
       progress({ cell: "-", phase: "seed", detail: `${settings.products} products` });
       await setupScript(ctx, "seed", env, "seed");
     }
-    let populated = false;
+    let populated = restored?.populate !== undefined;
     for (const { workload, distribution } of orderCells(cellsToRun)) {
       // populate's checkouts add to the co-purchase counts that every later audit compares, so it runs after the checkout cells
       if (workload === "analytics" && !populated) {
@@ -275,6 +293,7 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
     ...scalabilityPart(opts, cells, resilience),
     rawData: { dir: rawDir, files: ctx.rawFiles.map((f) => f.slice(rawDir.length + 1)) },
     ...(opts.campaign ? { campaign: opts.campaign } : {}),
+    ...(opts.populated && cellsToRun.length > 0 ? { populatedState: opts.populated } : {}),
     noise,
   };
   return { doc, file: writeResult(opts.resultsDir, doc) };
@@ -336,33 +355,5 @@ async function openTrace(runId: string, trace: TraceOptions, progress: (event: P
       detail: `no breakdown: could not create the span topic on ${trace.brokers.join(",")}: ${(e as Error).message}`,
     });
     return undefined;
-  }
-}
-
-/** Seeding and populating: closed-loop setup runs, not measured; they must succeed. */
-async function setupScript(ctx: RunContext, script: "seed" | "populate", env: Record<string, string>, stage: string): Promise<void> {
-  const cell = script === "populate" ? "analytics" : "-";
-  ctx.checkAlive(stage);
-  const out = await ctx.generator({
-    k6: ctx.k6,
-    script,
-    env,
-    outDir: ctx.rawDir,
-    name: script,
-    cpus: ctx.split?.generator,
-    signal: ctx.signal,
-    onTick: (live) => ctx.onProgress({ cell, phase: script, detail: `${live.requests} requests`, live }),
-  });
-  ctx.rawFiles.push(out.csv, out.console);
-  ctx.checkAlive(stage);
-  if (out.exitCode !== 0) throw new StageError(stage, `${script} failed (k6 exit code ${out.exitCode}): ${out.stderrTail || "(no output)"}`);
-  const { products, checkouts } = await readAuditRecords(out.console);
-  for (const p of products) ctx.prices.set(p.product, p.price);
-  // populate's orders build the co-purchase graph that the analytics cell's audit compares
-  ctx.allCheckouts.push(...checkouts);
-  const retried = products.filter((p) => (p.tries ?? 1) > 1).length;
-  if (retried) {
-    const detail = `${retried} of ${products.length} products were written on a later try: the first went unanswered (${script}.console.log says how)`;
-    ctx.onProgress({ cell, phase: script, note: true, detail });
   }
 }

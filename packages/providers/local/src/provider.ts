@@ -8,6 +8,7 @@ import type { TargetManifest, TargetProvider } from "@sfbench/core";
 import { localTargetControl } from "./control.ts";
 import { startTarget, stopTarget } from "./run.ts";
 import { nodeLogs } from "./nodes.ts";
+import { restoreTarget, snapshotTarget } from "./snapshot.ts";
 import { storageFingerprint } from "./storage.ts";
 
 /**
@@ -16,11 +17,16 @@ import { storageFingerprint } from "./storage.ts";
  * manifest starts it.
  */
 export function localTargetProvider(manifest: TargetManifest, opts: { targetsRoot?: string | undefined; nodes?: number | undefined } = {}): TargetProvider {
+  // the next start starts on a restored snapshot's data instead of empty data
+  let restored = false;
   return {
     describe: `bundled ${manifest.name} as processes`,
     async start({ trace, cores, onProgress }) {
+      const keep = restored;
+      restored = false;
       const t = await startTarget(manifest.name, {
         targetsRoot: opts.targetsRoot,
+        ...(keep ? { keepData: true, truncateLogs: true } : {}),
         ...(onProgress ? { onProgress } : {}),
         trace,
         ...(cores ? { cores } : {}),
@@ -50,5 +56,10 @@ export function localTargetProvider(manifest: TargetManifest, opts: { targetsRoo
       };
     },
     stop: async () => void (await stopTarget(manifest.name)),
+    snapshot: async (dir) => snapshotTarget(manifest.name, dir),
+    restore: async (dir) => {
+      restoreTarget(manifest.name, dir);
+      restored = true;
+    },
   };
 }

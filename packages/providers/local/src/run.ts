@@ -82,6 +82,8 @@ export interface StartOptions {
    * after a crash.
    */
   keepData?: boolean;
+  /** Start its logs empty (default: unless keepData; a target started on a restored snapshot keeps its data but not an earlier run's span lines) */
+  truncateLogs?: boolean;
   /**
    * Start this many nodes of a target that declares `nodes` (1..nodes.max).
    * Absent: the plain single process. Given (also 1): every node gets
@@ -251,7 +253,7 @@ async function startClaimed(target: BundledTarget, count: number, opts: StartOpt
   const timeoutMs = manifest.local!.startupTimeoutSeconds * 1000;
   try {
     const launch = (plan: NodePlan) => {
-      const s = spawnNode(target, base, plan, { truncateLog: !opts.keepData, onProgress: opts.onProgress, ...cpus });
+      const s = spawnNode(target, base, plan, { truncateLog: opts.truncateLogs ?? !opts.keepData, onProgress: opts.onProgress, ...cpus });
       spawned.push(s);
       state.nodes!.push(s.node);
       writeState(state);

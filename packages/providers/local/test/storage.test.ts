@@ -3,13 +3,20 @@
  * settings when it promises durability (SHOW over the target's own
  * connection), scratch ones otherwise; its cost pids cover its own process and
  * its own server, never the shared server that the portal and the worker use;
- * it stops with the target, also when the target died first.
+ * it stops with the target, also when the target died first; it is copied
+ * with the target's data while stopped, and a restored copy is what the next
+ * start finds.
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { findTarget } from "@sfbench/catalogue";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { postgresUrl, status, up } from "@sfbench/services";
-import { descendants, isAlive, runningTarget, startTarget, stopTarget } from "../src/run.ts";
+import { localTargetProvider } from "../src/provider.ts";
+import { descendants, isAlive, runningTarget, startTarget, stopTarget, targetDataDir } from "../src/run.ts";
 import { costPids, storageFingerprint, targetPostgresDir } from "../src/storage.ts";
 
 const fixtures = fileURLToPath(new URL("./fixtures", import.meta.url));
@@ -89,5 +96,54 @@ describe("a target's own PostgreSQL", () => {
     expect(isAlive(again.postgres!.pid)).toBe(false);
     expect(await stopTarget("durable-db")).toBe(false);
     expect(again.postgres!.dir).toBe(targetPostgresDir("durable-db"));
+  });
+
+  it("is copied with the target's data while stopped, and a restored copy is what the next start finds", { timeout: 180_000 }, async () => {
+    const provider = localTargetProvider(findTarget("durable-db", fixtures).manifest, opts);
+    const rows = async (url: string) => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try {
+        await c.query("CREATE TABLE IF NOT EXISTS kept (n int)");
+        return (await c.query<{ n: number }>("SELECT n FROM kept ORDER BY n")).rows.map((r) => r.n);
+      } finally {
+        await c.end();
+      }
+    };
+    const write = async (url: string, n: number) => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      await c.query("INSERT INTO kept VALUES ($1)", [n]).finally(() => c.end());
+    };
+    const copy = mkdtempSync(join(tmpdir(), "sfbench-snapshot-"));
+    try {
+      const first = await provider.start({ trace: false });
+      const url = runningTarget("durable-db")!.postgres!.url;
+      expect(await rows(url)).toEqual([]);
+      await write(url, 1);
+      writeFileSync(join(targetDataDir("durable-db"), "own.txt"), "the target's own file");
+      await expect(provider.snapshot!(join(copy, "data"))).rejects.toThrow(/durable-db is running: its data is copied only while it is stopped/);
+      await provider.stop();
+      const bytes = await provider.snapshot!(join(copy, "data"));
+      expect(bytes).toBeGreaterThan(1 << 20);
+      expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:/);
+
+      // a plain start starts on empty data ...
+      await provider.start({ trace: false });
+      expect(await rows(runningTarget("durable-db")!.postgres!.url)).toEqual([]);
+      await write(runningTarget("durable-db")!.postgres!.url, 2);
+      await provider.stop();
+      // ... and one after a restore on the copy, as it was, whatever came after it
+      await provider.restore!(join(copy, "data"));
+      await provider.start({ trace: false });
+      expect(await rows(runningTarget("durable-db")!.postgres!.url)).toEqual([1]);
+      expect(readFileSync(join(targetDataDir("durable-db"), "own.txt"), "utf8")).toBe("the target's own file");
+      await provider.stop();
+      // the restore holds for one start only
+      await provider.start({ trace: false });
+      expect(await rows(runningTarget("durable-db")!.postgres!.url)).toEqual([]);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 });

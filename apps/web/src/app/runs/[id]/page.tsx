@@ -11,7 +11,7 @@ import { RunResults } from "../../../components/run-results.tsx";
 import { manifestImage, RunNeedsCluster } from "../../../components/needs-cluster.tsx";
 import { getDb } from "../../../server/db.ts";
 import { getRun } from "../../../server/queries/run.ts";
-import { fmtDate, fmtEnvironment, fmtSetup } from "../../../shared/format.ts";
+import { fmtDate, fmtEnvironment, fmtPopulatedState, fmtSetup } from "../../../shared/format.ts";
 
 export const dynamic = "force-dynamic";
 
@@ -68,6 +68,12 @@ export default async function RunPage({ params }: Props) {
         ) : null}
         <dt>Profile</dt>
         <dd>{run.profile}</dd>
+        {run.document?.populatedState ? (
+          <>
+            <dt>Started on</dt>
+            <dd data-testid="run-populated-state">{fmtPopulatedState(run.document.populatedState)}</dd>
+          </>
+        ) : null}
         <dt>Created</dt>
         <dd>{fmtDate(run.createdAt)}</dd>
         <dt>Started</dt>
