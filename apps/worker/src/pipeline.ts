@@ -7,7 +7,7 @@
  * and k6 killed at once, and the run ends as `interrupted`, not `failed`.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { UnrecoverableError, type Job } from "bullmq";
 import {
   cellsOf,
@@ -17,9 +17,11 @@ import {
   repeatBusy,
   RunParameters,
   type Experiment,
+  type PopulatedState,
   type Profile,
   type ResultDocument,
   type TargetManifest,
+  type TargetProvider,
   type TrialTag,
 } from "@sfbench/core";
 import { importResult, type Db, type Prisma, type Run } from "@sfbench/db";
@@ -28,7 +30,8 @@ import { findTarget, TargetBusyError, TargetError } from "@sfbench/catalogue";
 import { imageTargetProvider } from "@sfbench/provider-container";
 import { ClusterProvisionError, needsClusterMessage, type ClusterPlace } from "@sfbench/provider-kubernetes";
 import { kafkaBrokers, up } from "@sfbench/services";
-import { failedRunDocument, measureTarget, nodesToStart, writeResult } from "@sfbench/engine";
+import { buildPopulated, failedRunDocument, measureTarget, noPopulatedState, nodesToStart, writeResult, type MeasurePlan } from "@sfbench/engine";
+import { dropPopulated, populatedDir, readPopulated, sweepPopulated, writePopulated } from "./populated.ts";
 import { countVersionLoc, locSource } from "./count-loc.ts";
 import type { RunJob } from "./queue.ts";
 import { RunProgress } from "./progress.ts";
@@ -42,6 +45,8 @@ export interface PipelineDeps {
   rawRoot: string;
   /** folder of bundled target folders (tests use fixtures) */
   targetsRoot?: string;
+  /** where portal campaigns keep their populated states between trials (default: populated/portal beside rawRoot) */
+  populatedRoot?: string;
   /** where runs that need a cluster go (a real one, or the cluster program played by podman kube play); undefined: they wait as needs_cluster */
   cluster?: ClusterPlace;
 }
@@ -59,6 +64,9 @@ function startNodes(manifest: TargetManifest, experiment: Experiment | undefined
   return nodes > 1 ? nodes : nodesToStart(manifest, experiment ?? "throughput", undefined);
 }
 
+/** A line of the worker's log about a run. */
+const log = (runId: string, message: string) => void process.stderr.write(`${new Date().toISOString()} run ${runId}: ${message}\n`);
+
 /** A result document already written for this run (a retry after the store stage failed resumes from it). */
 function existingResult(resultsDir: string, target: string, runId: string): { file: string; doc: ResultDocument } | undefined {
   const dir = join(resultsDir, target);
@@ -72,6 +80,29 @@ function existingResult(resultsDir: string, target: string, runId: string): { fi
 
 export function createRunPipeline(deps: PipelineDeps) {
   const { db } = deps;
+  const populatedRoot = deps.populatedRoot ?? join(dirname(deps.rawRoot), "populated", "portal");
+
+  /**
+   * The campaign's populated state in `dir`: built now when this is the
+   * target's first trial in the campaign (the build is not a run: no
+   * document, its failure logged and the trial seeds its own).
+   */
+  async function populatedState(provider: TargetProvider, plan: MeasurePlan, dir: string): Promise<PopulatedState | undefined> {
+    const kept = readPopulated(dir);
+    if (kept) return kept;
+    dropPopulated(dir);
+    try {
+      const { runId: _trial, ...rest } = plan;
+      const state = await buildPopulated(provider, { ...rest, onNote: () => {} }, dir);
+      if (state) writePopulated(dir, state);
+      return state;
+    } catch (e) {
+      dropPopulated(dir);
+      if (plan.signal?.aborted) throw e;
+      log(plan.runId!, `no populated state, the trial seeds its own: ${(e as Error).message}`);
+      return undefined;
+    }
+  }
 
   async function failRun(runId: string, stage: string, message: string): Promise<void> {
     await db.run.update({ where: { id: runId }, data: { status: "failed", errorStage: stage, errorMessage: message, finishedAt: new Date(), stage: null } });
@@ -197,9 +228,29 @@ export function createRunPipeline(deps: PipelineDeps) {
       ? { campaignId: run.campaignId, trial: run.trial ?? 1, round: run.round ?? 1, attempt: run.attempt ?? 1 }
       : undefined;
 
+    const experiment = params.data.experiment ?? "throughput";
+    const seed = params.data.seed ?? 1;
+    // a campaign's trial of a target whose data can be kept starts on the campaign's populated state (built by its first trial)
+    const populated =
+      tag && experiment === "throughput" && cells.length > 0 && !noPopulatedState(provider, manifest)
+        ? populatedDir(populatedRoot, {
+            campaignId: tag.campaignId,
+            target: manifest.name,
+            manifestDigest: target.manifestDigest,
+            profile,
+            cells,
+            seed,
+            nodes: run.nodes,
+          })
+        : undefined;
+
     await acquireRunLock(runId, manifest.name, { signal });
     const progress = new RunProgress(db, runId);
     const startedAt = new Date();
+    // a campaign's copies go with its last run, before that run shows it has ended (storing its document does)
+    const sweep = async () => {
+      if (tag) await sweepPopulated(db, populatedRoot, runId).catch((e: Error) => log(runId, `populated states not swept: ${e.message}`));
+    };
     try {
       await db.run.update({
         where: { id: runId },
@@ -209,15 +260,15 @@ export function createRunPipeline(deps: PipelineDeps) {
       if (!result) {
         // the share of the load done: every cell started before the current one is finished
         const seen = new Set<string>();
-        const outcome = await measureTarget(provider, {
+        const plan: MeasurePlan = {
           runId,
           target,
           manifest,
           profile,
           chosen: params.data,
           cells,
-          experiment: params.data.experiment ?? "throughput",
-          seed: params.data.seed ?? 1,
+          experiment,
+          seed,
           k6: deps.k6,
           repoRoot: deps.repoRoot,
           resultsDir: deps.resultsDir,
@@ -238,9 +289,12 @@ export function createRunPipeline(deps: PipelineDeps) {
             // a run of the microbenchmarks alone has no cells to count
             void progress.event(e, cells.length ? 10 + Math.round((Math.max(0, seen.size - 1) / cells.length) * 80) : undefined);
           },
-        });
+        };
+        const state = populated ? await populatedState(provider, plan, populated) : undefined;
+        const outcome = await measureTarget(provider, { ...plan, ...(state && populated ? { populated: { restore: populated, state } } : {}) });
         if (outcome.status === "interrupted") return await interruptRun(runId, target, profile, startedAt, outcome.stage, signal!, tag);
         if (outcome.status === "not-measured") {
+          await sweep();
           await importResult(db, outcome.doc, { resultPath: outcome.file });
           throw new UnrecoverableError(`${outcome.stage}: ${outcome.doc.error?.message}`);
         }
@@ -249,6 +303,7 @@ export function createRunPipeline(deps: PipelineDeps) {
       await progress.set("store", 95);
       // the repeat is queued before this run shows completed, so that whoever follows the campaign never sees it ended without its repeat
       if (tag && repeatBusy(result.doc, tag.attempt, params.data.busyRepeats ?? 0)) await repeatTrial(run, result.doc);
+      await sweep();
       await importResult(db, result.doc, { resultPath: result.file });
       return { runId, status: result.doc.status, resultPath: result.file };
     } catch (e) {
@@ -257,6 +312,7 @@ export function createRunPipeline(deps: PipelineDeps) {
         return await interruptRun(runId, target, profile, startedAt, progress.current ?? "provision", signal, tag);
       throw e;
     } finally {
+      await sweep();
       // the harness stopped what it started
       await progress.set("teardown", undefined, true).catch(() => {});
       releaseRunLock(runId);

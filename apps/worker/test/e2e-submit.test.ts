@@ -2,17 +2,20 @@
  * The whole path a user takes: `sfbench submit --wait` -> the portal (next
  * start) -> a queued run -> the worker (dispatcher, pipeline, real
  * node-postgres, k6) -> the leaderboard, and the run pages in a browser for
- * the experiments beyond throughput (a fault run, the microbenchmarks). Plus
+ * the experiments beyond throughput (a fault run, the microbenchmarks), and a
+ * campaign's trials on the populated state its first trial built. Plus
  * bad submissions, refused with the problem named and nothing half-written.
  */
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ResultDocument } from "@sfbench/core";
 import type { Db } from "@sfbench/db";
+import { PROFILE_SETTINGS } from "@sfbench/engine";
 import { runningTarget } from "@sfbench/provider-local";
-import { chromiumPath } from "@sfbench/services";
+import { chromiumPath, paths } from "@sfbench/services";
 import { chromium } from "playwright-core";
 import { startMailSink, type MailSink } from "../../web/scripts/mail-sink.ts";
 import { ensureBuild, startServer, type RunningServer } from "../../web/scripts/server.ts";
@@ -143,7 +146,7 @@ describe("every experiment from the portal", () => {
 });
 
 describe("a campaign through the portal", () => {
-  it("sfbench submit --register-only, then campaign --server: the worker runs every trial in the queued order, each document tagged with the campaign", async () => {
+  it("sfbench submit --register-only, then campaign --server: the worker runs every trial in the queued order, each document tagged with the campaign and started on the campaign's populated state", async () => {
     const registered = await sfbench(["submit", "--manifest", MANIFEST, "--server", server.url, "--register-only"], { SFBENCH_TOKEN: token });
     expect(registered.code, registered.stderr).toBe(0);
     expect(registered.stdout.trim()).toMatch(new RegExp(`^registered node-postgres \\d+\\.\\d+\\.\\d+: ${server.url}/systems/node-postgres$`));
@@ -173,13 +176,22 @@ describe("a campaign through the portal", () => {
     const created = JSON.parse(queued.stdout) as { campaignId: string; runs: Array<{ runId: string; system: string; round: number }> };
     expect(created.runs.map((r) => r.round)).toEqual([1, 2]);
     const ended = await waitForRuns(created.runs.map((r) => r.runId));
+    const docs: ResultDocument[] = [];
     for (const [i, run] of ended.entries()) {
       expect(run.status, `${run.errorMessage ?? ""}\n${worker.output()}`).toBe("completed");
       expect(run).toMatchObject({ campaignId: created.campaignId, trial: i + 1, round: i + 1, attempt: 1 });
-      const doc = JSON.parse(readFileSync(run.resultPath!, "utf8")) as { campaign: unknown; noise?: { busy: boolean } };
+      const doc = JSON.parse(readFileSync(run.resultPath!, "utf8")) as ResultDocument;
       expect(doc.campaign).toEqual({ campaignId: created.campaignId, trial: i + 1, round: i + 1, attempt: 1 });
       expect(typeof doc.noise?.busy).toBe("boolean");
+      docs.push(doc);
     }
+    // the first trial built the state, both started on a copy of it and seeded nothing themselves
+    const [first, second] = docs.map((d) => d.populatedState);
+    expect(first).toMatchObject({ products: PROFILE_SETTINGS.quick.products });
+    expect(second).toEqual(first);
+    for (const d of docs) expect(d.rawData.files).not.toContain("seed.csv.gz");
+    // and the copy went with the campaign's last run
+    expect(existsSync(join(paths.home, "populated", "portal", created.campaignId))).toBe(false);
     // in the order queued: round 1 before round 2
     expect(ended[0]!.startedAt!.getTime()).toBeLessThan(ended[1]!.startedAt!.getTime());
   }, 720_000);

@@ -159,7 +159,6 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceOutcome> {
 export async function buildPopulatedOnce(o: RunOnceOptions, dir: string): Promise<PopulatedState> {
   const runId = randomUUID();
   const chosen = chooseProvider(o, runId);
-  if (!chosen.provider.snapshot) throw new Error(`${chosen.provider.describe}: its provider cannot copy a target's data between starts`);
   const live = new LiveLine();
   try {
     const state = await buildPopulated(chosen.provider, planOf(o, runId, chosen, live), dir);

@@ -167,7 +167,8 @@ export async function buildPopulated(
   plan: Omit<MeasurePlan, "populated" | "campaign" | "resultsDir">,
   dir: string,
 ): Promise<PopulatedState | undefined> {
-  if (!provider.snapshot || !provider.restore) throw new Error(`${provider.describe} cannot copy a target's data`);
+  const cannot = noPopulatedState(provider, plan.manifest);
+  if (cannot) throw new Error(cannot);
   const outcome = await harness(provider, { ...plan, resultsDir: "" }, "throw", async ({ t, runId }) => {
     const state = await buildPopulatedState({
       buildId: runId,
@@ -189,6 +190,18 @@ export async function buildPopulated(
     return { status: "built" as const, state: { ...state, bytes } };
   });
   return outcome.status === "built" ? outcome.state : undefined;
+}
+
+/** Why this target cannot start its trials on a populated state (undefined: it can). */
+export function noPopulatedState(
+  provider: Pick<TargetProvider, "describe" | "snapshot" | "restore">,
+  manifest: TargetManifest | undefined,
+): string | undefined {
+  if (!provider.snapshot || !provider.restore) return `${provider.describe}: its provider cannot copy a target's data between starts`;
+  if (!manifest) return "a target given by URL: sfbench does not hold its data";
+  if (manifest.guarantees.durability === "in-memory")
+    return `${manifest.name} keeps its data in memory (durability in-memory): nothing of it outlives a restart`;
+  return undefined;
 }
 
 /**
