@@ -1,11 +1,13 @@
 /**
  * A deployment's Kafka topics: created with fresh names on a fresh start and
- * remembered in $SFBENCH_DATA_DIR/deployment.json, so that a restart after a
- * crash (the provider keeps the data directory) finds the topics whose offsets
- * its Flink checkpoint holds. A graceful stop deletes them.
+ * remembered in $SFBENCH_DATA_DIR/deployment.json, so that a start on the
+ * same data (a restart after a crash or a stop, a restored copy of it) finds
+ * the topics whose offsets its Flink checkpoint holds. Nothing deletes them:
+ * the broker is the target's own, and a fresh start empties it with the data
+ * directory.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Kafka, logLevel } from "kafkajs";
 import { z } from "zod";
@@ -67,17 +69,4 @@ export async function openDeployment(dataDir: string, brokers: string, partition
   }
   writeFileSync(file(dataDir), JSON.stringify(deployment, null, 2));
   return { deployment, restored: earlier !== undefined };
-}
-
-/** Deletes the deployment's topics and forgets it (a graceful stop). */
-export async function closeDeployment(dataDir: string, brokers: string, deployment: Deployment): Promise<void> {
-  const client = admin(brokers);
-  await client.connect();
-  try {
-    await client.deleteTopics({ topics: [deployment.ingressTopic, deployment.egressTopic], timeout: 5000 });
-  } finally {
-    await client.disconnect();
-  }
-  rmSync(file(dataDir), { force: true });
-  rmSync(join(dataDir, "checkpoints"), { recursive: true, force: true });
 }

@@ -4,12 +4,14 @@
  * the launcher's process group, so the cost sampler counts all three and the
  * provider's SIGTERM to the group reaches every one. If either child dies, the
  * launcher stops the other and exits 1 (the target is down); on SIGTERM it
- * waits for both, deletes the topics and exits 0.
+ * waits for both and exits 0, leaving the deployment (its topics, its
+ * checkpoints) for a start on the same data directory: a restart, or a
+ * campaign's copy of the target's populated state.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { closeDeployment, openDeployment } from "./deployment.ts";
+import { openDeployment } from "./deployment.ts";
 import { childEnv, readLauncherEnv, type LauncherEnv } from "./env.ts";
 
 const log = (message: string) => process.stderr.write(`statefun launcher: ${message}\n`);
@@ -105,11 +107,6 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     stopping = true;
     void (async () => {
       await stopChildren(8000);
-      try {
-        await closeDeployment(env.SFBENCH_DATA_DIR, env.KAFKA_BROKERS, deployment);
-      } catch (e) {
-        log(`could not delete the topics: ${(e as Error).message}`);
-      }
       process.exit(0);
     })();
   });
