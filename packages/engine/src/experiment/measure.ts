@@ -235,6 +235,8 @@ async function harness<T>(
         rawDir: join(plan.rawRoot, runId),
       }),
       ...(plan.campaign ? { campaign: plan.campaign } : {}),
+      // the state it was started on, also when it did not start or verify on it
+      ...(restore ? { populatedState: restore.state } : {}),
     };
     return { status: "not-measured", stage, doc, file: writeResult(plan.resultsDir, doc), ...(report ? { report } : {}) };
   };

@@ -33,7 +33,7 @@ import { noiseBetween, noiseMark } from "../cost/noise.ts";
 import { EXPERIMENT_PHASES } from "./experiments.ts";
 import { scalabilityPoints, type MeasuredNodeCount } from "../resilience/scalability.ts";
 import { runCell } from "./cell.ts";
-import { adoptPopulatedState, productPrefixOf, setupEnv, setupScript } from "./setup.ts";
+import { adoptPopulatedState, checkRestored, productPrefixOf, setupEnv, setupScript } from "./setup.ts";
 import { StageError, type RunContext, type TargetControl } from "./phase.ts";
 
 /** This run's max throughput as the scalability experiment counts it: its first cell's peak and sustainable rate. */
@@ -230,6 +230,7 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
         detail: `started on the populated state ${restored.buildId.slice(0, 8)} (${what}, built ${restored.builtAt})`,
       });
       await adoptPopulatedState(ctx, restored, opts.rawRoot);
+      await checkRestored(ctx, restored);
     } else if (cellsToRun.length) {
       progress({ cell: "-", phase: "seed", detail: `${settings.products} products` });
       await setupScript(ctx, "seed", env, "seed");

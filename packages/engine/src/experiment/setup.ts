@@ -136,3 +136,29 @@ export async function adoptPopulatedState(ctx: RunContext, state: PopulatedState
   if (ctx.prices.size < state.products)
     throw new StageError("seed", `the populated state's seed records name ${ctx.prices.size} products, not the ${state.products} it says it seeded`);
 }
+
+/**
+ * Whether the target came back with the state it was restored from: the
+ * first, a middle and the last seeded product answer with their seeded
+ * price. A target that empties itself on a clean stop would otherwise be
+ * measured against a catalogue it no longer has.
+ */
+export async function checkRestored(ctx: Pick<RunContext, "baseUrl" | "prices">, state: PopulatedState): Promise<void> {
+  const ids = [...ctx.prices.keys()];
+  for (const id of new Set([ids[0], ids[Math.floor(ids.length / 2)], ids[ids.length - 1]])) {
+    if (id === undefined) continue;
+    let answer: string;
+    try {
+      const res = await fetch(`${ctx.baseUrl}/products/${encodeURIComponent(id)}`, { signal: AbortSignal.timeout(10_000) });
+      const body = (await res.json().catch(() => undefined)) as { price?: unknown } | undefined;
+      if (res.status === 200 && body?.price === ctx.prices.get(id)) continue;
+      answer = `answers ${res.status}${res.status === 200 ? ` with price ${String(body?.price)}, not ${ctx.prices.get(id)}` : ""}`;
+    } catch (e) {
+      answer = `does not answer (${(e as Error).message})`;
+    }
+    throw new StageError(
+      "seed",
+      `the target came back without the populated state ${state.buildId.slice(0, 8)} it was started on: product ${id} ${answer}; does a clean stop keep its data?`,
+    );
+  }
+}
