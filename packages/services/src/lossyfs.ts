@@ -15,6 +15,7 @@ import { mkdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { env, paths } from "./env.ts";
+import { aptInstall } from "./apt.ts";
 import { withLock } from "./lock.ts";
 import { findExecutable, run, waitFor } from "./process.ts";
 import { MissingPrerequisiteError, type Progress } from "./types.ts";
@@ -68,11 +69,14 @@ export function mountedAt(dir: string): boolean {
     .some((line) => line.split(" ")[4] !== undefined && unescape(line.split(" ")[4]!) === target);
 }
 
+/** FUSE's mount helper: go-fuse looks for fusermount3, then fusermount, on PATH and in /bin. */
+const fusermount = () => findExecutable("fusermount3", env.PATH) ?? findExecutable("fusermount", env.PATH) ?? findExecutable("fusermount3", "/bin:/usr/bin");
+
 /** Detaches the mount at `dir` even when its daemon is dead (the mount then answers ENOTCONN). */
 async function lazyUnmount(dir: string): Promise<void> {
   if (!mountedAt(dir)) return;
-  const fusermount = findExecutable("fusermount3", env.PATH) ?? findExecutable("fusermount", env.PATH);
-  if (fusermount) await run(fusermount, ["-u", "-z", dir], { timeoutMs: 30_000 }).catch(() => undefined);
+  const helper = fusermount();
+  if (helper) await run(helper, ["-u", "-z", dir], { timeoutMs: 30_000 }).catch(() => undefined);
   if (mountedAt(dir)) await run("umount", ["-l", dir], { timeoutMs: 30_000 });
 }
 
@@ -105,6 +109,8 @@ const exitOf = (child: ChildProcess) =>
  */
 export async function mountLossy(backing: string, mountpoint: string, opts: { onProgress?: Progress } = {}): Promise<LossyMount> {
   const binary = await lossyfsPath(opts);
+  // the daemon mounts through the fusermount3 helper (go-fuse), which a new machine may not have
+  await aptInstall(["fuse3"], { present: () => fusermount() !== undefined, why: "lossyfs mounts through fusermount3", progress: opts.onProgress });
   backing = path.resolve(backing);
   mountpoint = path.resolve(mountpoint);
   if (mountedAt(mountpoint)) throw new Error(`${mountpoint} is a mount point already: unmount it first`);

@@ -6,7 +6,8 @@ import path from "node:path";
 import { env, HOST, paths, ports } from "./env.ts";
 import { withLock } from "./lock.ts";
 import { CommandError, findExecutable, livePid, portAnswers, run, stopPid, tail, waitFor } from "./process.ts";
-import { MissingPrerequisiteError, type Progress, type Service, type ServiceStatus } from "./types.ts";
+import type { Progress, Service, ServiceStatus } from "./types.ts";
+import { aptInstall } from "./apt.ts";
 
 const dir = path.join(paths.home, "redis");
 const pidFile = path.join(dir, "redis.pid");
@@ -88,22 +89,15 @@ export interface RedisServerLookup {
  * on a machine that has it; otherwise a MissingPrerequisiteError that says what to run.
  */
 export async function ensureRedisServer({ pathEnv, isRoot, progress }: RedisServerLookup): Promise<string> {
-  const found = findExecutable("redis-server", pathEnv);
-  if (found) return found;
-  const aptGet = findExecutable("apt-get", pathEnv);
-  if (!isRoot || !aptGet) {
-    throw new MissingPrerequisiteError("redis-server not found: run `sudo apt-get install -y redis-server`");
-  }
-  progress?.("installing redis-server with apt-get");
-  const aptEnv = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  const install = () => run(aptGet, ["install", "-y", "redis-server"], { env: aptEnv, timeoutMs: 600_000 });
-  await install().catch(async () => {
-    await run(aptGet, ["update"], { env: aptEnv, timeoutMs: 600_000 });
-    await install();
+  const find = () => findExecutable("redis-server", pathEnv) ?? (isRoot ? findExecutable("redis-server", "/usr/bin:/usr/sbin") : undefined);
+  await aptInstall(["redis-server"], {
+    present: () => find() !== undefined,
+    why: "the shared Redis and the targets' own run redis-server",
+    pathEnv,
+    isRoot,
+    progress,
   });
-  const installed = findExecutable("redis-server", pathEnv) ?? findExecutable("redis-server", "/usr/bin:/usr/sbin");
-  if (!installed) throw new MissingPrerequisiteError("apt-get installed redis-server but it is not on PATH");
-  return installed;
+  return find()!;
 }
 
 async function status(): Promise<ServiceStatus> {

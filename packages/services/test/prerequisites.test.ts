@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { MissingPrerequisiteError, up, type ServiceName } from "../src/index.ts";
+import { aptInstall } from "../src/apt.ts";
 import { ensureK6 } from "../src/k6.ts";
 import { findKafkaTools } from "../src/kafka.ts";
 import { ensureRedisServer } from "../src/redis.ts";
@@ -15,6 +16,15 @@ describe("missing prerequisites", () => {
     const attempt = ensureRedisServer({ pathEnv: await empty, isRoot: false });
     await expect(attempt).rejects.toBeInstanceOf(MissingPrerequisiteError);
     await expect(attempt).rejects.toThrow("sudo apt-get install -y redis-server");
+  });
+
+  it("a package anything needs is installed only when missing, and a user who may not install it is told the command and why", async () => {
+    let asked = 0;
+    await aptInstall(["fuse3"], { present: () => (asked++, true), why: "lossyfs mounts through fusermount3", isRoot: false });
+    expect(asked).toBe(1);
+    const attempt = aptInstall(["fuse3"], { present: () => false, why: "lossyfs mounts through fusermount3", isRoot: false });
+    await expect(attempt).rejects.toBeInstanceOf(MissingPrerequisiteError);
+    await expect(attempt).rejects.toThrow("lossyfs mounts through fusermount3, which is not installed: run `sudo apt-get install -y fuse3`");
   });
 
   it("a machine without java and mvn is told to install both", async () => {
