@@ -68,7 +68,10 @@ export interface RunningServer {
 export async function startServer(opts: { databaseUrl: string; env?: Record<string, string>; port?: number }): Promise<RunningServer> {
   const port = opts.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [nextBin, "start", "--hostname", "127.0.0.1", "--port", String(port)], {
+  // idle connections stay open for a minute, not Node's 5 s: a client whose event loop was blocked longer (the demo's and
+  // the tests' `npm run operator`, run synchronously, on a loaded machine) reuses its pooled socket before its own idle
+  // timer can drop it, and a server that closed that socket meanwhile fails the request with "other side closed"
+  const child = spawn(process.execPath, [nextBin, "start", "--hostname", "127.0.0.1", "--port", String(port), "--keepAliveTimeout", "60000"], {
     cwd: appDir,
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production", DATABASE_URL: opts.databaseUrl, ...opts.env },
     stdio: ["ignore", "pipe", "pipe"],
