@@ -80,7 +80,14 @@ export async function kubePlayTargetControl(
     async restart(index) {
       const pod = podOf(index);
       opts.onProgress?.(`podman pod start ${pod.pod}`);
-      await podman(["pod", "start", pod.pod]);
+      await podman(["pod", "start", pod.pod]).catch(async (e: Error) => {
+        // the kill's network teardown can fail half-way (netavark: "failed to delete container veth eth0") and leave the
+        // container's own address allocated to it; a stop runs the cleanup again and frees it, then the start takes it
+        if (!/IPAM error: requested ip address \S+ is already allocated to container/.test(e.message)) throw e;
+        opts.onProgress?.(`podman pod stop ${pod.pod}: its address was still held by its killed containers`);
+        await podman(["pod", "stop", pod.pod]);
+        await podman(["pod", "start", pod.pod]);
+      });
       const deadline = Date.now() + support.restartTimeoutSeconds * 1000;
       for (;;) {
         const ok = await fetch(health, { signal: AbortSignal.timeout(HEALTH_POLL_MS * 4) }).then(
