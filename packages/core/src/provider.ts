@@ -95,9 +95,11 @@ export interface TargetProvider {
   start(opts: { trace: boolean; onProgress?: (message: string) => void; cores?: { list: string; count: number } }): Promise<RunningTarget>;
   stop(): Promise<void>;
   /**
-   * Copies the stopped target's data into `dir` (a new folder): every data
-   * directory of the target and of its own servers (PostgreSQL, Kafka,
-   * Redis), as they were left by a clean stop. Resolves to the bytes copied.
+   * Stops the target cleanly, as stop does, and copies its data into `dir`
+   * (a new folder): every data directory of the target and of its own
+   * servers (PostgreSQL, Kafka, Redis), as that stop left them. Resolves to
+   * the bytes copied. (One call: a provider whose stop discards the run's
+   * data, as an image's does, keeps it only when asked before.)
    * Absent: this provider cannot keep a target's data between starts, and
    * every trial seeds and populates its own.
    */

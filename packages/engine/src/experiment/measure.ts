@@ -183,9 +183,8 @@ export async function buildPopulated(
       ...(plan.signal ? { signal: plan.signal } : {}),
       ...(plan.onProgress ? { onProgress: plan.onProgress } : {}),
     });
-    // a clean stop first: the copy is what the next start would find
-    await provider.stop();
-    plan.onNote?.(`copying ${plan.target.name}'s stopped data: the populated state every trial starts from`);
+    // the provider stops it cleanly first: the copy is what the next start would find
+    plan.onNote?.(`stopping ${plan.target.name} and copying its data: the populated state every trial starts from`);
     const bytes = await provider.snapshot!(join(dir, "data"));
     return { status: "built" as const, state: { ...state, bytes } };
   });

@@ -55,6 +55,7 @@ import { MachineClass } from "./machine.ts";
 import { podman, podmanEnv, podmanRemove } from "./podman.ts";
 import { createRunNetwork, removeRunNetwork, runNetworks } from "./run-network.ts";
 import { mountRunVolume, runDiskMib, unmountRunVolume } from "./run-volume.ts";
+import { keepRunData, restoreRunData } from "./run-data.ts";
 
 /** Tasks (processes and threads) one node may have: podman's default, written down; the JVM targets use a few hundred. */
 export const PIDS_LIMIT = 2048;
@@ -188,6 +189,8 @@ export interface ContainerStartOptions {
    * balancer takes the run's port.
    */
   nodes?: number;
+  /** a run's kept data (teardownRun's keepDataIn) to start on instead of empty data: its nodes' /data and its own servers' */
+  restoreFrom?: string;
   onProgress?: (message: string) => void;
 }
 
@@ -543,17 +546,22 @@ export async function startContainerTarget(opts: ContainerStartOptions): Promise
     state.volume = await mountRunVolume(runDir(runId), quota);
     writeContainerState(state);
     opts.onProgress?.(`the run's disk: ${quota} MiB for every node's /data (SFBENCH_RUN_DISK_MIB)`);
+    if (opts.restoreFrom) {
+      opts.onProgress?.(`starting on the data kept in ${opts.restoreFrom}`);
+      restoreRunData(opts.restoreFrom, runDir(runId), state.volume);
+    }
+    const keepData = opts.restoreFrom !== undefined;
     await createRunPod(state, opts.onProgress);
     if (manifest.services.includes("postgres")) {
-      state.postgres = await startRunPostgres(state, manifest, { onProgress: opts.onProgress });
+      state.postgres = await startRunPostgres(state, manifest, { keepData, onProgress: opts.onProgress });
       writeContainerState(state);
     }
     if (manifest.services.includes("redis")) {
-      state.redis = await startRunRedis(state, manifest, { onProgress: opts.onProgress });
+      state.redis = await startRunRedis(state, manifest, { keepData, onProgress: opts.onProgress });
       writeContainerState(state);
     }
     if (manifest.services.includes("kafka")) {
-      state.kafka = await startRunKafka(state, { onProgress: opts.onProgress });
+      state.kafka = await startRunKafka(state, { keepData, onProgress: opts.onProgress });
       writeContainerState(state);
     }
     const plans: ContainerNodePlan[] = [];
@@ -615,10 +623,13 @@ export async function runContainers(runId?: string): Promise<string[]> {
 /**
  * Removes a run's containers (killed at once), stops its PostgreSQL and
  * deletes its directory; `logsTo`: each node's log is copied there first
- * (the run's raw data keeps what the target printed). Idempotent: a run
- * already torn down, or never started, is fine.
+ * (the run's raw data keeps what the target printed). `keepDataIn`: the
+ * nodes are stopped as a local target's are (SIGTERM, SIGKILL after 10 s)
+ * instead of killed, and once every server of the run has stopped its data
+ * is copied there (run-data.ts), for a later run to start on. Idempotent: a
+ * run already torn down, or never started, is fine.
  */
-export async function teardownRun(runId: string, opts: { logsTo?: string } = {}): Promise<void> {
+export async function teardownRun(runId: string, opts: { logsTo?: string; keepDataIn?: string } = {}): Promise<void> {
   let state: ContainerTarget | undefined;
   try {
     state = readContainerState(runId);
@@ -627,6 +638,8 @@ export async function teardownRun(runId: string, opts: { logsTo?: string } = {})
   }
   stopBalancer(state);
   const names = await runContainers(runId).catch(() => [] as string[]);
+  // a clean stop: what the target acknowledged and holds in memory still reaches its disk, as on a local target's stop
+  if (opts.keepDataIn && names.length) await podman(["stop", "--time", "10", ...names], { timeoutMs: 60_000 });
   if (names.length) await podmanRemove(["rm", "--force", "--time", "0", ...names]);
   await stopPostgresInstance(postgresDir(runId));
   await stopRedisInstance(redisDir(runId));
@@ -638,13 +651,28 @@ export async function teardownRun(runId: string, opts: { logsTo?: string } = {})
   await portsReleased(state?.published ?? []);
   await removeRunNetwork(runId, networkName(runId));
   const dir = runDir(runId);
-  if (!existsSync(dir)) return;
+  if (!existsSync(dir)) {
+    if (opts.keepDataIn) throw new TargetError(`run ${runId} has no data to keep: it was never started or is torn down already`);
+    return;
+  }
+  let keepFailed: unknown;
+  if (opts.keepDataIn) {
+    try {
+      keepRunData(dir, state?.volume, opts.keepDataIn);
+    } catch (e) {
+      keepFailed = e;
+    }
+  }
   await unmountRunVolume(dir);
   if (opts.logsTo) {
     mkdirSync(opts.logsTo, { recursive: true });
     for (const entry of readdirSync(dir)) if (entry.endsWith(".log")) copyFileSync(join(dir, entry), join(opts.logsTo, `container-${entry}`));
   }
   rmSync(dir, { recursive: true, force: true });
+  if (keepFailed !== undefined) {
+    rmSync(opts.keepDataIn!, { recursive: true, force: true });
+    throw keepFailed;
+  }
 }
 
 /** Waits (at most 10 s) until no process holds any of `published` on the host's loopback. */

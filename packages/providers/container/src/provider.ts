@@ -9,7 +9,8 @@
 import { join } from "node:path";
 import type { TargetManifest, TargetProvider } from "@sfbench/core";
 import { findImageReference } from "@sfbench/core/image-ref";
-import { freePort, storageFingerprint } from "@sfbench/provider-local";
+import { existsSync } from "node:fs";
+import { freePort, storageFingerprint, treeBytes } from "@sfbench/provider-local";
 import { TargetError } from "@sfbench/catalogue";
 import { paths } from "@sfbench/services";
 import { imageId, loadImageArchive, requireImage, unloadImageArchive } from "./archive.ts";
@@ -29,6 +30,16 @@ export function imageTargetProvider(
   const machine = opts.machine ?? defaultMachineClass();
   // the names a submitted archive brought, removed again when the run stops
   let loaded: string[] = [];
+  // the next start starts on this kept data (a campaign's populated state) instead of empty data, once
+  let restoreFrom: string | undefined;
+  const stop = async (keepDataIn?: string) => {
+    try {
+      await teardownRun(runId, { logsTo: join(paths.home, "runs", runId), ...(keepDataIn ? { keepDataIn } : {}) });
+    } finally {
+      await unloadImageArchive(loaded);
+      loaded = [];
+    }
+  };
   return {
     describe: "archive" in from ? `image ${manifest.image} from its archive, in podman` : `image ${from.stored} in podman (${machine.name})`,
     async start({ trace, onProgress }) {
@@ -45,6 +56,8 @@ export function imageTargetProvider(
       const id = await imageId(named);
       // a free host port to publish on, so the run never meets whatever holds the manifest's
       const port = await freePort();
+      const kept = restoreFrom;
+      restoreFrom = undefined;
       const c = await startContainerTarget({
         runId,
         image: id,
@@ -54,6 +67,7 @@ export function imageTargetProvider(
         trace,
         ...(onProgress ? { onProgress } : {}),
         ...(opts.nodes !== undefined ? { nodes: opts.nodes } : {}),
+        ...(kept ? { restoreFrom: kept } : {}),
       });
       const control = await containerTargetControl(c, manifest, { ...(onProgress ? { onProgress } : {}) });
       const storage = storageFingerprint(c);
@@ -76,9 +90,15 @@ export function imageTargetProvider(
         control,
       };
     },
-    async stop() {
-      await teardownRun(runId, { logsTo: join(paths.home, "runs", runId) });
-      await unloadImageArchive(loaded);
+    stop: () => stop(),
+    // the run's containers stopped cleanly, its servers stopped, its data copied, then torn down as by stop
+    async snapshot(dir) {
+      await stop(dir);
+      return treeBytes(dir);
+    },
+    async restore(dir) {
+      if (!existsSync(dir)) throw new TargetError(`${dir} does not exist: there is no kept data to restore`);
+      restoreFrom = dir;
     },
   };
 }

@@ -8,11 +8,14 @@
  * conformance suite, measured by the experiment engine's quick profile (0
  * anomalies, cost > 0 taken from the container's cgroup, which was charged),
  * killed with kill -9 and started again with nothing lost and nothing taken
- * off its cost, and torn down with nothing left.
+ * off its cost, and torn down with nothing left but its kept data (its
+ * node's /data and its PostgreSQL's directory, stripped of anything that
+ * would gain privileges on the host), which a later run through the image's
+ * provider starts on.
  */
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,6 +31,7 @@ import { buildTargetImage } from "../src/image.ts";
 import { podman } from "../src/podman.ts";
 import { PIDS_LIMIT, readContainerState, runContainers, startContainerTarget, teardownRun } from "../src/container.ts";
 import { containerTargetControl } from "../src/control.ts";
+import { imageTargetProvider } from "../src/provider.ts";
 
 const exec = promisify(execFile);
 const PORT = 19101;
@@ -36,6 +40,8 @@ const { manifest } = findTarget("node-postgres");
 const machine = { name: "test-1cpu-1gib", cpus: 1, memoryBytes: 2 ** 30 };
 let image = "";
 const resultsDir = mkdtempSync(join(tmpdir(), "sfbench-container-"));
+const kept = join(resultsDir, "kept");
+const again = `${runId}-again`;
 
 beforeAll(async () => {
   image = (await buildTargetImage("node-postgres", { onProgress: (m) => console.log(m) })).ref;
@@ -43,6 +49,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await teardownRun(runId);
+  await teardownRun(again);
   rmSync(resultsDir, { recursive: true, force: true });
 });
 
@@ -186,9 +193,18 @@ describe("node-postgres from its image, in a podman container", () => {
     expect(await (await fetch(`${started.url}/users/${user}`)).json()).toEqual({ id: user, credits: 77 });
     expect(await (await fetch(`${started.url}/products/${product}`)).json()).toEqual({ id: product, price: 5, stock: 9 });
 
-    // teardown: no container, no PostgreSQL, no state; a second teardown is fine
+    // the node's own disk: a file the run keeps, and one that would gain privileges on the host's disk
+    const write = (file: string, mode: number) =>
+      podman(["exec", node.container, "node", "-e", `require("fs").writeFileSync(${JSON.stringify(file)}, "kept", { mode: ${mode} })`]);
+    await write("/data/marker", 0o644);
+    await write("/data/setuid", 0o4755);
+
+    // teardown keeping the data (after a clean stop): no container, no PostgreSQL, no state; a second teardown is fine
     const pg = readContainerState(runId)!.postgres!.pid;
-    await teardownRun(runId);
+    await teardownRun(runId, { keepDataIn: kept });
+    expect(readdirSync(kept).sort()).toEqual(["postgres", "volume"]);
+    expect(statSync(join(kept, "volume", "node-0", "data", "setuid")).mode & 0o7777).toBe(0o755);
+    expect(existsSync(join(kept, "postgres", "postgres.log"))).toBe(false);
     expect(await runContainers(runId)).toEqual([]);
     expect(isAlive(pg)).toBe(false);
     expect(readContainerState(runId)).toBeUndefined();
@@ -196,5 +212,18 @@ describe("node-postgres from its image, in a podman container", () => {
     expect(await fenceRules(runId)).toEqual([]);
     expect((await podman(["network", "ls", "--format", "{{.Name}}"])).stdout.split("\n")).not.toContain(started.network);
     await teardownRun(runId);
+
+    // the image's provider starts a later run on the kept data (a campaign's populated state), and keeps that run's in turn
+    const provider = imageTargetProvider(again, manifest, { stored: image }, { machine });
+    await provider.restore!(kept);
+    const restored = await provider.start({ trace: false, onProgress: (m) => console.log(m) });
+    expect(await (await fetch(`${restored.url}/users/${user}`)).json()).toEqual({ id: user, credits: 77 });
+    expect(await (await fetch(`${restored.url}/products/${product}`)).json()).toEqual({ id: product, price: 5, stock: 9 });
+    const second = readContainerState(again)!.nodes[0]!.container;
+    expect((await podman(["exec", second, "cat", "/data/marker"])).stdout).toBe("kept");
+    const bytes = await provider.snapshot!(join(resultsDir, "kept-again"));
+    expect(bytes).toBeGreaterThan(1 << 20);
+    expect(readContainerState(again)).toBeUndefined();
+    expect(await runContainers(again)).toEqual([]);
   });
 });

@@ -5,4 +5,4 @@ export * from "./nodes.ts";
 export { startBalancer, type Balancer } from "./balancer.ts";
 export * from "./control.ts";
 export { localTargetProvider } from "./provider.ts";
-export { restoreTarget, snapshotTarget, targetHome, treeBytes } from "./snapshot.ts";
+export { copyTree, restoreTarget, snapshotTarget, targetHome, treeBytes } from "./snapshot.ts";

@@ -56,7 +56,10 @@ export function localTargetProvider(manifest: TargetManifest, opts: { targetsRoo
       };
     },
     stop: async () => void (await stopTarget(manifest.name)),
-    snapshot: async (dir) => snapshotTarget(manifest.name, dir),
+    snapshot: async (dir) => {
+      await stopTarget(manifest.name);
+      return snapshotTarget(manifest.name, dir);
+    },
     restore: async (dir) => {
       restoreTarget(manifest.name, dir);
       restored = true;

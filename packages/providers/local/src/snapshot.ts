@@ -22,7 +22,7 @@ function refuseRunning(name: string, what: string): void {
 }
 
 /** Copies `from` to `to` (which must not exist), keeping modes, links and times; a file system that can share blocks shares them. */
-function copyTree(from: string, to: string): void {
+export function copyTree(from: string, to: string): void {
   mkdirSync(dirname(to), { recursive: true });
   execFileSync("cp", ["-a", "--reflink=auto", from, to], { stdio: ["ignore", "ignore", "pipe"] });
 }
