@@ -46,7 +46,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { WORKLOADS, type ProgressEvent, type ResultDocument } from "@sfbench/core";
 import { compareStatistics, comparisonText, minutes, parseBudget } from "../packages/cli/src/reproduce.ts";
-import { keptCampaigns, keptRatios, liveStatistics, planDemo, type DemoPlan, type LiveTrial } from "./lib/demo-budget.ts";
+import { keptCampaigns, keptRatios, liveStatistics, planDemo, UNKNOWN_FACTOR, type DemoPlan, type LiveTrial } from "./lib/demo-budget.ts";
 import { findTarget, listTargets } from "@sfbench/catalogue";
 import { up, type ServiceName } from "@sfbench/services";
 import { startMailSink, type MailSink } from "../apps/web/scripts/mail-sink.ts";
@@ -276,11 +276,11 @@ function planLines(plan: DemoPlan, budgetS: number, trials: number, workloads: s
     const t = plan.times[system];
     return t
       ? `about ${minutes(t.seconds)} a trial (kept campaign ${t.from.campaignId.slice(0, 8)}, ${t.from.startedAt.slice(0, 10)}, ${t.from.machine.cpuModel})`
-      : `about ${minutes(plan.trialS[system]!)} a trial (no kept campaign measured it yet: planned as long as the longest kept trial)`;
+      : `about ${minutes(plan.trialS[system]!)} a trial (no kept campaign measured it yet: planned as ${UNKNOWN_FACTOR}x the longest kept trial)`;
   };
   return [
     `== the campaign within --budget ${minutes(budgetS)} (npm run demo -- --full: every system, checkout and analytics; --budget TIME: another budget)`,
-    `  ${trials} trials each of ${plan.chosen.join(", ")} on ${workloads} / ${DEMO.distribution}: about ${minutes(plan.estimateS * workloads.split(",").length)}, estimated from the kept campaigns (another machine may be faster or slower)`,
+    `  ${trials} trials each of ${plan.chosen.join(", ")} on ${workloads} / ${DEMO.distribution}: about ${minutes(plan.estimateS * workloads.split(",").length)}, estimated from the kept campaigns, ${minutes(plan.repeatS * workloads.split(",").length)} of it room for one busy trial's repeat (another machine may be faster or slower)`,
     ...plan.chosen.map((s) => `  ${s.padEnd(18)} ${from(s)}${s === REFERENCE ? " (the reference)" : ""}`),
     ...plan.left.map((l) => `  ${l.target.padEnd(18)} left out: ${l.why}`),
   ].join("\n");

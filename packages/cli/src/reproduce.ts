@@ -20,8 +20,10 @@ export interface ReproducePlan {
   chosen: string[];
   /** the kept campaign's targets left out, and why */
   left: { target: string; why: string }[];
-  /** trials x the chosen targets' trial times */
+  /** trials x the chosen targets' trial times, plus repeatS */
   estimateS: number;
+  /** the room kept for one busy trial's repeat: the longest chosen trial */
+  repeatS: number;
 }
 
 /**
@@ -49,32 +51,36 @@ export function fitBudget(o: {
   trials: number;
   /** where the times come from, for the error */
   from: string;
-}): Pick<ReproducePlan, "chosen" | "left" | "estimateS"> {
+}): Pick<ReproducePlan, "chosen" | "left" | "estimateS" | "repeatS"> {
   const refS = o.trialS[o.reference];
   if (refS === null || refS === undefined) throw new Error(`${o.from} keeps no trial time of the reference ${o.reference}: nothing to plan with`);
-  const need = o.trials * refS;
+  // a trial taken while the machine was busy runs once more at the end of the queue, and on a shared machine one in a
+  // campaign is common: the plan keeps room for one repeat of its longest trial, so that it does not end past the budget
+  const need = (o.trials + 1) * refS;
   if (need > o.budgetS)
     throw new Error(
       `a budget of ${minutes(o.budgetS)} is too small: the reference ${o.reference} alone needs about ${minutes(need)} ` +
-        `(${o.trials} trials of ${minutes(refS)} each in ${o.from})`,
+        `(${o.trials} trials of ${minutes(refS)} each in ${o.from}, and room for one busy trial's repeat)`,
     );
   const chosen = [o.reference];
   const left: ReproducePlan["left"] = [];
-  let estimateS = need;
+  let trialsS = o.trials * refS;
+  let repeatS = refS;
   const others = Object.keys(o.trialS)
     .filter((n) => n !== o.reference)
     .sort((a, b) => (o.trialS[a] ?? Infinity) - (o.trialS[b] ?? Infinity) || a.localeCompare(b));
   for (const target of others) {
     const s = o.trialS[target];
     if (s === null || s === undefined) left.push({ target, why: `no counted trial time of it in ${o.from}` });
-    else if (estimateS + o.trials * s > o.budgetS)
-      left.push({ target, why: `${o.trials} trials of about ${minutes(s)} do not fit the ${minutes(o.budgetS - estimateS)} left` });
+    else if (trialsS + o.trials * s + Math.max(repeatS, s) > o.budgetS)
+      left.push({ target, why: `${o.trials} trials of about ${minutes(s)} do not fit the ${minutes(o.budgetS - trialsS - repeatS)} left` });
     else {
       chosen.push(target);
-      estimateS += o.trials * s;
+      trialsS += o.trials * s;
+      repeatS = Math.max(repeatS, s);
     }
   }
-  return { chosen, left, estimateS };
+  return { chosen, left, estimateS: trialsS + repeatS, repeatS };
 }
 
 /**
@@ -135,7 +141,7 @@ export function planText(doc: CampaignDocument, plan: ReproducePlan): string {
   const lines = [
     `reproducing campaign ${doc.campaignId.slice(0, 8)} (${doc.startedAt.slice(0, 10)}, ${doc.machine.cpuModel}, ${doc.machine.cores} cores; profile ${doc.profile}; ` +
       `${doc.cells.map((c) => `${c.workload}/${c.distribution}`).join(", ")})`,
-    `budget ${minutes(plan.budgetS)}: ${plan.trials} trials each of ${plan.chosen.join(", ")}, about ${minutes(plan.estimateS)} from the kept trials' times`,
+    `budget ${minutes(plan.budgetS)}: ${plan.trials} trials each of ${plan.chosen.join(", ")}, about ${minutes(plan.estimateS)} from the kept trials' times (${minutes(plan.repeatS)} of it room for one busy trial's repeat)`,
     ...plan.chosen.map((t) => `  ${t.padEnd(18)} about ${minutes(plan.trialS[t]!)} a trial${t === plan.reference ? " (the reference)" : ""}`),
     ...plan.left.map((l) => `  ${l.target.padEnd(18)} left out: ${l.why}`),
   ];
