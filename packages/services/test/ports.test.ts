@@ -1,7 +1,9 @@
 import net from "node:net";
-import { readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ephemeralLow, freePort, portFree } from "../src/index.ts";
+import { ephemeralLow, freePort, PORT_LEASE_MS, portFree, portLeaseDir } from "../src/index.ts";
 
 function listen(port: number): Promise<net.Server> {
   return new Promise((resolve, reject) => {
@@ -46,6 +48,31 @@ describe("ports handed to a child process", () => {
     } finally {
       client.destroy();
       await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("are leased: one handed out is not handed out again, by this process or another, until its lease expires", async () => {
+    const saved = process.env.SFBENCH_PORT_LEASES;
+    process.env.SFBENCH_PORT_LEASES = mkdtempSync(join(tmpdir(), "sfbench-leases-"));
+    try {
+      const dir = portLeaseDir();
+      const ports = await Promise.all(Array.from({ length: 200 }, () => freePort()));
+      expect(new Set(ports).size).toBe(200);
+      for (const port of ports) expect(existsSync(join(dir, String(port)))).toBe(true);
+      // every port below the range leased by someone else: the kernel's choice, above it
+      const low = ephemeralLow();
+      const from = Math.max(1025, low - 10_000);
+      for (let port = from; port < low; port++) writeFileSync(join(dir, String(port)), "");
+      expect(await freePort()).toBeGreaterThanOrEqual(low);
+      // the leases expired (their holders long gone): taken over, and the new lease is fresh
+      const old = (Date.now() - PORT_LEASE_MS - 60_000) / 1000;
+      for (let port = from; port < low; port++) utimesSync(join(dir, String(port)), old, old);
+      const port = await freePort();
+      expect(port).toBeLessThan(low);
+      expect(Date.now() - statSync(join(dir, String(port))).mtimeMs).toBeLessThan(PORT_LEASE_MS);
+    } finally {
+      if (saved === undefined) delete process.env.SFBENCH_PORT_LEASES;
+      else process.env.SFBENCH_PORT_LEASES = saved;
     }
   });
 });
