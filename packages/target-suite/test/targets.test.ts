@@ -28,6 +28,7 @@ import { findTarget, listTargets, type BundledTarget } from "@sfbench/catalogue"
 import { k6Path, kafkaBrokers, paths, up } from "@sfbench/services";
 import { selectTargets } from "../src/env.ts";
 import { call, eventually, shopper } from "../src/http.ts";
+import { withOutputOnFailure } from "../src/output.ts";
 import { locSide, sourceFiles } from "../src/sources.ts";
 
 /** The suite's ports, one per target of the catalogue (no other test listens in 19700-19799). */
@@ -72,6 +73,19 @@ for (const [index, bundled] of catalogue.entries()) {
       if (started) return started;
       throw new Error(`${name} is not running: ${startFailure ?? "its start did not run"}`);
     };
+
+    /** Every log the target wrote to in this block: a failed test shows their ends (a target that died says why there). */
+    const logsSeen = new Set<string>();
+    const logs = (): string[] => {
+      if (started) logsSeen.add(started.log);
+      try {
+        for (const file of nodeLogs(name)) logsSeen.add(file);
+      } catch {
+        // not running any more: the logs seen before
+      }
+      return [...logsSeen];
+    };
+    const explained = (body: () => Promise<void>) => () => withOutputOnFailure(logs, body);
 
     beforeAll(async () => {
       since = performance.now();
@@ -118,64 +132,70 @@ for (const [index, bundled] of catalogue.entries()) {
       expect((await call(started.url, "GET", manifest.health)).status).toBe(200);
     });
 
-    it(`passes the whole conformance suite${manifest.micro ? ", the micro group included (target.json declares micro)" : ""}`, async () => {
-      const report = await runConformance(running().url, { micro: manifest.micro === true });
-      const failures = report.checks.filter((c) => !c.passed).map(formatFailure);
-      expect(failures, failures.join("\n\n")).toEqual([]);
-      expect(report.failed).toBe(0);
-      expect(report.passed).toBeGreaterThan(100);
-      if (manifest.micro) expect(report.checks.filter((c) => c.group === "micro").length).toBeGreaterThan(40);
-    });
+    it(
+      `passes the whole conformance suite${manifest.micro ? ", the micro group included (target.json declares micro)" : ""}`,
+      explained(async () => {
+        const report = await runConformance(running().url, { micro: manifest.micro === true });
+        const failures = report.checks.filter((c) => !c.passed).map(formatFailure);
+        expect(failures, failures.join("\n\n")).toEqual([]);
+        expect(report.failed).toBe(0);
+        expect(report.passed).toBeGreaterThan(100);
+        if (manifest.micro) expect(report.checks.filter((c) => c.group === "micro").length).toBeGreaterThan(40);
+      }),
+    );
 
-    it("runs a quick checkout cell, as `sfbench run --profile quick` does, with a valid document and no anomaly", async () => {
-      const target = running();
-      const out = mkdtempSync(join(tmpdir(), `suite-${name}-`));
-      const { doc } = await runBenchmark({
-        target: { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: manifestDigest(manifest) },
-        baseUrl: target.url,
-        k6: await k6Path(),
-        profile: "quick",
-        cells: [{ workload: "checkout", distribution: "uniform" }],
-        seed: 1,
-        repoRoot: paths.root,
-        resultsDir: join(out, "results"),
-        rawRoot: join(out, "raw"),
-        // the target's processes and its own PostgreSQL server or Kafka broker
-        targetPids: () => costPids(target),
-        storage: storageFingerprint(target),
-        checkAlive: aliveCheck(() => target.exited() ?? (isAlive(target.pid) ? undefined : "an unknown code")),
-        systemVersion: `${manifest.system} ${manifest.version}`,
-        ...(manifest.audit?.readsPerSecond ? { auditReadsPerSecond: manifest.audit.readsPerSecond } : {}),
-        ...(tracing ? { trace: { logFile: target.log, logFiles: () => nodeLogs(name), brokers: kafkaBrokers() } } : {}),
-      });
-      expect(parseResult(doc).ok).toBe(true);
-      expect(doc.status, `${JSON.stringify(doc.error)}\n${readFileSync(target.log, "utf8").slice(-2000)}`).toBe("completed");
-      const cell = doc.cells.find((c) => c.workload === "checkout")!;
-      // checkouts without a clear answer are resolved by reading their carts: anomalies only if a cart contradicts the workload
-      expect(cell.anomalies, JSON.stringify(cell.anomalies?.examples)).toMatchObject({ total: 0 });
-      // whether the cell is a publishable figure depends on the machine's load, not on the target: defined, never compared
-      expect(cell.maxThroughput).toBeDefined();
-      expect(cell.cost!.targetCpuSeconds).toBeGreaterThan(0);
-      if (tracing) {
-        // the knee search and the stable phase sent unsampled requests: none of theirs wrote a span (SPEC 3), the traced phase's did
-        const spanTraces = new Set(spansIn(target, name).map((span) => span.traceId));
-        const recordsOf = async (part: string) =>
-          (await readAuditRecords(join(doc.rawData.dir, `checkout-uniform-${part}.console.log`))).checkouts.flatMap((c) => c.traceId ?? []);
-        const stableIds = await recordsOf("stable");
-        expect(stableIds.length).toBeGreaterThan(0);
-        expect(stableIds.filter((id) => spanTraces.has(id))).toEqual([]);
-        expect((await recordsOf("traced")).some((id) => spanTraces.has(id))).toBe(true);
-        expect(cell.traced!.offeredRate).toBe(cell.stable!.offeredRate);
-        const breakdown = cell.breakdown as { overall?: { functionMs: Record<string, number>; count: number } };
-        expect(breakdown.overall!.count).toBeGreaterThan(0);
-        // which entities' time shows depends on the system's design (a saga in the cart or in the order): some, not which
-        expect(Object.keys(breakdown.overall!.functionMs).length, JSON.stringify(breakdown.overall)).toBeGreaterThan(0);
-      }
-    });
+    it(
+      "runs a quick checkout cell, as `sfbench run --profile quick` does, with a valid document and no anomaly",
+      explained(async () => {
+        const target = running();
+        const out = mkdtempSync(join(tmpdir(), `suite-${name}-`));
+        const { doc } = await runBenchmark({
+          target: { name: manifest.name, version: manifest.version, system: manifest.system, manifestDigest: manifestDigest(manifest) },
+          baseUrl: target.url,
+          k6: await k6Path(),
+          profile: "quick",
+          cells: [{ workload: "checkout", distribution: "uniform" }],
+          seed: 1,
+          repoRoot: paths.root,
+          resultsDir: join(out, "results"),
+          rawRoot: join(out, "raw"),
+          // the target's processes and its own PostgreSQL server or Kafka broker
+          targetPids: () => costPids(target),
+          storage: storageFingerprint(target),
+          checkAlive: aliveCheck(() => target.exited() ?? (isAlive(target.pid) ? undefined : "an unknown code")),
+          systemVersion: `${manifest.system} ${manifest.version}`,
+          ...(manifest.audit?.readsPerSecond ? { auditReadsPerSecond: manifest.audit.readsPerSecond } : {}),
+          ...(tracing ? { trace: { logFile: target.log, logFiles: () => nodeLogs(name), brokers: kafkaBrokers() } } : {}),
+        });
+        expect(parseResult(doc).ok).toBe(true);
+        expect(doc.status, JSON.stringify(doc.error)).toBe("completed");
+        const cell = doc.cells.find((c) => c.workload === "checkout")!;
+        // checkouts without a clear answer are resolved by reading their carts: anomalies only if a cart contradicts the workload
+        expect(cell.anomalies, JSON.stringify(cell.anomalies?.examples)).toMatchObject({ total: 0 });
+        // whether the cell is a publishable figure depends on the machine's load, not on the target: defined, never compared
+        expect(cell.maxThroughput).toBeDefined();
+        expect(cell.cost!.targetCpuSeconds).toBeGreaterThan(0);
+        if (tracing) {
+          // the knee search and the stable phase sent unsampled requests: none of theirs wrote a span (SPEC 3), the traced phase's did
+          const spanTraces = new Set(spansIn(target, name).map((span) => span.traceId));
+          const recordsOf = async (part: string) =>
+            (await readAuditRecords(join(doc.rawData.dir, `checkout-uniform-${part}.console.log`))).checkouts.flatMap((c) => c.traceId ?? []);
+          const stableIds = await recordsOf("stable");
+          expect(stableIds.length).toBeGreaterThan(0);
+          expect(stableIds.filter((id) => spanTraces.has(id))).toEqual([]);
+          expect((await recordsOf("traced")).some((id) => spanTraces.has(id))).toBe(true);
+          expect(cell.traced!.offeredRate).toBe(cell.stable!.offeredRate);
+          const breakdown = cell.breakdown as { overall?: { functionMs: Record<string, number>; count: number } };
+          expect(breakdown.overall!.count).toBeGreaterThan(0);
+          // which entities' time shows depends on the system's design (a saga in the cart or in the order): some, not which
+          expect(Object.keys(breakdown.overall!.functionMs).length, JSON.stringify(breakdown.overall)).toBeGreaterThan(0);
+        }
+      }),
+    );
 
     it.skipIf(!tracing)(
       "writes no span for a checkout whose traceparent is unsampled or missing, in its gateway or in anything the checkout causes",
-      async () => {
+      explained(async () => {
         const target = running();
         const spanLines = () => spansIn(target, name).length;
         const s = shopper(target.url);
@@ -194,51 +214,54 @@ for (const [index, bundled] of catalogue.entries()) {
         // then every span writer's flush (tens of milliseconds at most) and the log's copy
         await new Promise((r) => setTimeout(r, 500));
         expect(spanLines()).toBe(before);
-      },
+      }),
     );
 
-    it("keeps every answered write through kill -9 of the whole target and a restart on the same data", async () => {
-      const before = running();
-      const s = shopper(before.url);
-      const a = await s.product(10, 100);
-      const b = await s.product(3, 50);
-      await s.ok("PATCH", `/products/${a}`, { price: 11, stock: 5 });
-      const userId = await s.user(1000);
-      await s.ok("PATCH", `/users/${userId}/credits/add`, { credits: 500 });
-      const cartId = await s.cart({ [a]: 2, [b]: 4 });
-      const open = await s.cart({ [b]: 1 });
-      const checkout = await s.checkout(cartId, userId);
-      expect(checkout.status, checkout.text).toBe(200);
-      const { orderId, total } = CheckoutResult.parse(checkout.body);
-      expect(total).toBe(11 * 2 + 3 * 4);
-      // co-purchase counts are updated after the answer (SPEC 2.1 step 6): both directions visible, then a second for a
-      // writer that persists them in batches behind the entities' memory (protoactor-go's)
-      await eventually(async () => expect((await call(before.url, "GET", `/products/${a}/freq-items`)).body).toEqual([b]));
-      await eventually(async () => expect((await call(before.url, "GET", `/products/${b}/freq-items`)).body).toEqual([a]));
-      await new Promise((r) => setTimeout(r, 1000));
+    it(
+      "keeps every answered write through kill -9 of the whole target and a restart on the same data",
+      explained(async () => {
+        const before = running();
+        const s = shopper(before.url);
+        const a = await s.product(10, 100);
+        const b = await s.product(3, 50);
+        await s.ok("PATCH", `/products/${a}`, { price: 11, stock: 5 });
+        const userId = await s.user(1000);
+        await s.ok("PATCH", `/users/${userId}/credits/add`, { credits: 500 });
+        const cartId = await s.cart({ [a]: 2, [b]: 4 });
+        const open = await s.cart({ [b]: 1 });
+        const checkout = await s.checkout(cartId, userId);
+        expect(checkout.status, checkout.text).toBe(200);
+        const { orderId, total } = CheckoutResult.parse(checkout.body);
+        expect(total).toBe(11 * 2 + 3 * 4);
+        // co-purchase counts are updated after the answer (SPEC 2.1 step 6): both directions visible, then a second for a
+        // writer that persists them in batches behind the entities' memory (protoactor-go's)
+        await eventually(async () => expect((await call(before.url, "GET", `/products/${a}/freq-items`)).body).toEqual([b]));
+        await eventually(async () => expect((await call(before.url, "GET", `/products/${b}/freq-items`)).body).toEqual([a]));
+        await new Promise((r) => setTimeout(r, 1000));
 
-      const killed = await killTarget(name);
-      expect(killed.nodes.filter((n) => n.goneAt === undefined)).toEqual([]);
-      expect(
-        await fetch(`${before.url}${manifest.health}`).then(
-          (r) => r.status,
-          () => "nothing answers",
-        ),
-      ).toBe("nothing answers");
-      const after = await restartTarget(name);
-      const t = shopper(after.url);
+        const killed = await killTarget(name);
+        expect(killed.nodes.filter((n) => n.goneAt === undefined)).toEqual([]);
+        expect(
+          await fetch(`${before.url}${manifest.health}`).then(
+            (r) => r.status,
+            () => "nothing answers",
+          ),
+        ).toBe("nothing answers");
+        const after = await restartTarget(name);
+        const t = shopper(after.url);
 
-      expect(await t.ok("GET", `/products/${a}`)).toEqual({ id: a, price: 11, stock: 105 - 2 });
-      expect(await t.ok("GET", `/products/${b}`)).toEqual({ id: b, price: 3, stock: 50 - 4 });
-      expect(await t.ok("GET", `/users/${userId}`)).toEqual({ id: userId, credits: 1500 - total });
-      expect(await t.ok("GET", `/orders/${orderId}`)).toEqual({ id: orderId, cartId, userId, status: "completed", total });
-      expect(await t.ok("GET", `/shopping-carts/${cartId}`)).toMatchObject({ checkedOut: true });
-      expect(await t.ok("GET", `/shopping-carts/${open}`)).toEqual({ id: open, items: [{ productId: b, amount: 1 }], checkedOut: false });
-      expect(await t.ok("GET", `/products/${b}/freq-items`)).toEqual([a]);
-      // a cart is charged at most once, also across a crash
-      const again = await t.checkout(cartId, userId);
-      expect(again.status).toBe(409);
-      expect(again.body).toMatchObject({ error: "cart-checked-out" });
-    });
+        expect(await t.ok("GET", `/products/${a}`)).toEqual({ id: a, price: 11, stock: 105 - 2 });
+        expect(await t.ok("GET", `/products/${b}`)).toEqual({ id: b, price: 3, stock: 50 - 4 });
+        expect(await t.ok("GET", `/users/${userId}`)).toEqual({ id: userId, credits: 1500 - total });
+        expect(await t.ok("GET", `/orders/${orderId}`)).toEqual({ id: orderId, cartId, userId, status: "completed", total });
+        expect(await t.ok("GET", `/shopping-carts/${cartId}`)).toMatchObject({ checkedOut: true });
+        expect(await t.ok("GET", `/shopping-carts/${open}`)).toEqual({ id: open, items: [{ productId: b, amount: 1 }], checkedOut: false });
+        expect(await t.ok("GET", `/products/${b}/freq-items`)).toEqual([a]);
+        // a cart is charged at most once, also across a crash
+        const again = await t.checkout(cartId, userId);
+        expect(again.status).toBe(409);
+        expect(again.body).toMatchObject({ error: "cart-checked-out" });
+      }),
+    );
   });
 }
