@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ephemeralLow, freePort, PORT_LEASE_MS, portFree, portLeaseDir } from "../src/index.ts";
+import { ephemeralLow, freePort, PORT_LEASE_MS, portFree, portLeaseDir } from "../src/ports.ts";
 
 function listen(port: number): Promise<net.Server> {
   return new Promise((resolve, reject) => {

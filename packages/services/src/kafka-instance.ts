@@ -23,7 +23,8 @@ import { HOST } from "./env.ts";
 import { answersMetadata, brokerProperties, clusterId, KAFKA_LOG4J, kafkaJars } from "./kafka.ts";
 import { withLock } from "./lock.ts";
 import { postgresUser } from "./postgres-user.ts";
-import { freePort, isAlive, readPid, run, stopPid, tail, waitFor } from "./process.ts";
+import { freePort } from "@sfbench/core/ports";
+import { isAlive, readPid, run, stopPid, tail, waitFor } from "./process.ts";
 
 export interface KafkaInstance {
   /** the broker's JVM */

@@ -15,7 +15,8 @@ import { HOST } from "./env.ts";
 import { bin, nativeDir } from "./postgres.ts";
 import { postgresUser, type RunAs } from "./postgres-user.ts";
 import { passwordInit, serverPassword, serverUrl } from "./postgres-auth.ts";
-import { CommandError, freePort, isAlive, readPid, run, stopPid, tail } from "./process.ts";
+import { freePort } from "@sfbench/core/ports";
+import { CommandError, isAlive, readPid, run, stopPid, tail } from "./process.ts";
 
 /** The settings that decide whether a committed transaction survives a crash or power cut. */
 export interface PostgresDurability {

@@ -19,7 +19,8 @@ import { chown, mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { env, HOST } from "./env.ts";
 import { postgresUser } from "./postgres-user.ts";
-import { CommandError, freePort, isAlive, readPid, run, stopPid, tail, waitFor } from "./process.ts";
+import { freePort } from "@sfbench/core/ports";
+import { CommandError, isAlive, readPid, run, stopPid, tail, waitFor } from "./process.ts";
 import { answersPing, ensureRedisServer } from "./redis.ts";
 
 export interface RedisInstance {

@@ -10,6 +10,7 @@ import { locSide, sourceFiles } from "@sfbench/target-suite";
 import { topOf } from "../src/app/co-purchase.ts";
 import { MAX_FREQ_VISITS, visitBound } from "../src/gateway/routes.ts";
 import { choosePorts } from "../src/launcher/ports.ts";
+import { ephemeralLow } from "@sfbench/core/ports";
 import { readLauncherEnv } from "../src/env.ts";
 import { partitionsFor, restateConfig, writeRestateConfig } from "../src/launcher/restate-config.ts";
 
@@ -80,6 +81,8 @@ describe("choosePorts", () => {
       const all = Object.values(ports);
       expect(new Set(all).size).toBe(4);
       expect(all).not.toContain(portOf(busy));
+      // below the kernel's ephemeral range, where no outgoing connection takes them before Restate binds them
+      for (const port of all) expect(port).toBeLessThan(ephemeralLow());
       expect(JSON.parse(readFileSync(join(dir, "ports.json"), "utf8"))).toEqual(ports);
       // a restart on the same data gets the same ports while they are free
       expect(await choosePorts(dir, [])).toEqual(ports);

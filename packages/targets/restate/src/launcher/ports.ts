@@ -1,38 +1,21 @@
 /**
  * The ports of one target instance: Restate's node-to-node (fabric), ingress
- * and admin ports and the service endpoint's, all on 127.0.0.1. They are
- * chosen free (listen on port 0) and remembered in the data directory, so a
- * restart on the same data reuses them while they are free: Restate keeps the
- * node's address and the deployment's URI in its metadata.
+ * and admin ports and the service endpoint's, all on 127.0.0.1. New ones are
+ * leased below the kernel's ephemeral range, as every sfbench process chooses
+ * ports: one from listen(0) could become an outgoing connection's source port
+ * (a loaded machine makes thousands) before Restate binds it. They are
+ * remembered in the data directory, so a restart on the same data reuses them
+ * while they are free: Restate keeps the node's address and the deployment's
+ * URI in its metadata.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
+import { freePort, portFree } from "@sfbench/core/ports";
 import { z } from "zod";
 
 const Port = z.number().int().min(1).max(65535);
 export const Ports = z.object({ fabric: Port, ingress: Port, admin: Port, service: Port });
 export type Ports = z.infer<typeof Ports>;
-
-/** A port the OS says is free on 127.0.0.1 right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const address = srv.address();
-      srv.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
-
-export function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.once("error", () => resolve(false));
-    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
-  });
-}
 
 /** The ports remembered in `dataDir` where still free, new free ones for the rest; written back. */
 export async function choosePorts(dataDir: string, exclude: readonly number[]): Promise<Ports> {
