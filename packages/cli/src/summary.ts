@@ -41,8 +41,24 @@ export function summaryTable(doc: ResultDocument): string {
   const line = (r: string[]) => r.map((v, i) => (i === 0 || i === r.length - 1 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join("  ");
   const title = `${doc.target.name} ${doc.target.version}, profile ${doc.profile}, ${doc.status}${doc.error ? ` during ${doc.error.stage}: ${doc.error.message}` : ""}`;
   return (
-    [title, ...(doc.cells.length ? [line(head), ...rows.map(line)] : []), ...breakdownLines(doc), ...resilienceLines(doc), ...microLines(doc)].join("\n") + "\n"
+    [
+      title,
+      ...(doc.cells.length ? [line(head), ...rows.map(line)] : []),
+      ...costLines(doc),
+      ...breakdownLines(doc),
+      ...resilienceLines(doc),
+      ...microLines(doc),
+    ].join("\n") + "\n"
   );
+}
+
+/** Where each cell's target CPU went: core-s/1000 by process, largest first, where the run split it. */
+export function costLines(doc: ResultDocument): string[] {
+  return doc.cells.flatMap((c) => {
+    const split = Object.entries(c.cost?.cpuByProcess ?? {}).sort((a, b) => b[1] - a[1]);
+    if (!split.length) return [];
+    return [`core-s/1000 by process, ${c.workload}/${c.distribution}: ${split.map(([label, s]) => `${label} ${s.toFixed(2)}`).join(", ")}`];
+  });
 }
 
 /** The resilience experiments: per cell the fault or scale-up phase, per run recovery vs state size, and what is not supported. */

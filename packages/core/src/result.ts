@@ -235,6 +235,9 @@ export const TracedPhase = z.strictObject({
 });
 export type TracedPhase = z.infer<typeof TracedPhase>;
 
+/** How many process labels a cost split keeps (the sampler sums the rest as "other"). */
+export const MAX_COST_PROCESSES = 12;
+
 export const Cost = z.strictObject({
   coreSecondsPer1000: nonneg,
   throughputPerCore: nonneg,
@@ -243,6 +246,17 @@ export const Cost = z.strictObject({
   generatorCpuSeconds: nonneg,
   /** share of the generator's cores it kept busy; above 0.9 the generator was the bottleneck */
   generatorCpuShare: nonneg,
+  /**
+   * coreSecondsPer1000 split by what each of the target's processes is (its
+   * command, and the script or main class a runtime runs: "restate-server",
+   * "node app/main.ts", "postgres"), in the shares the whole stable phase
+   * shows; absent when a counter (a container's cgroup) gave the CPU, and in
+   * documents before 2026-12-04
+   */
+  cpuByProcess: z
+    .record(z.string().min(1).max(60), nonneg)
+    .refine((split) => Object.keys(split).length <= MAX_COST_PROCESSES, `at most ${MAX_COST_PROCESSES} process labels`)
+    .optional(),
 });
 export type Cost = z.infer<typeof Cost>;
 

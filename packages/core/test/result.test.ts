@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseResult, RESULT_SCHEMA_VERSION, type ResultDocumentInput } from "../src/index.ts";
+import { MAX_COST_PROCESSES, parseResult, RESULT_SCHEMA_VERSION, type ResultDocumentInput } from "../src/index.ts";
 
 const stats = { count: 10, mean: 5, p50: 4, p95: 9, p99: 10, p999: 10, max: 10, min: 1 };
 
@@ -134,6 +134,29 @@ describe("result document", () => {
     const bad = parseResult(d);
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.errors).toContainEqual(expect.stringMatching(/^environment\.storage\.postgres\.instance: .*"dedicated"\|"shared"/));
+  });
+
+  it("keeps the cost split by process, bounded in labels and their length", () => {
+    const d = doc();
+    const cost = {
+      coreSecondsPer1000: 190,
+      throughputPerCore: 5.3,
+      peakRssBytes: 1 << 28,
+      targetCpuSeconds: 57,
+      generatorCpuSeconds: 3,
+      generatorCpuShare: 0.1,
+    };
+    d.cells[0]!.cost = { ...cost, cpuByProcess: { "restate-server": 120.5, "node app/main.ts": 50, "node gateway/main.ts": 19.5 } };
+    const r = parseResult(d);
+    expect(r.ok && r.result.cells[0]!.cost?.cpuByProcess).toEqual({ "restate-server": 120.5, "node app/main.ts": 50, "node gateway/main.ts": 19.5 });
+    d.cells[0]!.cost = { ...cost, cpuByProcess: Object.fromEntries(Array.from({ length: MAX_COST_PROCESSES + 1 }, (_, i) => [`p${i}`, 1])) };
+    const many = parseResult(d);
+    expect(many.ok).toBe(false);
+    if (!many.ok) expect(many.errors).toContainEqual(expect.stringMatching(/^cells\.0\.cost\.cpuByProcess: at most 12 process labels/));
+    d.cells[0]!.cost = { ...cost, cpuByProcess: { ["x".repeat(61)]: 1 } };
+    expect(parseResult(d).ok).toBe(false);
+    d.cells[0]!.cost = { ...cost, cpuByProcess: { postgres: -1 } };
+    expect(parseResult(d).ok).toBe(false);
   });
 
   it("requires a reason for an invalid cell", () => {

@@ -1,8 +1,11 @@
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { descendants, readStat } from "../src/cost/proc.ts";
-import { cpuBetween, ProcessSampler } from "../src/cost/sampler.ts";
+import { descendants, labelOf, processLabel, readStat } from "../src/cost/proc.ts";
+import { BY_PROCESS_LABELS, cpuBetween, cpuByLabel, ProcessSampler } from "../src/cost/sampler.ts";
+import { splitByProcess } from "../src/experiment/phases/stable.ts";
 import { planSplit } from "../src/cost/affinity.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -97,6 +100,69 @@ describe("process sampling from /proc", () => {
     expect(result.groups.tree!.cpuSeconds).toBeLessThan(4);
     // never more than what the tree had used by the end, as a double count would be
     for (const p of series) expect(p.cpuSeconds).toBeLessThanOrEqual(series.at(-1)!.cpuSeconds + 1e-9);
+  });
+
+  it("splits a tree's CPU by what each process runs", async () => {
+    // a shell whose node child burns 1 CPU-second and then stays (a reaped child's time would count under the shell)
+    const dir = join(mkdtempSync(join(tmpdir(), "cost-split-")), "app");
+    mkdirSync(dir);
+    const script = join(dir, "busy.mjs");
+    writeFileSync(
+      script,
+      "const used = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; }; while (used() < 1) {} setTimeout(() => {}, 30000);",
+    );
+    const root = spawn("sh", ["-c", `node ${script}; true`], { stdio: "ignore" });
+    const sampler = new ProcessSampler({ tree: () => [root.pid!] }, 100);
+    sampler.start();
+    const node = async () => {
+      for (let i = 0; i < 600; i++) {
+        const child = descendants([root.pid!]).find((p) => p.pid !== root.pid);
+        if (child && child.cpuSeconds >= 0.9) return child;
+        await sleep(50);
+      }
+      throw new Error("the node child never burned its second");
+    };
+    const child = await node();
+    expect(processLabel(child.pid)).toBe("node app/busy.mjs");
+    const result = sampler.stop();
+    root.kill();
+    process.kill(child.pid);
+    const split = result.groups.tree!.byProcess!;
+    expect(Object.keys(split).sort()).toEqual(["node app/busy.mjs", "sh"]);
+    expect(split["node app/busy.mjs"]).toBeGreaterThan(0.8);
+    expect(split.sh).toBeLessThan(0.1);
+    expect(split["node app/busy.mjs"]! + split.sh!).toBeCloseTo(result.groups.tree!.cpuSeconds, 6);
+  });
+
+  it("labels a process by its command, and a runtime's by what it runs", () => {
+    expect(labelOf("restate-server", ["/x/restate-server", "--config-file", "/d/restate.toml"])).toBe("restate-server");
+    expect(labelOf("postgres", ["postgres: sfbench shop 127.0.0.1(5432) idle"])).toBe("postgres");
+    expect(labelOf("node", ["/usr/bin/node", "--import", "tsx", "/repo/packages/targets/restate/src/app/main.ts"])).toBe("node app/main.ts");
+    expect(labelOf("node", ["node", "-e", "1+1"])).toBe("node");
+    expect(labelOf("java", ["java", "-Xmx1g", "-cp", "/a/b.jar:/c", "-Dx=y", "kafka.Kafka", "/d/server.properties"])).toBe("java Kafka");
+    expect(labelOf("java", ["java", "-XX:ActiveProcessorCount=1", "-jar", "/t/pekko/target/shop-1.0.jar"])).toBe("java shop-1.0.jar");
+    expect(labelOf("python3", ["python3", "/srv/app/main.py"])).toBe("python3 app/main.py");
+    // a process names itself: what reaches the board is printable and bounded
+    expect(labelOf("evil\u0007\n<b>", [])).toBe("evil??<b>");
+    expect(labelOf("node", ["node", `/${"a".repeat(100)}/x.js`]).length).toBe(60);
+  });
+
+  it("keeps the largest labels of a split and sums the rest as other", () => {
+    const terms = Array.from({ length: BY_PROCESS_LABELS + 3 }, (_, i) => [{ label: `p${i}` }, i + 1] as [{ label: string }, number]);
+    const split = cpuByLabel([...terms, [{ label: "p0" }, -5]]);
+    expect(Object.keys(split)).toHaveLength(BY_PROCESS_LABELS);
+    const total = terms.reduce((sum, [, s]) => sum + s, 0);
+    // p0's two terms sum below zero: it counts as 0, never as a negative
+    expect(Object.values(split).reduce((sum, s) => sum + s, 0)).toBe(total - 1);
+    expect(split[`p${BY_PROCESS_LABELS + 2}`]).toBe(BY_PROCESS_LABELS + 3);
+    expect(split.other).toBe(1 + 2 + 3 + 4 - 1);
+  });
+
+  it("splits the cost per 1000 in the shares of the phase, and not at all without CPU", () => {
+    expect(splitByProcess({ "restate-server": 30, "node app/main.ts": 10 }, 200)).toEqual({ "restate-server": 150, "node app/main.ts": 50 });
+    expect(splitByProcess({ postgres: 0 }, 200)).toBeUndefined();
+    expect(splitByProcess({ postgres: 1 }, 0)).toBeUndefined();
+    expect(splitByProcess(undefined, 200)).toBeUndefined();
   });
 
   it("plans a generator/target core split on a multi-core machine", () => {

@@ -175,6 +175,8 @@ for (const [index, bundled] of catalogue.entries()) {
         // whether the cell is a publishable figure depends on the machine's load, not on the target: defined, never compared
         expect(cell.maxThroughput).toBeDefined();
         expect(cell.cost!.targetCpuSeconds).toBeGreaterThan(0);
+        // and split by the target's processes (which ones is the system's design): some, each with a label
+        expect(Object.keys(cell.cost!.cpuByProcess ?? {}).length, JSON.stringify(cell.cost)).toBeGreaterThan(0);
         if (tracing) {
           // the knee search and the stable phase sent unsampled requests: none of theirs wrote a span (SPEC 3), the traced phase's did
           const spanTraces = new Set(spansIn(target, name).map((span) => span.traceId));

@@ -242,6 +242,8 @@ export interface RunCostSummary {
   throughputPerCore: number;
   peakRssBytes: number;
   generatorCpuShare: number;
+  /** coreSecondsPer1000 by what each of the target's processes is, largest first; empty when the run did not split it */
+  byProcess: { label: string; coreSeconds: number }[];
 }
 
 export interface RunCell {

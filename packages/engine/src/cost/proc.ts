@@ -103,3 +103,52 @@ export function treePids(roots: readonly number[], exists: (pid: number) => bool
 export function descendants(roots: number[], table = processTable()): ProcStat[] {
   return treePids(roots, (pid) => table.has(pid), childrenOf(table.values())).map((pid) => table.get(pid)!);
 }
+
+/** Runtimes whose own name says little: their label adds what they run. */
+const RUNTIMES = /^(node|java|python[0-9.]*|ruby|dotnet|bun|deno)$/;
+/** java options whose value is the next argument */
+const JAVA_VALUE_OPTIONS = new Set(["-cp", "-classpath", "--class-path", "-p", "--module-path", "--add-modules", "--add-opens", "--add-exports"]);
+/** a label is shown on the board: bounded, printable, from the process's own name */
+const MAX_LABEL = 60;
+
+/**
+ * What a process is, for a cost split by process: its command name (comm),
+ * and for a runtime (node, java, python) what it runs: the script's last two
+ * path parts, a jar's name or a Java main class's last part. "restate-server",
+ * "node app/main.ts", "java kafka.Kafka" → "java Kafka", "postgres".
+ * Undefined when the process is gone.
+ */
+export function processLabel(pid: number): string | undefined {
+  let stat: string;
+  let argv: string[];
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+  } catch {
+    return undefined;
+  }
+  return labelOf(stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), argv);
+}
+
+/** processLabel's rule, from a command name and an argument vector. */
+export function labelOf(comm: string, argv: readonly string[]): string {
+  const clean = (s: string) => s.replace(/[^\x20-\x7e]/g, "?").slice(0, MAX_LABEL);
+  if (!RUNTIMES.test(comm)) return clean(comm || "?");
+  const args = argv.slice(1);
+  let what: string | undefined;
+  if (comm === "java") {
+    const jar = args.indexOf("-jar");
+    if (jar >= 0 && args[jar + 1]) what = args[jar + 1]!.split("/").at(-1);
+    else {
+      for (let i = 0; i < args.length && !what; i++) {
+        const a = args[i]!;
+        if (JAVA_VALUE_OPTIONS.has(a)) i++;
+        else if (!a.startsWith("-")) what = a.split(".").at(-1);
+      }
+    }
+  } else {
+    const script = args.find((a) => /\.(m?[jt]s|c[jt]s|py|rb|dll)$/.test(a));
+    what = script?.split("/").slice(-2).join("/");
+  }
+  return clean(what ? `${comm} ${what}` : comm);
+}

@@ -13,6 +13,11 @@
  *
  * Memory: the peak over samples of the tree's summed resident set.
  *
+ * By process: the same CPU split by what each process is (processLabel: its
+ * command, and the script or main class a runtime runs), read once when a
+ * process is first seen. A short-lived process's time counts under the one
+ * that reaped it (a PostgreSQL backend's under postgres), as the total does.
+ *
  * A group may come with a CPU counter of its own (a container's cgroup
  * accounting, core's TargetCost): its CPU is then the counter's growth from
  * the first sample to the last, and its trees give the memory and the
@@ -25,7 +30,7 @@
  * ~200 stats four times a second took ~3% of the generator's core and
  * blocked its event loop for ~8 ms a time.)
  */
-import { childrenOf, livePids, readStat, treePids, type ProcStat } from "./proc.ts";
+import { childrenOf, livePids, processLabel, readStat, treePids, type ProcStat } from "./proc.ts";
 
 export interface TreeUsage {
   cpuSeconds: number;
@@ -34,7 +39,12 @@ export interface TreeUsage {
   processes: number;
   /** where cpuSeconds came from: the group's own counter, or its process trees */
   cpuFrom: "counter" | "process-tree";
+  /** cpuSeconds by process label (BY_PROCESS_LABELS at most, the rest as "other"); only when counted from the trees */
+  byProcess?: Record<string, number>;
 }
+
+/** How many labels a split by process keeps; the rest are summed as "other". */
+export const BY_PROCESS_LABELS = 12;
 
 export interface SamplerResult {
   wallSeconds: number;
@@ -75,6 +85,8 @@ interface Track {
   last: number;
   /** the sample that last saw it */
   lastSample: number;
+  /** what the process is (processLabel), read when first seen */
+  label: string;
 }
 
 const total = (s: ProcStat) => s.cpuSeconds + s.childCpuSeconds;
@@ -85,19 +97,34 @@ const total = (s: ProcStat) => s.cpuSeconds + s.childCpuSeconds;
  * time sits in that parent's cutime from then on.
  */
 function treeCpu(tracks: Map<string, Track>, now: number): number {
+  let cpu = 0;
+  for (const [, seconds] of contributions(tracks, now)) cpu += seconds;
+  return cpu;
+}
+
+/** treeCpu's terms, one per process. */
+function contributions(tracks: Map<string, Track>, now: number): Array<[Track, number]> {
   const byPid = new Map<number, Track[]>();
   for (const t of tracks.values()) byPid.set(t.pid, [...(byPid.get(t.pid) ?? []), t]);
-  let cpu = 0;
-  for (const t of tracks.values()) {
-    if (t.lastSample === now) {
-      cpu += t.last - t.first;
-      continue;
-    }
+  return [...tracks.values()].map((t) => {
+    if (t.lastSample === now) return [t, t.last - t.first];
     const goneAt = t.lastSample + 1;
     const absorbed = (byPid.get(t.ppid) ?? []).some((p) => p.lastSample >= goneAt);
-    cpu += absorbed ? -t.first : t.last - t.first;
-  }
-  return cpu;
+    return [t, absorbed ? -t.first : t.last - t.first];
+  });
+}
+
+/** A tree's CPU by process label: the BY_PROCESS_LABELS - 1 largest, the rest as "other" (a label never below 0). */
+export function cpuByLabel(terms: Iterable<[{ label: string }, number]>): Record<string, number> {
+  const sums = new Map<string, number>();
+  for (const [t, seconds] of terms) sums.set(t.label, (sums.get(t.label) ?? 0) + seconds);
+  const ranked = [...sums].map(([label, seconds]) => [label, Math.max(0, seconds)] as const).sort((a, b) => b[1] - a[1]);
+  if (ranked.length <= BY_PROCESS_LABELS) return Object.fromEntries(ranked);
+  const kept = ranked.slice(0, BY_PROCESS_LABELS - 1);
+  const other = ranked.slice(BY_PROCESS_LABELS - 1).reduce((sum, [, seconds]) => sum + seconds, 0);
+  const merged = new Map<string, number>(kept);
+  merged.set("other", (merged.get("other") ?? 0) + other);
+  return Object.fromEntries(merged);
 }
 
 export class ProcessSampler {
@@ -163,7 +190,15 @@ export class ProcessSampler {
         const key = `${pid}:${s.start}`;
         const t = tracks.get(key);
         if (t) Object.assign(t, { ppid: s.ppid, last: total(s), lastSample: this.sampleNo });
-        else tracks.set(key, { pid, ppid: s.ppid, first: initial ? total(s) : 0, last: total(s), lastSample: this.sampleNo });
+        else
+          tracks.set(key, {
+            pid,
+            ppid: s.ppid,
+            first: initial ? total(s) : 0,
+            last: total(s),
+            lastSample: this.sampleNo,
+            label: processLabel(pid) ?? "?",
+          });
         rss += s.rssBytes;
       }
       this.peaks.set(group, Math.max(this.peaks.get(group)!, rss));
@@ -191,6 +226,7 @@ export class ProcessSampler {
         peakRssBytes: this.peaks.get(group)!,
         processes: tracks.size,
         cpuFrom: counted ? "counter" : "process-tree",
+        ...(counted ? {} : { byProcess: cpuByLabel(contributions(tracks, end)) }),
       };
     }
     const series = Object.fromEntries([...this.series].filter(([g]) => !this.readings.has(g)));

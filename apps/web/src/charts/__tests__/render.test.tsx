@@ -141,6 +141,17 @@ describe("RunCharts", () => {
     ]);
   });
 
+  it("splits the target's CPU by process where the run measured it, largest first", () => {
+    const split = cell("checkout", "uniform");
+    split.cost = { ...split.cost!, cpuByProcess: { "node gateway/main.ts": 1, "restate-server": 3, "node app/main.ts": 1 } };
+    const html = render(<RunCharts data={buildRunData(doc({ cells: [split] }))} />);
+    expect(figures(html)).toContain("cost-by-process");
+    const items = [...figure(html, "cost-by-process").matchAll(/<li>([^<]+)<\/li>/g)].map((m) => m[1]);
+    expect(items).toEqual(["restate-server: 3 core-s (60 %)", "node app/main.ts: 1 core-s (20 %)", "node gateway/main.ts: 1 core-s (20 %)"]);
+    // a document without the split (a container's cgroup counted the CPU, or an older run): no figure, no guess
+    expect(figures(render(<RunCharts data={buildRunData(doc({ cells: [cell("checkout", "uniform")] }))} />))).not.toContain("cost-by-process");
+  });
+
   it("a failed run: its error, no figure", () => {
     const html = render(<RunCharts data={buildRunData(doc({ failed: { stage: "seed", message: "target <down>" } }))} />);
     expect(figures(html)).toEqual([]);

@@ -6,6 +6,7 @@ import { BreakdownChart } from "./BreakdownChart.tsx";
 import { CartSizeChart } from "./CartSizeChart.tsx";
 import { CellSelect } from "./CellSelect.tsx";
 import { formatNumber } from "./common.tsx";
+import { CostByProcessChart } from "./CostByProcessChart.tsx";
 import { rateUnit } from "../../shared/format.ts";
 import { LatencyBoxplot } from "./LatencyBoxplot.tsx";
 import { LatencyEcdf } from "./LatencyEcdf.tsx";
@@ -61,6 +62,7 @@ export function RunCharts(props: { data: RunData; initialCell?: string; onCellCh
             <CartSizeChart systems={systems} data={cell.cartSize} subtitle={cell.ref.label} />
           )}
           <BreakdownChart data={cell.breakdown} subtitle={cell.breakdownPhase ? `${cell.ref.label} · ${cell.breakdownPhase}` : cell.ref.label} />
+          <CostByProcessChart cost={cell.cost} subtitle={cell.ref.label} />
           <dl
             className="sfb-run-summary"
             data-summary="cost"

@@ -87,6 +87,9 @@ function runCell(cell: Cell, system: SeriesRef): RunCell {
           throughputPerCore: round(cell.cost.throughputPerCore),
           peakRssBytes: cell.cost.peakRssBytes,
           generatorCpuShare: round(cell.cost.generatorCpuShare),
+          byProcess: Object.entries(cell.cost.cpuByProcess ?? {})
+            .map(([label, coreSeconds]) => ({ label, coreSeconds: round(coreSeconds) }))
+            .sort((a, b) => b.coreSeconds - a.coreSeconds || a.label.localeCompare(b.label)),
         }
       : null,
     anomalies: cell.anomalies ? { total: cell.anomalies.total, kinds: { ...cell.anomalies.kinds }, examples: [...(cell.anomalies.examples ?? [])] } : null,

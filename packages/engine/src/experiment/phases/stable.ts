@@ -35,14 +35,29 @@ function stableCost(ctx: RunContext, stable: LoadOutcome): Cell["cost"] {
   const g = cpuOver(usage, "generator", stable.agg) ?? whole("generator");
   const successful = stable.step.successful;
   const coresUsed = t.cpuSeconds / t.seconds;
+  const coreSecondsPer1000 = successful ? (t.cpuSeconds / successful) * 1000 : 0;
+  const split = splitByProcess(usage.groups.target!.byProcess, coreSecondsPer1000);
   return {
-    coreSecondsPer1000: successful ? (t.cpuSeconds / successful) * 1000 : 0,
+    coreSecondsPer1000,
     throughputPerCore: coresUsed > 0 ? stable.step.achievedRate / coresUsed : 0,
     peakRssBytes: usage.groups.target!.peakRssBytes,
     targetCpuSeconds: t.cpuSeconds,
     generatorCpuSeconds: g.cpuSeconds,
     generatorCpuShare: stable.generatorCpuShare ?? generatorShare(usage, stable.agg, ctx.split?.generatorCores ?? 1),
+    ...(split ? { cpuByProcess: split } : {}),
   };
+}
+
+/**
+ * The cost per 1000 split in the shares of the target's CPU each process
+ * label had over the whole phase (the sampler keeps no series per process, so
+ * the window the total is read in is not applied to the shares).
+ */
+export function splitByProcess(byProcess: Record<string, number> | undefined, per1000: number): Record<string, number> | undefined {
+  if (!byProcess) return undefined;
+  const total = Object.values(byProcess).reduce((sum, s) => sum + s, 0);
+  if (!(total > 0) || !(per1000 > 0)) return undefined;
+  return Object.fromEntries(Object.entries(byProcess).map(([label, s]) => [label, Math.round((s / total) * per1000 * 1000) / 1000]));
 }
 
 export const stable: Phase = {
