@@ -160,6 +160,9 @@ describe("process sampling from /proc", () => {
 
   it("splits the cost per 1000 in the shares of the phase, and not at all without CPU", () => {
     expect(splitByProcess({ "restate-server": 30, "node app/main.ts": 10 }, 200)).toEqual({ "restate-server": 150, "node app/main.ts": 50 });
+    // a launcher that only waited and a tool that ran once: summed as other, or left out when they used nothing
+    expect(splitByProcess({ "restate-server": 997, esbuild: 3, "node launcher/main.ts": 0 }, 100)).toEqual({ "restate-server": 99.7, other: 0.3 });
+    expect(splitByProcess({ "restate-server": 10, "node launcher/main.ts": 0 }, 100)).toEqual({ "restate-server": 100 });
     expect(splitByProcess({ postgres: 0 }, 200)).toBeUndefined();
     expect(splitByProcess({ postgres: 1 }, 0)).toBeUndefined();
     expect(splitByProcess(undefined, 200)).toBeUndefined();

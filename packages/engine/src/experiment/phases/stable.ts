@@ -51,14 +51,24 @@ function stableCost(ctx: RunContext, stable: LoadOutcome): Cell["cost"] {
 /**
  * The cost per 1000 split in the shares of the target's CPU each process
  * label had over the whole phase (the sampler keeps no series per process, so
- * the window the total is read in is not applied to the shares).
+ * the window the total is read in is not applied to the shares). Processes
+ * below MINOR_SHARE of it (a launcher that only waits, a tool that ran once)
+ * are summed as "other", and left out when that sum is nothing.
  */
 export function splitByProcess(byProcess: Record<string, number> | undefined, per1000: number): Record<string, number> | undefined {
   if (!byProcess) return undefined;
   const total = Object.values(byProcess).reduce((sum, s) => sum + s, 0);
   if (!(total > 0) || !(per1000 > 0)) return undefined;
-  return Object.fromEntries(Object.entries(byProcess).map(([label, s]) => [label, Math.round((s / total) * per1000 * 1000) / 1000]));
+  const split = new Map<string, number>();
+  for (const [label, s] of Object.entries(byProcess)) {
+    const key = s / total < MINOR_SHARE ? "other" : label;
+    split.set(key, (split.get(key) ?? 0) + s);
+  }
+  return Object.fromEntries([...split].filter(([, s]) => s > 0).map(([label, s]) => [label, Math.round((s / total) * per1000 * 1000) / 1000]));
 }
+
+/** A process below this share of the target's CPU is not shown on its own. */
+export const MINOR_SHARE = 0.005;
 
 export const stable: Phase = {
   name: "stable",
