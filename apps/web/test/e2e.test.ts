@@ -298,6 +298,9 @@ describe("the portal in Chromium", () => {
     await go(`/runs/${run.id}`);
     await page.waitForSelector("[data-testid=run-charts] .recharts-surface");
     expect(await page.locator("[data-testid=run-charts] .recharts-surface").count()).toBeGreaterThan(1);
+    // where the target's CPU went: one bar per process
+    await page.waitForSelector("[data-chart=cost-by-process] svg .recharts-bar-rectangle");
+    expect(await page.locator("[data-chart=cost-by-process]").first().locator(".recharts-bar-rectangle").count()).toBe(3);
     expect(await page.locator("[data-testid=run-results] tbody tr").count()).toBe(4);
     // the setup next to the numbers: where the generator and the target ran, what the storage promised
     expect(await page.textContent("[data-testid=run-setup]")).toBe(
