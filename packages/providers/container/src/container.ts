@@ -245,7 +245,7 @@ export async function podNetns(pod: string): Promise<string> {
 
 /** Makes the run's network and its pod, every port in `published` published on the host's 127.0.0.1 under its own number. */
 async function createRunPod(state: ContainerTarget, onProgress?: (m: string) => void): Promise<void> {
-  const network = await createRunNetwork(state.runId, networkName(state.runId), NETWORK_OWNER);
+  const network = await createRunNetwork(state.runId, networkName(state.runId), NETWORK_OWNER, state.published);
   state.network = network.name;
   writeContainerState(state);
   const pod = podName(state.runId);

@@ -95,9 +95,79 @@ export interface RunNetwork {
   iface: string;
 }
 
-/** Makes the run's bridge (no DNS, named interface, labelled) and fences it; removes what it made if the fence cannot be put up. */
-export async function createRunNetwork(runId: string, name: string, owner: string): Promise<RunNetwork> {
+/** netavark's chain of host port forwards: one jump per published port, commented with the network's name. */
+const HOSTPORT_CHAIN = "NETAVARK-HOSTPORT-DNAT";
+
+/** A forward of one host port, as `iptables -t nat -S NETAVARK-HOSTPORT-DNAT` lists it. */
+export interface PortForward {
+  port: number;
+  /** the network netavark made it for */
+  network: string;
+  /** the chain its DNAT rules are in */
+  target: string;
+  /** the rule's words after "-A <chain>", to delete it */
+  rule: string[];
+}
+
+/** The tcp forwards of a NETAVARK-HOSTPORT-DNAT listing (other lines, other protocols: none). */
+export function parseForwards(listing: string): PortForward[] {
+  return listing.split("\n").flatMap((line) => {
+    if (!line.startsWith(`-A ${HOSTPORT_CHAIN} `)) return [];
+    const [, , ...rule] = splitRule(line);
+    const at = (flag: string) => rule[rule.indexOf(flag) + 1];
+    const port = Number(at("--dport"));
+    const network = /^dnat name: (\S+)/.exec(rule.includes("--comment") ? (at("--comment") ?? "") : "")?.[1];
+    const target = rule.includes("-j") ? at("-j") : undefined;
+    if (at("-p") !== "tcp" || !Number.isInteger(port) || !network || !target) return [];
+    return [{ port, network, target, rule }];
+  });
+}
+
+/**
+ * Takes `ports` back from forwards a dead run left behind. netavark's DNAT
+ * rules live in the kernel, not in podman's storage: a run killed with its
+ * storage (a CI clone removed mid-run) leaves its forwards, the first rule
+ * for a port wins, and a later run that publishes the same port sends every
+ * request to a container that no longer exists. Only sfbench's forwards
+ * (their network is named "sfbench-...") on the ports this run publishes, for
+ * a network this podman does not hold, are removed: another installation's
+ * live run never publishes a port this one was handed. Answers the networks
+ * whose forwards it removed.
+ */
+export async function removeStaleForwards(ports: readonly number[]): Promise<string[]> {
+  if (ports.length === 0) return [];
+  let listing: string;
+  try {
+    listing = await firewall("iptables", ["-t", "nat", "-S", HOSTPORT_CHAIN]);
+  } catch {
+    return []; // no forward was ever made on this machine (no chain), or no firewall to read
+  }
+  const removed = new Set<string>();
+  for (const f of parseForwards(listing)) {
+    if (!ports.includes(f.port) || !f.network.startsWith("sfbench-")) continue;
+    const held = await podman(["network", "exists", f.network]).then(
+      () => true,
+      () => false,
+    );
+    if (held) continue;
+    await firewall("iptables", ["-t", "nat", "-D", HOSTPORT_CHAIN, ...f.rule]).catch(() => undefined);
+    // its own chain goes once no jump is left to it (a network with several ports has one chain for all)
+    await firewall("iptables", ["-t", "nat", "-F", f.target])
+      .then(() => firewall("iptables", ["-t", "nat", "-X", f.target]))
+      .catch(() => undefined);
+    removed.add(f.network);
+  }
+  return [...removed];
+}
+
+/**
+ * Makes the run's bridge (no DNS, named interface, labelled) and fences it;
+ * removes what it made if the fence cannot be put up. `publishes`: the host
+ * ports the run will publish, taken back first from a dead run's forwards.
+ */
+export async function createRunNetwork(runId: string, name: string, owner: string, publishes: readonly number[] = []): Promise<RunNetwork> {
   await removeRunNetwork(runId, name);
+  await removeStaleForwards(publishes);
   const labels = ["--label", `${RUN_NETWORK_LABEL}=${runId}`, "--label", `${NETWORK_OWNER_LABEL}=${owner}`];
   await podman(["network", "create", "--disable-dns", ...labels, name]);
   let iface = "";

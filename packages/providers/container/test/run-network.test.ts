@@ -1,12 +1,16 @@
 /**
- * The pieces of a run's own network and disk that need no podman: reading
- * back the host firewall's rules to remove a run's fence, the data services
- * a run from an image can be given, the disk quota's setting and the host
- * ids of a run's user namespace.
+ * The pieces of a run's own network and disk that need no container: reading
+ * back the host firewall's rules to remove a run's fence, a dead run's port
+ * forwards on the host's real firewall, the data services a run from an image
+ * can be given, the disk quota's setting and the host ids of a run's user
+ * namespace.
  */
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { freePort } from "@sfbench/services";
 import { describe, expect, it } from "vitest";
 import { userNamespaceBase } from "../src/container.ts";
-import { splitRule } from "../src/run-network.ts";
+import { parseForwards, removeStaleForwards, splitRule } from "../src/run-network.ts";
 import { DEFAULT_RUN_DISK_MIB, runDiskMib } from "../src/run-volume.ts";
 
 describe("a run's fence on the host's firewall", () => {
@@ -26,6 +30,81 @@ describe("a run's fence on the host's firewall", () => {
       "-j",
       "DROP",
     ]);
+  });
+});
+
+describe("a dead run's port forwards", () => {
+  // as netavark lists them: a run killed with its podman storage left these on this machine
+  const LISTING = [
+    "-N NETAVARK-HOSTPORT-DNAT",
+    '-A NETAVARK-HOSTPORT-DNAT -p tcp -m tcp --dport 19113 -m comment --comment "dnat name: sfbench-test-hostile-a07936b2 id: 05a3019d7c1a" -j NETAVARK-DN-200931B7B124E',
+    '-A NETAVARK-HOSTPORT-DNAT -p udp -m udp --dport 19114 -m comment --comment "dnat name: sfbench-test-hostile-a07936b2 id: 05a3019d7c1a" -j NETAVARK-DN-200931B7B124E',
+    '-A NETAVARK-HOSTPORT-DNAT -p tcp -m tcp --dport 8080 -m comment --comment "dnat name: podman id: 9f2c" -j NETAVARK-DN-1D8721804F16F',
+  ].join("\n");
+
+  it("are read from netavark's listing: port, network and chain, tcp only", () => {
+    expect(parseForwards(LISTING).map(({ port, network, target }) => ({ port, network, target }))).toEqual([
+      { port: 19113, network: "sfbench-test-hostile-a07936b2", target: "NETAVARK-DN-200931B7B124E" },
+      { port: 8080, network: "podman", target: "NETAVARK-DN-1D8721804F16F" },
+    ]);
+    expect(parseForwards(LISTING)[0]!.rule).toEqual([
+      "-p",
+      "tcp",
+      "-m",
+      "tcp",
+      "--dport",
+      "19113",
+      "-m",
+      "comment",
+      "--comment",
+      "dnat name: sfbench-test-hostile-a07936b2 id: 05a3019d7c1a",
+      "-j",
+      "NETAVARK-DN-200931B7B124E",
+    ]);
+  });
+
+  it("are removed from the host's firewall for the ports a new run publishes, and nothing else is", async () => {
+    const nat = (...args: string[]) => execFileSync("iptables", ["-w", "10", "-t", "nat", ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    const tryNat = (...args: string[]) => {
+      try {
+        return nat(...args);
+      } catch {
+        return undefined;
+      }
+    };
+    const tag = randomBytes(4).toString("hex");
+    const [port, otherPort] = [await freePort(), await freePort()];
+    const dead = `sfbench-test-dead-${tag}`;
+    const chains = { dead: `SFB-DN-DEAD-${tag}`, foreign: `SFB-DN-FOREIGN-${tag}`, otherPort: `SFB-DN-OTHER-${tag}` };
+    const madeHostportChain = tryNat("-N", "NETAVARK-HOSTPORT-DNAT") !== undefined;
+    const forward = (p: number, network: string, chain: string) => {
+      nat("-N", chain);
+      nat("-A", chain, "-d", "127.0.0.1/32", "-p", "tcp", "-m", "tcp", "--dport", String(p), "-j", "DNAT", "--to-destination", `10.255.255.2:${p}`);
+      const rule = ["-p", "tcp", "-m", "tcp", "--dport", String(p), "-m", "comment", "--comment", `dnat name: ${network} id: ${tag}`, "-j", chain];
+      nat("-A", "NETAVARK-HOSTPORT-DNAT", ...rule);
+      return rule;
+    };
+    const rules = [
+      forward(port, dead, chains.dead),
+      // not sfbench's: another tool's container on this machine
+      forward(port, `other-tool-${tag}`, chains.foreign),
+      // sfbench's and dead too, but on a port this run does not publish
+      forward(otherPort, `sfbench-test-dead2-${tag}`, chains.otherPort),
+    ];
+    try {
+      expect(await removeStaleForwards([port])).toEqual([dead]);
+      const left = nat("-S", "NETAVARK-HOSTPORT-DNAT");
+      expect(left).not.toContain(`dnat name: ${dead} `);
+      expect(left).toContain(`dnat name: other-tool-${tag} `);
+      expect(left).toContain(`dnat name: sfbench-test-dead2-${tag} `);
+      expect(tryNat("-S", chains.dead)).toBeUndefined();
+      // nothing left to remove: the same call again changes nothing
+      expect(await removeStaleForwards([port])).toEqual([]);
+    } finally {
+      for (const rule of rules) tryNat("-D", "NETAVARK-HOSTPORT-DNAT", ...rule);
+      for (const chain of Object.values(chains)) if (tryNat("-F", chain) !== undefined) tryNat("-X", chain);
+      if (madeHostportChain) tryNat("-X", "NETAVARK-HOSTPORT-DNAT");
+    }
   });
 });
 

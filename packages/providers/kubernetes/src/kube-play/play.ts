@@ -85,7 +85,7 @@ export async function playRun(opts: PlayOptions): Promise<PlayedRun> {
     await ensureStandins(onProgress);
     const objects = await renderRun({ ...opts.config, runId, cluster: NO_CLUSTER });
     onProgress?.(`rendered ${objects.length} objects: ${objects.map((o) => `${o.kind} ${o.metadata.name}`).join(", ")}`);
-    await createRunNetwork(runId, network, "kube-play");
+    await createRunNetwork(runId, network, "kube-play", opts.hostPorts);
     const subnet = (await podman(["network", "inspect", "--format", "{{range .Subnets}}{{.Subnet}} {{end}}", network])).stdout.trim().split(" ")[0]!;
     const podCount = objects.filter((o) => o.kind === "Deployment").reduce((n, d) => n + ((d.spec as { replicas?: number }).replicas ?? 1), 0);
     const podIps = Array.from({ length: podCount }, (_, i) => hostInSubnet(subnet, FIRST_POD_HOST + i));
