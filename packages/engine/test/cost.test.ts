@@ -2,9 +2,10 @@ import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { MAX_COST_PROCESSES } from "@sfbench/core";
 import { describe, expect, it } from "vitest";
 import { descendants, labelOf, processLabel, readStat } from "../src/cost/proc.ts";
-import { BY_PROCESS_LABELS, cpuBetween, cpuByLabel, ProcessSampler } from "../src/cost/sampler.ts";
+import { cpuBetween, cpuByLabel, ProcessSampler } from "../src/cost/sampler.ts";
 import { splitByProcess } from "../src/experiment/phases/stable.ts";
 import { planSplit } from "../src/cost/affinity.ts";
 
@@ -148,13 +149,16 @@ describe("process sampling from /proc", () => {
   });
 
   it("keeps the largest labels of a split and sums the rest as other", () => {
-    const terms = Array.from({ length: BY_PROCESS_LABELS + 3 }, (_, i) => [{ label: `p${i}` }, i + 1] as [{ label: string }, number]);
-    const split = cpuByLabel([...terms, [{ label: "p0" }, -5]]);
-    expect(Object.keys(split)).toHaveLength(BY_PROCESS_LABELS);
+    const terms = Array.from({ length: MAX_COST_PROCESSES + 3 }, (_, i) => [{ label: `p${i}` }, i + 1] as [{ label: string }, number]);
     const total = terms.reduce((sum, [, s]) => sum + s, 0);
     // p0's two terms sum below zero: it counts as 0, never as a negative
-    expect(Object.values(split).reduce((sum, s) => sum + s, 0)).toBe(total - 1);
-    expect(split[`p${BY_PROCESS_LABELS + 2}`]).toBe(BY_PROCESS_LABELS + 3);
+    const byLabel = cpuByLabel([...terms, [{ label: "p0" }, -5]]);
+    expect(byLabel.p0).toBe(0);
+    expect(Object.values(byLabel).reduce((sum, s) => sum + s, 0)).toBe(total - 1);
+    // split with the total as the cost per 1000, so each label keeps its seconds
+    const split = splitByProcess(byLabel, total - 1)!;
+    expect(Object.keys(split)).toHaveLength(MAX_COST_PROCESSES);
+    expect(split[`p${MAX_COST_PROCESSES + 2}`]).toBe(MAX_COST_PROCESSES + 3);
     expect(split.other).toBe(1 + 2 + 3 + 4 - 1);
   });
 

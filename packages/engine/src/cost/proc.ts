@@ -21,6 +21,8 @@ const PAGE = 4096;
 
 export interface ProcStat {
   pid: number;
+  /** field 2: the command name (15 characters at most), without its parentheses */
+  comm: string;
   ppid: number;
   /** field 3: R running, S sleeping, T stopped, ... */
   state: string;
@@ -50,7 +52,16 @@ export function readStat(pid: number): ProcStat | undefined {
   // rest[0] is field 3 (state); field n is rest[n - 3]
   const f = (n: number) => Number(rest[n - 3]);
   const hz = clockTicks();
-  return { pid, ppid: f(4), state: rest[0]!, cpuSeconds: (f(14) + f(15)) / hz, childCpuSeconds: (f(16) + f(17)) / hz, rssBytes: f(24) * PAGE, start: f(22) };
+  return {
+    pid,
+    comm: text.slice(text.indexOf("(") + 1, text.lastIndexOf(")")),
+    ppid: f(4),
+    state: rest[0]!,
+    cpuSeconds: (f(14) + f(15)) / hz,
+    childCpuSeconds: (f(16) + f(17)) / hz,
+    rssBytes: f(24) * PAGE,
+    start: f(22),
+  };
 }
 
 /** The pids /proc lists now (processes, not threads). */
@@ -116,18 +127,18 @@ const MAX_LABEL = 60;
  * and for a runtime (node, java, python) what it runs: the script's last two
  * path parts, a jar's name or a Java main class's last part. "restate-server",
  * "node app/main.ts", "java kafka.Kafka" → "java Kafka", "postgres".
+ * `comm`: the command name where the caller has just read the stat.
  * Undefined when the process is gone.
  */
-export function processLabel(pid: number): string | undefined {
-  let stat: string;
+export function processLabel(pid: number, comm = readStat(pid)?.comm): string | undefined {
+  if (comm === undefined) return undefined;
   let argv: string[];
   try {
-    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
   } catch {
     return undefined;
   }
-  return labelOf(stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), argv);
+  return labelOf(comm, argv);
 }
 
 /** processLabel's rule, from a command name and an argument vector. */

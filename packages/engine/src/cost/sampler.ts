@@ -39,12 +39,9 @@ export interface TreeUsage {
   processes: number;
   /** where cpuSeconds came from: the group's own counter, or its process trees */
   cpuFrom: "counter" | "process-tree";
-  /** cpuSeconds by process label (BY_PROCESS_LABELS at most, the rest as "other"); only when counted from the trees */
+  /** cpuSeconds by process label, none below 0; only when counted from the trees */
   byProcess?: Record<string, number>;
 }
-
-/** How many labels a split by process keeps; the rest are summed as "other". */
-export const BY_PROCESS_LABELS = 12;
 
 export interface SamplerResult {
   wallSeconds: number;
@@ -114,17 +111,11 @@ function contributions(tracks: Map<string, Track>, now: number): Array<[Track, n
   });
 }
 
-/** A tree's CPU by process label: the BY_PROCESS_LABELS - 1 largest, the rest as "other" (a label never below 0). */
+/** A tree's CPU by process label (a label whose terms sum below 0 counts as 0). */
 export function cpuByLabel(terms: Iterable<[{ label: string }, number]>): Record<string, number> {
   const sums = new Map<string, number>();
   for (const [t, seconds] of terms) sums.set(t.label, (sums.get(t.label) ?? 0) + seconds);
-  const ranked = [...sums].map(([label, seconds]) => [label, Math.max(0, seconds)] as const).sort((a, b) => b[1] - a[1]);
-  if (ranked.length <= BY_PROCESS_LABELS) return Object.fromEntries(ranked);
-  const kept = ranked.slice(0, BY_PROCESS_LABELS - 1);
-  const other = ranked.slice(BY_PROCESS_LABELS - 1).reduce((sum, [, seconds]) => sum + seconds, 0);
-  const merged = new Map<string, number>(kept);
-  merged.set("other", (merged.get("other") ?? 0) + other);
-  return Object.fromEntries(merged);
+  return Object.fromEntries([...sums].map(([label, seconds]) => [label, Math.max(0, seconds)]));
 }
 
 export class ProcessSampler {
@@ -197,7 +188,7 @@ export class ProcessSampler {
             first: initial ? total(s) : 0,
             last: total(s),
             lastSample: this.sampleNo,
-            label: processLabel(pid) ?? "?",
+            label: processLabel(pid, s.comm) ?? "?",
           });
         rss += s.rssBytes;
       }

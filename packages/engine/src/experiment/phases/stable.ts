@@ -6,7 +6,7 @@
  * from the traced phase after it.
  */
 import type { Cell, StableLoad } from "@sfbench/core";
-import { stableReasons } from "@sfbench/core";
+import { MAX_COST_PROCESSES, stableReasons } from "@sfbench/core";
 import { generatorSaturated, SUSTAINABLE } from "../../analysis/metrics.ts";
 import { setupOpsResult, stableResult } from "../../analysis/result-parts.ts";
 import { roundRate } from "../knee.ts";
@@ -53,15 +53,19 @@ function stableCost(ctx: RunContext, stable: LoadOutcome): Cell["cost"] {
  * label had over the whole phase (the sampler keeps no series per process, so
  * the window the total is read in is not applied to the shares). Processes
  * below MINOR_SHARE of it (a launcher that only waits, a tool that ran once)
- * are summed as "other", and left out when that sum is nothing.
+ * and those past the MAX_COST_PROCESSES - 1 largest are summed as "other",
+ * which is left out when that sum is nothing.
  */
 export function splitByProcess(byProcess: Record<string, number> | undefined, per1000: number): Record<string, number> | undefined {
   if (!byProcess) return undefined;
   const total = Object.values(byProcess).reduce((sum, s) => sum + s, 0);
   if (!(total > 0) || !(per1000 > 0)) return undefined;
+  const ranked = Object.entries(byProcess).sort((a, b) => b[1] - a[1]);
+  const shown = (label: string, s: number, rank: number) =>
+    label !== "other" && s / total >= MINOR_SHARE && (ranked.length <= MAX_COST_PROCESSES || rank < MAX_COST_PROCESSES - 1);
   const split = new Map<string, number>();
-  for (const [label, s] of Object.entries(byProcess)) {
-    const key = s / total < MINOR_SHARE ? "other" : label;
+  for (const [rank, [label, s]] of ranked.entries()) {
+    const key = shown(label, s, rank) ? label : "other";
     split.set(key, (split.get(key) ?? 0) + s);
   }
   return Object.fromEntries([...split].filter(([, s]) => s > 0).map(([label, s]) => [label, Math.round((s / total) * per1000 * 1000) / 1000]));
