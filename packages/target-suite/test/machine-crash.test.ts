@@ -32,6 +32,11 @@ const crashed = catalogue.filter(
 );
 const selected = selectTargets(catalogue.map((t) => t.name));
 
+// SFBENCH_TARGETS may select only targets that keep their data in a PostgreSQL, whose crash node-postgres covers: vitest fails a file with no test
+if (!crashed.some((t) => selected.includes(t.name))) {
+  it.skip(`a machine crash: none of ${selected.join(", ")} keeps its data in a storage engine of its own`, () => {});
+}
+
 for (const [index, { name }] of crashed.entries()) {
   if (!selected.includes(name)) continue;
 
