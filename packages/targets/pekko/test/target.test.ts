@@ -7,6 +7,7 @@
  * SPEC 8 allows, and span lines of every hop of a checkout.
  */
 import { fileURLToPath } from "node:url";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { divideExpected, formatFailure, runConformance } from "@sfbench/conformance";
 import { startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
@@ -81,6 +82,32 @@ describe("pekko on two members through provider-local", () => {
     expect((await call(target.url, "PATCH", path, { price: 4, stock: 2 })).status).toBe(200);
     expect(await ok("GET", path)).toEqual({ id, price: 4, stock: 2 });
     expect((await call(target.url, "GET", `/orders/${encodeURIComponent(id)}`)).status).toBe(404);
+  });
+
+  it("keeps shard locations in distributed data and journals only the shards of remembered orders", async () => {
+    const s = shopper(target.url);
+    for (let i = 0; i < 3; i++) await s.buy([await s.product(2, 10)]);
+    const url = target.postgres?.url;
+    if (!url) throw new Error("pekko started without its PostgreSQL");
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    try {
+      const ids = async (like: string) =>
+        (await db.query<{ id: string }>("SELECT DISTINCT persistence_id AS id FROM event_journal WHERE persistence_id LIKE $1 ORDER BY 1", [like])).rows.map(
+          (r) => r.id,
+        );
+      // the deprecated persistence mode journals a coordinator of every entity type, each region and each shard's home
+      expect(await ids("/sharding/%Coordinator")).toEqual(["/sharding/orderCoordinator"]);
+      // the remember-entities coordinator store: a migration marker, then the id of every shard that remembers orders
+      const added = await db.query<{ shard: string }>(
+        "SELECT convert_from(event_payload, 'UTF8') AS shard FROM event_journal WHERE persistence_id = '/sharding/orderCoordinator' AND event_ser_manifest = ''",
+      );
+      const shards = (await ids("/sharding/orderShard/%")).map((id) => id.slice("/sharding/orderShard/".length));
+      expect(shards.length).toBeGreaterThanOrEqual(1);
+      expect([...new Set(added.rows.map((r) => r.shard))].sort()).toEqual(shards.sort());
+    } finally {
+      await db.end();
+    }
   });
 
   it("writes a gateway span and function spans of every hop of a checkout under the caller's trace", async () => {
