@@ -11,7 +11,8 @@
  * engine and its settings (fsync and synchronous commit on, the storage
  * fingerprint of every run): services' lossyfs test shows those keep every
  * commit, so node-postgres stands for them here; the targets with a storage
- * engine of their own (Restate's, workerd's SQLite) are each crashed.
+ * engine of their own (Restate's, workerd's SQLite, Temporal's SQLite
+ * history beside its PostgreSQL) are each crashed.
  */
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -26,9 +27,14 @@ import { call, shopper } from "../src/http.ts";
 /** after the main suite's ports (19700 + catalogue index) */
 const FIRST_PORT = 19780;
 
+/** targets that keep state in a storage engine of their own beside their PostgreSQL: the Temporal dev server's SQLite history */
+const ownEngineBesidePostgres = new Set(["temporal"]);
+
 const catalogue = listTargets();
 const crashed = catalogue.filter(
-  (t) => t.manifest.guarantees.durability === "durable" && (t.name === "node-postgres" || !(t.manifest.services ?? []).includes("postgres")),
+  (t) =>
+    t.manifest.guarantees.durability === "durable" &&
+    (t.name === "node-postgres" || ownEngineBesidePostgres.has(t.name) || !(t.manifest.services ?? []).includes("postgres")),
 );
 const selected = selectTargets(catalogue.map((t) => t.name));
 
