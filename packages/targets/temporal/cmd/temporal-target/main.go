@@ -159,16 +159,15 @@ func dial(ctx context.Context, server *devserver.Server, logger *slog.Logger) (c
 }
 
 // sweep starts the co-purchase workflows of completed orders that have none
-// (the gateway starts one after each answer; a kill -9 in between loses that start).
+// (the gateway starts one after each answer; a kill -9 in between loses that
+// start, and a restarted target starts every pending order's once).
 func sweep(ctx context.Context, st *store.Store, gw *gateway.Server, logger *slog.Logger) {
 	for {
 		orders, err := st.PendingCoPurchases(ctx, sweepEvery, 1000)
 		if err != nil && ctx.Err() == nil {
 			logger.Warn("co-purchase sweep", "err", err)
 		}
-		for _, id := range orders {
-			gw.StartCoPurchase(id)
-		}
+		gw.SweepCoPurchases(orders)
 		select {
 		case <-ctx.Done():
 			return

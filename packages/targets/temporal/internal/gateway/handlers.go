@@ -205,7 +205,39 @@ func (s *Server) StartCoPurchase(orderID string) {
 	}, shop.CoPurchase, orderID)
 	if err != nil {
 		s.Logf("co-purchase of order %s: %v (the sweep starts it again)", orderID, err)
+		return
 	}
+	s.coPurchases.Store(orderID, time.Now())
+}
+
+// coPurchaseForgetAfter is how long a started co-purchase is remembered once
+// its order has left the sweep's list (the list holds only orders older than
+// the sweep's period, so a younger one is not on it yet).
+const coPurchaseForgetAfter = time.Minute
+
+// SweepCoPurchases starts the co-purchase workflows of pending orders (completed,
+// not counted yet) whose start never reached the server: a kill -9 between the
+// answer and the start, or a start that failed. An order whose workflow the
+// server accepted is left to it, however long its queue is: starting it again
+// every sweep would only add a server round trip per waiting order while the
+// server works off a backlog. It answers how many it started.
+func (s *Server) SweepCoPurchases(pending []string) int {
+	waiting := make(map[string]bool, len(pending))
+	started := 0
+	for _, id := range pending {
+		waiting[id] = true
+		if _, ok := s.coPurchases.Load(id); !ok {
+			s.StartCoPurchase(id)
+			started++
+		}
+	}
+	s.coPurchases.Range(func(k, v any) bool {
+		if !waiting[k.(string)] && time.Since(v.(time.Time)) > coPurchaseForgetAfter {
+			s.coPurchases.Delete(k)
+		}
+		return true
+	})
+	return started
 }
 
 // workflowError: a workflow that did not answer in time is 503, anything else 500.

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"go.temporal.io/sdk/client"
@@ -29,6 +30,10 @@ type Server struct {
 	waiting  atomic.Value // string: why /health is not 200 yet
 	// Logf reports what failed off the request path (a co-purchase start).
 	Logf func(format string, args ...any)
+	// coPurchases holds the orders whose co-purchase start the server accepted
+	// in this process (order id -> time.Time of the start), so that the sweep
+	// starts only what never reached the server.
+	coPurchases sync.Map
 }
 
 // New answers 503 starting on every route until Attach and SetReady.
