@@ -160,18 +160,20 @@ describe("a checkout that got no clear answer and is still running when the audi
    * charged) until `until` says otherwise: a workflow past the client's
    * timeout, between charging and completing the order.
    */
-  async function midSaga(until: () => boolean) {
+  async function midSaga(...untils: (() => boolean)[]) {
     const { createServer } = await import("node:http");
     const { url: upstream, before, records } = await correctTargetAfter(10);
-    const late = records.find((r) => r.status === 200)!;
-    // the client gave up on it: no answer
-    const ambiguous = records.map((r) => (r === late ? { ...r, status: 0, orderId: undefined, total: undefined } : r));
+    const lates = records.filter((r) => r.status === 200).slice(0, untils.length);
+    const untilOf = new Map(lates.map((r, i) => [`/shopping-carts/${r.cart}`, untils[i]!]));
+    // the client gave up on them: no answer
+    const ambiguous = records.map((r) => (lates.includes(r) ? { ...r, status: 0, orderId: undefined, total: undefined } : r));
     let lateCartReads = 0;
     const proxy = createServer(async (req, res) => {
-      if (req.url === `/shopping-carts/${late.cart}`) lateCartReads++;
+      const until = untilOf.get(req.url ?? "");
+      if (until) lateCartReads++;
       const r = await fetch(upstream + req.url, { method: req.method });
       let body = await r.text();
-      if (req.url === `/shopping-carts/${late.cart}` && !until()) body = JSON.stringify({ ...JSON.parse(body), checkedOut: false });
+      if (until && !until()) body = JSON.stringify({ ...JSON.parse(body), checkedOut: false });
       res.writeHead(r.status, { "content-type": "application/json" }).end(body);
     });
     await new Promise<void>((ok) => proxy.listen(0, "127.0.0.1", ok));
@@ -186,6 +188,41 @@ describe("a checkout that got no clear answer and is still running when the audi
       const result = await audit({ baseUrl: t.url, records: t.records, idOf, priceOf, stockBefore: t.before, quietMs: 50, settleMs: 10_000 });
       expect(result.ambiguous).toBe(1);
       expect(result.total, result.examples.join("\n")).toBe(0);
+    } finally {
+      t.close();
+    }
+  });
+
+  it("is waited for past the settle time while others keep settling: a backlog finishing one after another", async () => {
+    let started = Infinity;
+    // the second finishes 3.5 s after the audit starts, past settleMs, but within settleMs of the first
+    const t = await midSaga(
+      () => performance.now() - started > 1500,
+      () => performance.now() - started > 3500,
+    );
+    started = performance.now();
+    try {
+      const result = await audit({ baseUrl: t.url, records: t.records, idOf, priceOf, stockBefore: t.before, quietMs: 50, settleMs: 3000 });
+      expect(result.ambiguous).toBe(2);
+      expect(result.total, result.examples.join("\n")).toBe(0);
+    } finally {
+      t.close();
+    }
+  });
+
+  it("counts what is still unsettled as drift once nothing settles, bounded by settleMaxMs", async () => {
+    let started = Infinity;
+    const t = await midSaga(
+      () => performance.now() - started > 1000,
+      () => false,
+    );
+    started = performance.now();
+    try {
+      const result = await audit({ baseUrl: t.url, records: t.records, idOf, priceOf, stockBefore: t.before, quietMs: 50, settleMs: 3000, settleMaxMs: 3000 });
+      expect(result.anomalies["credit-drift"]).toBe(1);
+      expect(result.ambiguous).toBe(2);
+      // bounded: the audit ends (settleMaxMs plus the reads, with room for a loaded machine)
+      expect(performance.now() - started).toBeLessThan(3000 + 20_000);
     } finally {
       t.close();
     }

@@ -44,9 +44,14 @@ export interface AuditInput {
   /**
    * how long a checkout that got no clear answer may still be running (a
    * workflow past the client's timeout) before what its cart and user show is
-   * counted: they are read again until they agree; default 15 s
+   * counted: they are read again until they agree; default 15 s. While such
+   * checkouts keep settling (one came to agree within the last settleMs), the
+   * wait goes on, up to settleMaxMs: a target working off the backlog of an
+   * overload finishes them one after another, at its own pace.
    */
   settleMs?: number;
+  /** the longest the audit waits for unanswered checkouts that keep settling; default 180 s */
+  settleMaxMs?: number;
   concurrency?: number;
   /** at most this many reads per second, over the whole audit (absent: as fast as `concurrency` reads go) */
   readsPerSecond?: number;
@@ -140,8 +145,13 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
   ];
   // A checkout that got no clear answer may still be running (a workflow that outlived the client's
   // timeout): its cart and its user are read again, with a growing pause, until they agree with each
-  // other or settleMs has passed; only then is what they show counted. A clear answer's state is final.
-  const settleBy = performance.now() + (input.settleMs ?? 15_000);
+  // other or settleMs has passed since the audit began or since the last of them settled, whichever is
+  // later (at most settleMaxMs); only then is what they show counted. A clear answer's state is final.
+  const settleMs = input.settleMs ?? 15_000;
+  const settleStart = performance.now();
+  const settleCap = settleStart + Math.max(settleMs, input.settleMaxMs ?? 180_000);
+  let lastSettled = settleStart;
+  const waitLeft = () => Math.min(settleCap, lastSettled + settleMs) - performance.now();
   const checkRecord = async (r: CheckoutRecord): Promise<{ findings: Finding[]; completed: boolean; disagree?: boolean }> => {
     const findings: Finding[] = [];
     const cart = await getJson(`/shopping-carts/${r.cart}`);
@@ -181,10 +191,13 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
   await pool([...toRead], concurrency, async (r) => {
     const answered = r.status === 200 || r.status === 409;
     let outcome = await checkRecord(r);
-    for (let pause = 250; !answered && outcome.disagree && performance.now() + pause < settleBy; pause = Math.min(pause * 2, 4000)) {
-      await new Promise((res) => setTimeout(res, pause));
+    let reread = false;
+    for (let pause = 250; !answered && outcome.disagree && waitLeft() > 0; pause = Math.min(pause * 2, 4000)) {
+      await new Promise((res) => setTimeout(res, Math.min(pause, waitLeft())));
       outcome = await checkRecord(r);
+      reread = true;
     }
+    if (reread && !outcome.disagree) lastSettled = performance.now();
     if (outcome.completed) completed.add(r);
     for (const [kind, example] of outcome.findings) flag(kind, example);
   });
