@@ -51,7 +51,8 @@ describe("ports handed to a child process", () => {
     }
   });
 
-  it("are leased: one handed out is not handed out again, by this process or another, until its lease expires", async () => {
+  // ten thousand lease files written and aged: seconds of file-system work on a loaded machine, not a timer
+  it("are leased: one handed out is not handed out again, by this process or another, until its lease expires", { timeout: 60_000 }, async () => {
     const saved = process.env.SFBENCH_PORT_LEASES;
     process.env.SFBENCH_PORT_LEASES = mkdtempSync(join(tmpdir(), "sfbench-leases-"));
     try {
