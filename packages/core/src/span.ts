@@ -62,3 +62,48 @@ export function sampledTraceparent(header: string | undefined): Traceparent | nu
   const parent = parseTraceparent(header);
   return parent?.sampled ? parent : null;
 }
+
+/**
+ * The wall clock in epoch microseconds, for span times that are compared
+ * across processes: a gateway's span holds the spans its request caused in
+ * other processes (a JVM, a Go sidecar), which read the system's wall clock.
+ * `performance.timeOrigin` is sampled once when the process starts; on a
+ * loaded machine, or after the wall clock is stepped, it can be a few
+ * milliseconds off that clock, so a function span would seem to start
+ * before the gateway span that caused it. This clock keeps
+ * `performance.now()`'s resolution and ties it to `Date.now()`: every
+ * reading bounds the offset between the two (Date.now() is the wall clock
+ * floored to the millisecond), and the offset kept is moved just enough to
+ * agree with each reading, which follows a stepped clock within one reading.
+ */
+export function wallMicros(): number {
+  wallOffset ??= anchorWallOffset();
+  const perf = performance.now() * 1000;
+  const lower = Date.now() * 1000 - perf;
+  if (lower > wallOffset) wallOffset = lower;
+  else if (lower + 1000 <= wallOffset) wallOffset = lower + 999;
+  return Math.floor(perf + wallOffset);
+}
+
+let wallOffset: number | undefined;
+
+/**
+ * The offset at the edge of one wall-clock millisecond, where Date.now() is
+ * exact: once per process, at most a few milliseconds of waiting. The
+ * performance clock is read just after the edge is seen, so a pause there
+ * only makes the estimate smaller, and the largest of three is kept.
+ */
+function anchorWallOffset(): number {
+  let best = -Infinity;
+  for (let i = 0; i < 3; i++) {
+    const start = Date.now();
+    let edge = start;
+    let perf = 0;
+    while (edge === start) {
+      edge = Date.now();
+      perf = performance.now();
+    }
+    best = Math.max(best, edge * 1000 - perf * 1000);
+  }
+  return best;
+}

@@ -13,7 +13,7 @@ export { getOrder } from "./app/orders.ts";
 export { createProduct, getProduct, upsertProduct, type ProductFields } from "./app/products.ts";
 export { createSchema, createSchemaWithRetry, type SchemaScript } from "./app/schema.ts";
 export { shopOperations, type ShopOperations } from "./app/shop.ts";
-export { nowMicros, randomHexId, recordFunctionSpans, SpanWriter, traced, type LineSink, type Trace } from "./app/trace.ts";
+export { randomHexId, recordFunctionSpans, SpanWriter, traced, type LineSink, type Trace } from "./app/trace.ts";
 export { addCredits, createUser, getUser } from "./app/users.ts";
 export { parseEnv, ShopEnv } from "./env.ts";
 export { buildHttpApp, type HttpAppOptions, type LogLevel } from "./http/app.ts";

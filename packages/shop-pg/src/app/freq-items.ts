@@ -9,7 +9,8 @@
  */
 import type { Db } from "./db.ts";
 import { AppError, notFound } from "./errors.ts";
-import { nowMicros, recordFunctionSpans, type Trace } from "./trace.ts";
+import { wallMicros } from "@sfbench/core/span";
+import { recordFunctionSpans, type Trace } from "./trace.ts";
 
 /** Visits per statement. */
 const CHUNK = 500;
@@ -35,14 +36,14 @@ export async function freqItems(
   trace?: Trace,
   limits: FreqItemsLimits = DEFAULT_FREQ_LIMITS,
 ): Promise<string[]> {
-  const start = trace ? nowMicros() : 0;
+  const start = trace ? wallMicros() : 0;
   const { rows } = await db.query<{ found: boolean; top: string[] }>({
     name: "freq-root",
     text: `SELECT EXISTS (SELECT 1 FROM products WHERE id = $1) AS found,
                   ARRAY (SELECT q FROM co_purchase WHERE p = $1 AND q <> $1 ORDER BY count DESC, q LIMIT $2) AS top`,
     values: [root, top],
   });
-  if (trace) recordFunctionSpans(trace, "product", "top", [root], start, nowMicros());
+  if (trace) recordFunctionSpans(trace, "product", "top", [root], start, wallMicros());
   const first = rows[0];
   if (!first?.found) throw notFound("product", root);
 
@@ -96,7 +97,7 @@ async function topOfLevel(db: Db, level: readonly Siblings[], n: number, trace?:
         los.push(flat.length - s.exclude.length + 1);
         his.push(flat.length);
       }
-      const start = trace ? nowMicros() : 0;
+      const start = trace ? wallMicros() : 0;
       const { rows } = await db.query<{ i: number; q: string }>({
         name: "freq-level",
         text: `SELECT x.i, t.q
@@ -108,7 +109,7 @@ async function topOfLevel(db: Db, level: readonly Siblings[], n: number, trace?:
                ) AS t`,
         values: [ps, los, his, flat, n],
       });
-      if (trace) recordFunctionSpans(trace, "product", "top", ps, start, nowMicros());
+      if (trace) recordFunctionSpans(trace, "product", "top", ps, start, wallMicros());
       for (const row of rows) {
         const { group, member } = chunk[row.i - 1]!;
         result[group]![member]!.push(row.q);

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Span } from "@sfbench/core";
+import { wallMicros } from "@sfbench/core/span";
 
 type Entity = NonNullable<Span["entity"]>;
 
@@ -60,11 +61,6 @@ export interface Trace {
   readonly writer: SpanWriter;
 }
 
-/** Epoch microseconds with sub-millisecond resolution. */
-export function nowMicros(): number {
-  return Math.round((performance.timeOrigin + performance.now()) * 1000);
-}
-
 const ID_POOL_SIZE = 4096;
 let idPool = Buffer.alloc(0);
 let idOffset = 0;
@@ -101,10 +97,10 @@ export function recordFunctionSpans(trace: Trace, entity: Entity, op: string, ke
 /** Runs `work` as a function span of `entity` when traced; otherwise just runs it. */
 export async function traced<T>(trace: Trace | undefined, entity: Entity, op: string, keys: string | readonly string[], work: () => Promise<T>): Promise<T> {
   if (!trace) return work();
-  const start = nowMicros();
+  const start = wallMicros();
   try {
     return await work();
   } finally {
-    recordFunctionSpans(trace, entity, op, typeof keys === "string" ? [keys] : keys, start, nowMicros());
+    recordFunctionSpans(trace, entity, op, typeof keys === "string" ? [keys] : keys, start, wallMicros());
   }
 }

@@ -8,7 +8,8 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { sampledTraceparent, type Span } from "@sfbench/core";
-import { nowMicros, randomHexId, type SpanWriter, type Trace } from "../app/trace.ts";
+import { wallMicros } from "@sfbench/core/span";
+import { randomHexId, type SpanWriter, type Trace } from "../app/trace.ts";
 
 export interface RouteTraceConfig {
   entity?: Span["entity"];
@@ -57,7 +58,7 @@ export function installTracing(app: FastifyInstance, writer: SpanWriter): void {
       parentId: parent.parentId,
       spanId: randomHexId(),
       writer,
-      start: nowMicros(),
+      start: wallMicros(),
       key: idParam(request),
     };
   });
@@ -75,7 +76,7 @@ export function installTracing(app: FastifyInstance, writer: SpanWriter): void {
       op,
       ...(trace.key !== undefined ? { key: trace.key } : {}),
       start: trace.start,
-      end: nowMicros(),
+      end: wallMicros(),
     });
   });
 }

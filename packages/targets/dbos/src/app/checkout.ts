@@ -21,7 +21,8 @@
  */
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import type { CheckoutResult } from "@sfbench/core";
-import { nowMicros, recordFunctionSpans, traced, type AppErrorCode, type Db, type Trace, type Tx } from "@sfbench/shop-pg";
+import { wallMicros } from "@sfbench/core/span";
+import { recordFunctionSpans, traced, type AppErrorCode, type Db, type Trace, type Tx } from "@sfbench/shop-pg";
 import { txStep } from "./steps.ts";
 
 const INT8_MAX = 2n ** 63n - 1n;
@@ -180,9 +181,9 @@ export function registerCheckout(db: Db, coPurchase: (productIds: string[]) => P
       return { ok: false, refused: "insufficient-credits", message: `user ${JSON.stringify(userId)} has fewer than ${total} credits` };
     }
 
-    const orderStart = trace ? nowMicros() : 0;
+    const orderStart = trace ? wallMicros() : 0;
     await txStep(db, "recordOrder", (tx) => recordOrder(tx, orderId, cartId, userId, total));
-    if (trace) recordFunctionSpans(trace, "order", "create", [orderId], orderStart, nowMicros());
+    if (trace) recordFunctionSpans(trace, "order", "create", [orderId], orderStart, wallMicros());
 
     // Step 6 as a workflow of its own: DBOS records its start here, so a crash after this
     // point still counts the order once; it runs in the background while the answer goes out.

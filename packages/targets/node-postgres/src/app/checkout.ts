@@ -8,7 +8,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { CheckoutResult } from "@sfbench/core";
-import { AppError, notFound, nowMicros, recordFunctionSpans, traced, transaction, type Db, type Trace, type Tx } from "@sfbench/shop-pg";
+import { wallMicros } from "@sfbench/core/span";
+import { AppError, notFound, recordFunctionSpans, traced, transaction, type Db, type Trace, type Tx } from "@sfbench/shop-pg";
 import type { CoPurchaseWriter } from "./co-purchase.ts";
 
 const INT8_MAX = 2n ** 63n - 1n;
@@ -98,12 +99,12 @@ export async function checkout({ db, coPurchase }: CheckoutDeps, cartId: string,
     productIds = items.map((i) => i.productId);
     const sum = await traced(trace, "product", "retractStock", productIds, () => retractStock(tx, items));
     await traced(trace, "user", "retractCredits", userId, () => retractCredits(tx, userId, sum));
-    orderStart = trace ? nowMicros() : 0;
+    orderStart = trace ? wallMicros() : 0;
     await recordOrder(tx, orderId, cartId, userId, sum);
     return sum;
   });
   // The order span includes COMMIT: that is when the order becomes durable.
-  if (trace) recordFunctionSpans(trace, "order", "create", [orderId], orderStart, nowMicros());
+  if (trace) recordFunctionSpans(trace, "order", "create", [orderId], orderStart, wallMicros());
   // Step 6, off the latency path: the writer batches and writes after this request has been answered.
   coPurchase.record(productIds);
   return { orderId, total: Number(total) };

@@ -30,8 +30,3 @@ export class SpanWriter {
     this.sink.write(chunk);
   }
 }
-
-/** Epoch microseconds with sub-millisecond resolution. */
-export function nowMicros(): number {
-  return Math.round((performance.timeOrigin + performance.now()) * 1000);
-}

@@ -16,9 +16,10 @@
 import { createHash } from "node:crypto";
 import { rpc, type ObjectSharedContext, type Opts, type SendOpts } from "@restatedev/restate-sdk";
 import type { Span } from "@sfbench/core";
-import { nowMicros, SpanWriter, type LineSink } from "./span-writer.ts";
+import { wallMicros } from "@sfbench/core/span";
+import { SpanWriter, type LineSink } from "./span-writer.ts";
 
-export { nowMicros, SpanWriter, type LineSink };
+export { SpanWriter, type LineSink };
 
 export const SPAN_HEADER = "x-sfbench-span";
 const SPAN_HEADER_RE = /^([0-9a-f]{32})-([0-9a-f]{16})$/;
@@ -75,7 +76,7 @@ export function traced<C extends ObjectSharedContext, I, O>(
       traceId: parent[1]!,
       spanId: createHash("sha256").update(String(request.id)).digest("hex").slice(0, 16),
     };
-    const start = nowMicros();
+    const start = wallMicros();
     try {
       return await handler(ctx, input, span);
     } finally {
@@ -89,7 +90,7 @@ export function traced<C extends ObjectSharedContext, I, O>(
         op,
         key: ctx.key,
         start,
-        end: nowMicros(),
+        end: wallMicros(),
       });
     }
   };

@@ -11,7 +11,8 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { sampledTraceparent, type Span } from "@sfbench/core";
-import { nowMicros, type SpanWriter } from "../app/span-writer.ts";
+import { wallMicros } from "@sfbench/core/span";
+import type { SpanWriter } from "../app/span-writer.ts";
 
 interface GatewayTrace {
   traceId: string;
@@ -56,7 +57,7 @@ export function installTracing(app: FastifyInstance, writer: SpanWriter): void {
       traceId: parent.traceId,
       parentId: parent.parentId,
       spanId: randomBytes(8).toString("hex"),
-      start: nowMicros(),
+      start: wallMicros(),
       key: idParam(request),
     };
   });
@@ -74,7 +75,7 @@ export function installTracing(app: FastifyInstance, writer: SpanWriter): void {
       op,
       ...(trace.key !== undefined ? { key: trace.key } : {}),
       start: trace.start,
-      end: nowMicros(),
+      end: wallMicros(),
     });
   });
 }

@@ -10,7 +10,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { sampledTraceparent, type Span } from "@sfbench/core";
+import { sampledTraceparent, wallMicros, type Span } from "@sfbench/core";
 
 export interface LineSink {
   write(chunk: string): unknown;
@@ -39,7 +39,6 @@ export class SpanWriter {
   }
 }
 
-export const nowMicros = () => Math.round((performance.timeOrigin + performance.now()) * 1000);
 const hexId = (bytes: number) => randomBytes(bytes).toString("hex");
 
 export interface GatewayTrace {
@@ -76,7 +75,7 @@ export function installTracing(app: FastifyInstance, writer: SpanWriter): void {
       traceId: parent.traceId,
       parentId: parent.parentId,
       spanId: hexId(8),
-      start: nowMicros(),
+      start: wallMicros(),
       key: typeof id === "string" ? id : undefined,
     });
   });
@@ -94,7 +93,7 @@ export function installTracing(app: FastifyInstance, writer: SpanWriter): void {
       op: route.op,
       ...(trace.key !== undefined ? { key: trace.key } : {}),
       start: trace.start,
-      end: nowMicros(),
+      end: wallMicros(),
     });
   });
 }
