@@ -1,4 +1,4 @@
 export { call, eventually, shopper, type Answer } from "./http.ts";
 export { globToRegExp, locSide, sourceFiles } from "./sources.ts";
 export { startForTest, type TestTarget } from "./started.ts";
-export { outputTail, withOutputOnFailure } from "./output.ts";
+export { outputTail, spansInLog, withOutputOnFailure } from "./output.ts";

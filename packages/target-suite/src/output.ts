@@ -5,6 +5,7 @@
  * 503, and on a shared CI machine the run that failed cannot be repeated.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { parseSpanLine, type Span } from "@sfbench/core";
 
 /** The last `chars` characters of each file that exists, each under its path. */
 export function outputTail(files: readonly string[], chars = 4000): string {
@@ -37,4 +38,12 @@ export async function withOutputOnFailure(logs: () => readonly string[], body: (
     if (tail && err instanceof Error) err.message = `${err.message}\n\nthe target's output:\n${tail}`;
     throw err;
   }
+}
+
+/** The span lines of one trace in a target's log, whichever of its processes wrote them. */
+export function spansInLog(logFile: string, traceId: string): Span[] {
+  return readFileSync(logFile, "utf8")
+    .split("\n")
+    .map(parseSpanLine)
+    .filter((s): s is Span => s !== null && s.traceId === traceId);
 }

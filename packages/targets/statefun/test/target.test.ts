@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
 import { findTarget } from "@sfbench/catalogue";
 import { readStat } from "@sfbench/engine";
-import { call, eventually, locSide, shopper, sourceFiles } from "@sfbench/target-suite";
-import { childPid, spansOf, TARGET } from "./helpers.ts";
+import { call, eventually, locSide, shopper, sourceFiles, spansInLog } from "@sfbench/target-suite";
+import { childPid, TARGET } from "./helpers.ts";
 
 describe("target.json", () => {
   const { manifest } = findTarget(TARGET);
@@ -60,7 +60,7 @@ describe("statefun through provider-local", () => {
     expect(answer.body).toMatchObject({ total: 8 });
 
     const spans = await eventually(async () => {
-      const found = spansOf(target.log, traceId);
+      const found = spansInLog(target.log, traceId);
       // the gateway's span and the functions' spans reach the log from different writers, in either order
       if (found.filter((x) => x.kind === "function").length < 9 || !found.some((x) => x.kind === "gateway"))
         throw new Error(`only ${found.length} spans so far`);

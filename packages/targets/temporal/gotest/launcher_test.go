@@ -23,13 +23,26 @@ func TestConfigNamesEveryMissingVariable(t *testing.T) {
 	t.Setenv("DATABASE_URL", "")
 	t.Setenv("SFBENCH_DATA_DIR", "")
 	t.Setenv("PORT", "70000")
+	t.Setenv("SFBENCH_TRACE", "yes")
 	_, err := config.Load()
 	if err == nil {
 		t.Fatal("expected an error")
 	}
-	for _, name := range []string{"DATABASE_URL", "SFBENCH_DATA_DIR", "PORT"} {
+	for _, name := range []string{"DATABASE_URL", "SFBENCH_DATA_DIR", "PORT", "SFBENCH_TRACE"} {
 		if !strings.Contains(err.Error(), name+":") {
 			t.Errorf("error %q does not name %s", err, name)
+		}
+	}
+}
+
+func TestConfigTracesOnlyWhenAsked(t *testing.T) {
+	t.Setenv("DATABASE_URL", "postgres://x")
+	t.Setenv("SFBENCH_DATA_DIR", t.TempDir())
+	for value, want := range map[string]bool{"": false, "0": false, "1": true} {
+		t.Setenv("SFBENCH_TRACE", value)
+		c, err := config.Load()
+		if err != nil || c.Trace != want {
+			t.Errorf("SFBENCH_TRACE=%q: trace %v (%v), expected %v", value, c.Trace, err, want)
 		}
 	}
 }

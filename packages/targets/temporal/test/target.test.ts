@@ -3,7 +3,8 @@
  * suite, a quick cell and kill -9 of the whole target are
  * @sfbench/target-suite's): how target.json builds and starts it, the dev
  * server in its process group with its database in the target's data
- * directory, and the history a checkout leaves in the server.
+ * directory, the history a checkout leaves in the server, and the spans a
+ * traced checkout writes from the gateway and from its activities.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -11,7 +12,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findTarget } from "@sfbench/catalogue";
 import { buildDir, startTarget, stopTarget, targetDataDir, type StartedTarget } from "@sfbench/provider-local";
-import { call, shopper } from "@sfbench/target-suite";
+import { call, eventually, shopper, spansInLog } from "@sfbench/target-suite";
 import { TARGET } from "./helpers.ts";
 
 describe("target.json", () => {
@@ -22,6 +23,7 @@ describe("target.json", () => {
     expect(manifest.local?.command[0]).toBe("$SFBENCH_BUILD_DIR/temporal-target");
     expect(manifest.services).toEqual(["postgres"]);
     expect(manifest.micro).toBe(true);
+    expect(manifest.tracing).toBe(true);
   });
 });
 
@@ -34,7 +36,7 @@ describe("temporal started by provider-local", () => {
 
   beforeAll(async () => {
     await stopTarget(TARGET);
-    target = await startTarget(TARGET, { port: "free" });
+    target = await startTarget(TARGET, { port: "free", trace: true });
   });
   afterAll(async () => {
     await stopTarget(TARGET);
@@ -69,5 +71,40 @@ describe("temporal started by provider-local", () => {
     const scheduled = events.filter((t) => /ActivityTaskScheduled/i.test(t));
     expect(scheduled).toHaveLength(1 + 3 + 2);
     expect(events.at(-1)).toMatch(/WorkflowExecutionCompleted/i);
+  });
+
+  it("writes the gateway span of a traced checkout and, under it, a function span per activity; an untraced one writes none", async () => {
+    const s = shopper(target.url);
+    const [a, b] = [await s.product(2, 10), await s.product(3, 10)];
+    const userId = await s.user(100);
+    const cartId = await s.cart({ [a]: 1, [b]: 2 });
+    const untraced = "0af7651916cd43dd8448eb211c80319c";
+    const cart0 = await s.cart({ [a]: 1 });
+    const first = await call(target.url, "POST", "/orders/checkout", { cartId: cart0, userId }, { traceparent: `00-${untraced}-b7ad6b7169203331-00` });
+    expect(first.status).toBe(200);
+    const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+    const answer = await call(target.url, "POST", "/orders/checkout", { cartId, userId }, { traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
+    expect(answer.status).toBe(200);
+    const orderId = (answer.body as { orderId: string }).orderId;
+    const spans = await eventually(async () => {
+      const found = spansInLog(target.log, traceId);
+      if (found.length < 6) throw new Error(`only ${found.length} spans so far`);
+      return found;
+    });
+    const gateway = spans.filter((x) => x.kind === "gateway");
+    expect(gateway).toHaveLength(1);
+    expect(gateway[0]).toMatchObject({ parentId: "00f067aa0ba902b7", entity: "order", op: "checkout" });
+    const fns = spans.filter((x) => x.kind === "function");
+    expect(fns.map((x) => `${x.entity}.${x.op}:${x.key}`).sort()).toEqual(
+      [`cart.read:${cartId}`, `product.retract:${a}`, `product.retract:${b}`, `user.charge:${userId}`, `order.create:${orderId}`].sort(),
+    );
+    for (const span of fns) {
+      expect(span.parentId).toBe(gateway[0]!.spanId);
+      expect(span.start).toBeGreaterThanOrEqual(gateway[0]!.start);
+      expect(span.end).toBeLessThanOrEqual(gateway[0]!.end);
+    }
+
+    // written before the traced checkout's spans, by the same writer, had it written any
+    expect(spansInLog(target.log, untraced)).toEqual([]);
   });
 });

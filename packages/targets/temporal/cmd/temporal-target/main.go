@@ -19,6 +19,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/sfbench/sfbench/packages/targets/temporal/internal/config"
 	"github.com/sfbench/sfbench/packages/targets/temporal/internal/devserver"
@@ -26,6 +27,7 @@ import (
 	"github.com/sfbench/sfbench/packages/targets/temporal/internal/micro"
 	"github.com/sfbench/sfbench/packages/targets/temporal/internal/shop"
 	"github.com/sfbench/sfbench/packages/targets/temporal/internal/store"
+	"github.com/sfbench/sfbench/packages/targets/temporal/internal/trace"
 )
 
 // serverStartup bounds the wait for the dev server (a restart replays no
@@ -66,6 +68,12 @@ func run() error {
 
 	gw := gateway.New()
 	gw.Logf = func(format string, args ...any) { logger.Warn(fmt.Sprintf(format, args...)) }
+	var spans *trace.Writer
+	if cfg.Trace {
+		spans = trace.NewWriter(os.Stdout)
+		defer spans.Flush()
+		gw.Spans = spans
+	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
 	if err != nil {
 		return err
@@ -98,14 +106,14 @@ func run() error {
 	defer st.Close()
 
 	gw.SetWaiting("waiting for the Temporal server at " + server.HostPort)
-	c, err := dial(ctx, server, logger)
+	c, err := dial(ctx, server, logger, cfg.Trace)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
 
 	w := shop.NewWorker(c, sizing)
-	shop.Register(w, &shop.Activities{Store: st})
+	shop.Register(w, &shop.Activities{Store: st, Spans: spans})
 	micro.Register(w, &micro.Activities{Store: st})
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("worker: %w", err)
@@ -127,7 +135,13 @@ func run() error {
 }
 
 // dial connects to the dev server once it answers its health check.
-func dial(ctx context.Context, server *devserver.Server, logger *slog.Logger) (client.Client, error) {
+// With tracing on, the client carries a sampled request's trace in the
+// headers of the workflows it starts and of their activities.
+func dial(ctx context.Context, server *devserver.Server, logger *slog.Logger, traced bool) (client.Client, error) {
+	var propagators []workflow.ContextPropagator
+	if traced {
+		propagators = []workflow.ContextPropagator{trace.Propagator{}}
+	}
 	deadline := time.Now().Add(serverStartup)
 	var last error
 	for time.Now().Before(deadline) {
@@ -139,9 +153,10 @@ func dial(ctx context.Context, server *devserver.Server, logger *slog.Logger) (c
 		default:
 		}
 		c, err := client.Dial(client.Options{
-			HostPort:  server.HostPort,
-			Namespace: devserver.Namespace,
-			Logger:    tlog.NewStructuredLogger(logger),
+			HostPort:           server.HostPort,
+			Namespace:          devserver.Namespace,
+			Logger:             tlog.NewStructuredLogger(logger),
+			ContextPropagators: propagators,
 		})
 		if err == nil {
 			check, cancel := context.WithTimeout(ctx, 5*time.Second)

@@ -25,6 +25,8 @@ type Config struct {
 	CPUs int
 	// LogLevel: debug, info, warn or error (the dev server's too).
 	LogLevel string
+	// Trace: write SPEC 3 span lines for sampled requests (SFBENCH_TRACE=1).
+	Trace bool
 }
 
 func intVar(name string, def, min, max int, errs *[]string) int {
@@ -66,6 +68,13 @@ func Load() (Config, error) {
 	}
 	if c.DataDir == "" {
 		errs = append(errs, "SFBENCH_DATA_DIR: required, the directory that keeps the Temporal server's database across restarts")
+	}
+	switch trace := os.Getenv("SFBENCH_TRACE"); trace {
+	case "", "0":
+	case "1":
+		c.Trace = true
+	default:
+		errs = append(errs, fmt.Sprintf("SFBENCH_TRACE: %q must be 0 or 1", trace))
 	}
 	switch c.LogLevel {
 	case "":

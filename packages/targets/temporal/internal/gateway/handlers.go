@@ -14,6 +14,7 @@ import (
 
 	"github.com/sfbench/sfbench/packages/targets/temporal/internal/shop"
 	"github.com/sfbench/sfbench/packages/targets/temporal/internal/store"
+	"github.com/sfbench/sfbench/packages/targets/temporal/internal/trace"
 )
 
 // checkoutBudget bounds the wait for a checkout workflow; past it the answer
@@ -155,6 +156,10 @@ func checkout(s *Server, r *request) (any, error) {
 	// wait, or the completed order would get its co-purchase start only from the sweep.
 	ctx, cancel := context.WithTimeout(context.Background(), checkoutBudget)
 	defer cancel()
+	if r.link != nil {
+		// the workflow's header carries it to the activities (trace.Propagator)
+		ctx = trace.WithLink(ctx, *r.link)
+	}
 	in := shop.CheckoutInput{OrderID: newID(), CartID: cartID, UserID: userID}
 	opts := client.StartWorkflowOptions{
 		ID:                                       shop.CheckoutWorkflowID(cartID),

@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/sfbench/sfbench/packages/targets/temporal/internal/store"
+	"github.com/sfbench/sfbench/packages/targets/temporal/internal/trace"
 )
 
 const maxBody = 1 << 20
@@ -30,6 +31,8 @@ type Server struct {
 	waiting  atomic.Value // string: why /health is not 200 yet
 	// Logf reports what failed off the request path (a co-purchase start).
 	Logf func(format string, args ...any)
+	// Spans gets the gateway span of every sampled request (nil: tracing off).
+	Spans *trace.Writer
 	// coPurchases holds the orders whose co-purchase start the server accepted
 	// in this process (order id -> time.Time of the start), so that the sweep
 	// starts only what never reached the server.
@@ -58,6 +61,8 @@ type request struct {
 	ids   []string
 	query url.Values
 	body  []byte
+	// link is the trace a sampled request's workflow carries (nil: none)
+	link *trace.Link
 }
 
 type handler func(s *Server, r *request) (any, error)
@@ -65,29 +70,32 @@ type handler func(s *Server, r *request) (any, error)
 type route struct {
 	method  string
 	pattern []string // "*" matches one id segment
+	entity  string
+	op      string
 	h       handler
 }
 
 var routes = []route{
-	{"POST", []string{"products"}, createProduct},
-	{"PATCH", []string{"products", "*"}, patchProduct},
-	{"GET", []string{"products", "*"}, getProduct},
-	{"GET", []string{"products", "*", "freq-items"}, freqItems},
-	{"POST", []string{"users"}, createUser},
-	{"GET", []string{"users", "*"}, getUser},
-	{"PATCH", []string{"users", "*", "credits", "add"}, addCredits},
-	{"POST", []string{"shopping-carts"}, createCart},
-	{"GET", []string{"shopping-carts", "*"}, getCart},
-	{"POST", []string{"shopping-carts", "*", "products"}, addToCart},
-	{"POST", []string{"orders", "checkout"}, checkout},
-	{"GET", []string{"orders", "*"}, getOrder},
-	{"GET", []string{"micro", "empty"}, microEmpty},
-	{"GET", []string{"micro", "math"}, microMath},
-	{"GET", []string{"micro", "sleep"}, microSleep},
-	{"POST", []string{"micro", "io"}, microIO},
-	{"POST", []string{"micro", "pingpong"}, microPingpong},
-	{"POST", []string{"micro", "divide"}, microDivide},
-	{"POST", []string{"micro", "big"}, microBig},
+	{"POST", []string{"products"}, "product", "create", createProduct},
+	{"PATCH", []string{"products", "*"}, "product", "upsert", patchProduct},
+	{"GET", []string{"products", "*"}, "product", "get", getProduct},
+	{"GET", []string{"products", "*", "freq-items"}, "product", "freqItems", freqItems},
+	{"POST", []string{"users"}, "user", "create", createUser},
+	{"GET", []string{"users", "*"}, "user", "get", getUser},
+	{"PATCH", []string{"users", "*", "credits", "add"}, "user", "addCredits", addCredits},
+	{"POST", []string{"shopping-carts"}, "cart", "create", createCart},
+	{"GET", []string{"shopping-carts", "*"}, "cart", "get", getCart},
+	{"POST", []string{"shopping-carts", "*", "products"}, "cart", "addItem", addToCart},
+	{"POST", []string{"orders", "checkout"}, "order", "checkout", checkout},
+	{"GET", []string{"orders", "*"}, "order", "get", getOrder},
+	// SPEC 8 microbenchmarks (no SPEC 3 entity: their gateway spans name only the op)
+	{"GET", []string{"micro", "empty"}, "", "micro.empty", microEmpty},
+	{"GET", []string{"micro", "math"}, "", "micro.math", microMath},
+	{"GET", []string{"micro", "sleep"}, "", "micro.sleep", microSleep},
+	{"POST", []string{"micro", "io"}, "", "micro.io", microIO},
+	{"POST", []string{"micro", "pingpong"}, "", "micro.pingpong", microPingpong},
+	{"POST", []string{"micro", "divide"}, "", "micro.divide", microDivide},
+	{"POST", []string{"micro", "big"}, "", "micro.big", microBig},
 }
 
 // match finds the route of a path; ids are the percent-decoded "*" segments.
@@ -150,6 +158,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, "starting", s.waiting.Load().(string))
 		return
 	}
+	// an unsampled request (or spans off) opens no span and passes no trace on
+	var gw *trace.Span
+	if s.Spans != nil {
+		if traceID, parentID, ok := trace.SampledTraceparent(req.Header.Get("traceparent")); ok {
+			gw = &trace.Span{TraceID: traceID, SpanID: trace.NewSpanID(), ParentID: parentID, Kind: "gateway",
+				Entity: rt.entity, Op: rt.op, Start: trace.NowMicros()}
+			if len(ids) > 0 {
+				gw.Key = ids[0]
+			}
+		}
+	}
 	for _, id := range ids {
 		if err := checkID("id", id); err != nil {
 			writeError(w, http.StatusBadRequest, "bad-request", err.Error())
@@ -166,7 +185,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 		return
 	}
-	out, err := rt.h(s, &request{http: req, ids: ids, query: req.URL.Query(), body: body})
+	r := &request{http: req, ids: ids, query: req.URL.Query(), body: body}
+	if gw != nil {
+		r.link = &trace.Link{TraceID: gw.TraceID, ParentID: gw.SpanID}
+	}
+	out, err := rt.h(s, r)
+	if gw != nil {
+		gw.End = trace.NowMicros()
+		s.Spans.Write(*gw)
+	}
 	if err != nil {
 		var br badRequest
 		var f *store.Failure

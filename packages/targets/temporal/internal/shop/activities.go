@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/sfbench/sfbench/packages/targets/temporal/internal/store"
+	"github.com/sfbench/sfbench/packages/targets/temporal/internal/trace"
 )
 
 // Store is what the activities need of the application's state (store.Store;
@@ -20,8 +21,12 @@ type Store interface {
 
 // Activities are the checkout's and co-purchase's side effects: each one
 // statement or transaction over the store, idempotent per order, because
-// Temporal runs an activity at least once.
-type Activities struct{ Store Store }
+// Temporal runs an activity at least once. An activity of a traced checkout
+// writes a function span of the entity it changes to Spans (nil: tracing off).
+type Activities struct {
+	Store Store
+	Spans *trace.Writer
+}
 
 // CartRead is ReadCart's answer: the items, or why the checkout ends here.
 type CartRead struct {
@@ -31,6 +36,7 @@ type CartRead struct {
 
 // ReadCart is checkout step 1.
 func (a *Activities) ReadCart(ctx context.Context, cartID, userID string) (CartRead, error) {
+	defer trace.Function(ctx, a.Spans, "cart", "read", cartID)()
 	items, failure, err := a.Store.ReadCart(ctx, cartID, userID)
 	return CartRead{Items: items, Failure: failure}, err
 }
@@ -50,12 +56,14 @@ type Reserved struct {
 
 // ReserveStock retracts one product's amount (checkout step 2).
 func (a *Activities) ReserveStock(ctx context.Context, r Reservation) (Reserved, error) {
+	defer trace.Function(ctx, a.Spans, "product", "retract", r.ProductID)()
 	price, ok, err := a.Store.Reserve(ctx, r.OrderID, r.ProductID, r.Amount)
 	return Reserved{OK: ok, Price: price}, err
 }
 
 // ReleaseStock is ReserveStock's compensation.
 func (a *Activities) ReleaseStock(ctx context.Context, r Reservation) error {
+	defer trace.Function(ctx, a.Spans, "product", "release", r.ProductID)()
 	return a.Store.Release(ctx, r.OrderID, r.ProductID)
 }
 
@@ -68,17 +76,20 @@ type Payment struct {
 
 // ChargeUser retracts the total from the user (checkout step 4); false when the credits are short.
 func (a *Activities) ChargeUser(ctx context.Context, p Payment) (bool, error) {
+	defer trace.Function(ctx, a.Spans, "user", "charge", p.UserID)()
 	return a.Store.Charge(ctx, p.OrderID, p.UserID, p.Total)
 }
 
 // RefundUser is ChargeUser's compensation.
 func (a *Activities) RefundUser(ctx context.Context, p Payment) error {
+	defer trace.Function(ctx, a.Spans, "user", "refund", p.UserID)()
 	return a.Store.Refund(ctx, p.OrderID)
 }
 
 // CompleteOrder marks the cart checked out and records the order (checkout
 // step 5); false when another order checked the cart out first.
 func (a *Activities) CompleteOrder(ctx context.Context, in CheckoutInput, total int64) (bool, error) {
+	defer trace.Function(ctx, a.Spans, "order", "create", in.OrderID)()
 	return a.Store.Complete(ctx, in.OrderID, in.CartID, in.UserID, total)
 }
 
