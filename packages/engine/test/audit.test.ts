@@ -161,19 +161,35 @@ describe("a checkout that got no clear answer and is still running when the audi
    * timeout, between charging and completing the order.
    */
   async function midSaga(...untils: (() => boolean)[]) {
+    return sagaShown({ charged: true }, ...untils);
+  }
+
+  /**
+   * As midSaga; `charged: false` shows the user not charged yet either (its
+   * cart and its user agree, its stock is already reserved).
+   */
+  async function sagaShown(opts: { charged: boolean }, ...untils: (() => boolean)[]) {
     const { createServer } = await import("node:http");
     const { url: upstream, before, records } = await correctTargetAfter(10);
     const lates = records.filter((r) => r.status === 200).slice(0, untils.length);
     const untilOf = new Map(lates.map((r, i) => [`/shopping-carts/${r.cart}`, untils[i]!]));
+    const chargeOf = new Map(
+      opts.charged ? [] : lates.map((r, i) => [`/users/${r.user}`, { until: untils[i]!, total: r.items.reduce((t, [p, a]) => t + priceOf(idOf(p)) * a, 0) }]),
+    );
     // the client gave up on them: no answer
     const ambiguous = records.map((r) => (lates.includes(r) ? { ...r, status: 0, orderId: undefined, total: undefined } : r));
     let lateCartReads = 0;
     const proxy = createServer(async (req, res) => {
       const until = untilOf.get(req.url ?? "");
+      const charge = chargeOf.get(req.url ?? "");
       if (until) lateCartReads++;
       const r = await fetch(upstream + req.url, { method: req.method });
       let body = await r.text();
       if (until && !until()) body = JSON.stringify({ ...JSON.parse(body), checkedOut: false });
+      if (charge && !charge.until()) {
+        const user = JSON.parse(body) as { credits: number };
+        body = JSON.stringify({ ...user, credits: user.credits + charge.total });
+      }
       res.writeHead(r.status, { "content-type": "application/json" }).end(body);
     });
     await new Promise<void>((ok) => proxy.listen(0, "127.0.0.1", ok));
@@ -188,6 +204,34 @@ describe("a checkout that got no clear answer and is still running when the audi
       const result = await audit({ baseUrl: t.url, records: t.records, idOf, priceOf, stockBefore: t.before, quietMs: 50, settleMs: 10_000 });
       expect(result.ambiguous).toBe(1);
       expect(result.total, result.examples.join("\n")).toBe(0);
+    } finally {
+      t.close();
+    }
+  });
+
+  it("holding reserved stock before its charge, is waited for by reading the stock again until it completes", async () => {
+    const started = performance.now();
+    const t = await sagaShown({ charged: false }, () => performance.now() - started > 1500);
+    try {
+      const result = await audit({ baseUrl: t.url, records: t.records, idOf, priceOf, stockBefore: t.before, quietMs: 50, settleMs: 10_000 });
+      expect(result.ambiguous).toBe(1);
+      expect(result.total, result.examples.join("\n")).toBe(0);
+      // read again after the first read found its cart and user agreeing
+      expect(t.lateCartReads()).toBeGreaterThanOrEqual(2);
+    } finally {
+      t.close();
+    }
+  });
+
+  it("holding reserved stock that never moves, is counted as stock drift once the settle time is over", async () => {
+    const t = await sagaShown({ charged: false }, () => false);
+    const started = performance.now();
+    try {
+      const result = await audit({ baseUrl: t.url, records: t.records, idOf, priceOf, stockBefore: t.before, quietMs: 50, settleMs: 2000 });
+      expect(result.anomalies["stock-drift"]).toBeGreaterThan(0);
+      expect(result.anomalies["credit-drift"]).toBe(0);
+      // bounded by settleMs after the stock was first read (with room for a loaded machine)
+      expect(performance.now() - started).toBeLessThan(2000 + 20_000);
     } finally {
       t.close();
     }

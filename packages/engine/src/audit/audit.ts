@@ -188,32 +188,60 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
     // the cart and the user both exist and do not agree: what a checkout still running looks like (a lost user or cart stays lost)
     return { findings, completed: done, disagree: user.status === 200 && credits !== want };
   };
+  const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
+  // the latest read of each record; what it shows is counted once nothing is waited for any more
+  const outcomes = new Map<CheckoutRecord, { findings: Finding[]; completed: boolean }>();
   await pool([...toRead], concurrency, async (r) => {
     const answered = r.status === 200 || r.status === 409;
     let outcome = await checkRecord(r);
     let reread = false;
     for (let pause = 250; !answered && outcome.disagree && waitLeft() > 0; pause = Math.min(pause * 2, 4000)) {
-      await new Promise((res) => setTimeout(res, Math.min(pause, waitLeft())));
+      await sleep(Math.min(pause, waitLeft()));
       outcome = await checkRecord(r);
       reread = true;
     }
     if (reread && !outcome.disagree) lastSettled = performance.now();
-    if (outcome.completed) completed.add(r);
-    for (const [kind, example] of outcome.findings) flag(kind, example);
+    outcomes.set(r, outcome);
   });
 
   // 2. Stock: before minus what completed orders retracted, for every product in scope.
-  const taken = retracted(completedOrders(records, (r) => completed.has(r), idOf));
-  const stockAfter = new Map<string, number>();
-  await pool([...input.stockBefore.keys()], concurrency, async (p) => {
-    const product = await getJson(`/products/${p}`);
-    if (product.status !== 200 && product.status !== 404) return flag(...unreadable(`product ${p}`, product));
-    const stock = num(product.body, "stock");
-    if (Number.isFinite(stock)) stockAfter.set(p, stock);
-    const want = input.stockBefore.get(p)! + (input.stockAdded?.get(p) ?? 0) - (taken.get(p) ?? 0);
-    if (stock < 0) flag("negative-stock", `product ${p} has stock ${stock}`);
-    if (stock !== want) flag("stock-drift", `product ${p}: stock ${stock}, expected ${want}`);
-  });
+  const readStock = async () => {
+    const isDone = (r: CheckoutRecord) => r.status === 200 || outcomes.get(r)?.completed === true;
+    const taken = retracted(completedOrders(records, isDone, idOf));
+    const findings: Finding[] = [];
+    const after = new Map<string, number>();
+    await pool([...input.stockBefore.keys()], concurrency, async (p) => {
+      const product = await getJson(`/products/${p}`);
+      if (product.status !== 200 && product.status !== 404) return void findings.push(unreadable(`product ${p}`, product));
+      const stock = num(product.body, "stock");
+      if (Number.isFinite(stock)) after.set(p, stock);
+      const want = input.stockBefore.get(p)! + (input.stockAdded?.get(p) ?? 0) - (taken.get(p) ?? 0);
+      if (stock < 0) findings.push(["negative-stock", `product ${p} has stock ${stock}`]);
+      if (stock !== want) findings.push(["stock-drift", `product ${p}: stock ${stock}, expected ${want}`]);
+    });
+    const state = JSON.stringify([[...after].sort(), ambiguous.map(isDone)]);
+    return { findings, stockAfter: after, state };
+  };
+  let stock = await readStock();
+  // A saga past the client's timeout can hold stock while its cart and its user still agree (reserved,
+  // not yet charged, or charged back and not yet released): while stock disagrees and unanswered
+  // checkouts exist, the unanswered ones and the stock are read again, with a growing pause, until
+  // settleMs after the last change (at most settleMaxMs since the audit began).
+  const stockUnsettled = () => ambiguous.length > 0 && stock.findings.some(([kind]) => kind === "stock-drift");
+  if (stockUnsettled()) lastSettled = Math.max(lastSettled, performance.now());
+  for (let pause = 250; stockUnsettled() && waitLeft() > 0; pause = Math.min(pause * 2, 4000)) {
+    await sleep(Math.min(pause, waitLeft()));
+    await pool(ambiguous, concurrency, async (r) => void outcomes.set(r, await checkRecord(r)));
+    const before = stock.state;
+    stock = await readStock();
+    if (stock.state !== before) lastSettled = performance.now();
+  }
+  for (const [r, outcome] of outcomes) {
+    if (outcome.completed) completed.add(r);
+    for (const [kind, example] of outcome.findings) flag(kind, example);
+  }
+  for (const [kind, example] of stock.findings) flag(kind, example);
+  const stockAfter = stock.stockAfter;
 
   // 3. Every 409 must be warranted by the state just read.
   for (const u of unwarrantedRejections({ records, stockAfter, stockAdded: input.stockAdded, idOf, priceOf })) flag("unwarranted-rejection", u.why);
