@@ -35,7 +35,7 @@ describe("the knee procedure", () => {
         // low rates and 4 s steps: far below what the fixture serves even on a loaded machine
         stepS: 4,
         knee: { startRate: 3, factor: 2, maxCoarseSteps: 2, fineSteps: 0, maxRate: 6 },
-        procedure: { repeatNarrow: false, warmupS: 2, warmupShare: 0.5, quiet: { maxS: 1, cpuShare: 0.5 }, confirm: { count: 2, stepS: 4, stepsDown: 1 } },
+        procedure: { repeatNarrow: false, warmupS: 2, warmupShare: 0.5, quiet: { maxS: 1, cpuShare: 0.5 }, confirm: { count: 2, stepS: 4, stepsDown: 1 }, drain: { maxS: 1, cpuShare: 0.5 } },
         stableS: 2,
       },
       cells: [{ workload: "checkout", distribution: "uniform" }],
@@ -65,7 +65,10 @@ describe("the knee procedure", () => {
     expect(confirms[0]!.offeredRate).toBe(confirmation.candidateRate);
     // the published knee is the confirmed rate
     expect(cell.maxThroughput!.sustainableRate).toBe(confirmation.confirmedRate);
-    expect(cell.parameters).toMatchObject({ warmupS: 2, quietMaxS: 1, confirmCount: 2, confirmStepS: 4, confirmStepsDown: 1 });
+    expect(cell.parameters).toMatchObject({ warmupS: 2, quietMaxS: 1, confirmCount: 2, confirmStepS: 4, confirmStepsDown: 1, drainMaxS: 1 });
+    // the stable phase waited for the target to settle, within the bound
+    expect(cell.parameters.stableDrainS).toBeGreaterThanOrEqual(0);
+    expect(cell.parameters.stableDrainS).toBeLessThanOrEqual(2);
     // the import's reading agrees with the engine's
     const judged = judgeCell(cell);
     expect(judged.sustainableRate).toBe(cell.maxThroughput!.sustainableRate);

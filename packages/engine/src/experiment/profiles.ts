@@ -41,6 +41,14 @@ export interface ProfileSettings {
     warmupShare: number;
     quiet: { maxS: number; cpuShare: number };
     confirm: { count: number; stepS: number; stepsDown: number };
+    /**
+     * Before the stable phase: wait while the target still uses `cpuShare`
+     * of a core, at most `maxS`. A target working off the backlog of the
+     * ramp's last overloaded step (a workflow engine finishing what the
+     * client gave up on) would otherwise answer the phase late or not at
+     * all; an idle one stays below the share and starts at once.
+     */
+    drain: { maxS: number; cpuShare: number };
   };
   /** seconds of stable load at 80% of the sustainable rate */
   stableS: number;
@@ -82,7 +90,7 @@ export const PROFILE_SETTINGS: Record<Profile, ProfileSettings> = {
     stepS: 2,
     // coarse steps only: the 90 s budget has no room to refine the knee (a smoke test)
     knee: { startRate: 40, factor: 3, maxCoarseSteps: 3, fineSteps: 0, maxRate: 2000 },
-    procedure: { repeatNarrow: false, warmupS: 2, warmupShare: 0.5, quiet: { maxS: 1, cpuShare: 0.1 }, confirm: { count: 0, stepS: 2, stepsDown: 0 } },
+    procedure: { repeatNarrow: false, warmupS: 2, warmupShare: 0.5, quiet: { maxS: 1, cpuShare: 0.1 }, confirm: { count: 0, stepS: 2, stepsDown: 0 }, drain: { maxS: 30, cpuShare: 0.3 } },
     stableS: 3,
     stableShare: 0.8,
     tracedS: 3,
@@ -115,7 +123,7 @@ export const PROFILE_SETTINGS: Record<Profile, ProfileSettings> = {
     stepS: 6,
     knee: { startRate: 50, factor: 2, maxCoarseSteps: 9, fineSteps: 5, resolution: 0.05, minRate: 2, maxRate: 20000 },
     // four drops of 1, 2, 4 and 8 resolutions reach half the candidate, as three did at 10%
-    procedure: { repeatNarrow: true, warmupS: 8, warmupShare: 0.5, quiet: { maxS: 4, cpuShare: 0.1 }, confirm: { count: 2, stepS: 10, stepsDown: 4 } },
+    procedure: { repeatNarrow: true, warmupS: 8, warmupShare: 0.5, quiet: { maxS: 4, cpuShare: 0.1 }, confirm: { count: 2, stepS: 10, stepsDown: 4 }, drain: { maxS: 60, cpuShare: 0.3 } },
     stableS: 30,
     stableShare: 0.8,
     tracedS: 10,
@@ -152,7 +160,7 @@ export const PROFILE_SETTINGS: Record<Profile, ProfileSettings> = {
     populate: 20000,
     stepS: 60,
     knee: { startRate: 50, factor: 1.5, maxCoarseSteps: 14, fineSteps: 6, resolution: 0.05, minRate: 2, maxRate: 100000 },
-    procedure: { repeatNarrow: true, warmupS: 60, warmupShare: 0.5, quiet: { maxS: 15, cpuShare: 0.1 }, confirm: { count: 3, stepS: 60, stepsDown: 4 } },
+    procedure: { repeatNarrow: true, warmupS: 60, warmupShare: 0.5, quiet: { maxS: 15, cpuShare: 0.1 }, confirm: { count: 3, stepS: 60, stepsDown: 4 }, drain: { maxS: 60, cpuShare: 0.3 } },
     stableS: 600,
     stableShare: 0.8,
     tracedS: 60,

@@ -487,6 +487,9 @@ describe("the knee procedure next to the knee", () => {
     expect(procedureText({ ...mt, knee: { ...mt.knee, confirmation: undefined } }, { warmupS: 2, stepS: 2, quietMaxS: 1 })).toMatch(
       /not confirmed \(a smoke test\)\.$/,
     );
+    expect(procedureText(mt, { warmupS: 8, stepS: 6, quietMaxS: 4, stableDrainS: 12.25, drainMaxS: 60 })).toMatch(
+      /held at 90\/s after 1 step down; the stable phase after the target settled \(waited 12\.3 of up to 60 s\)\.$/,
+    );
     expect(procedureText(mt, { stepS: 6 })).toBeNull(); // a document from before the procedure
     expect(procedureText(mt, { warmupS: 8, stepS: 6, quietMaxS: 4, repeatNarrow: true })).toContain(
       "quiet time up to 4 s between steps; a search step that failed narrowly run again at once; confirmation",

@@ -132,6 +132,8 @@ export function procedureText(mt: MaxThroughput, parameters: Cell["parameters"] 
             : ", held"),
     );
   else parts.push("not confirmed (a smoke test)");
+  const drain = n("stableDrainS");
+  if (drain !== undefined) parts.push(`the stable phase after the target settled (waited ${round(drain, 1)} of up to ${n("drainMaxS") ?? "?"} s)`);
   return `Procedure: ${parts.join("; ")}.`;
 }
 

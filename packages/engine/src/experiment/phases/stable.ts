@@ -11,6 +11,7 @@ import { generatorSaturated, SUSTAINABLE } from "../../analysis/metrics.ts";
 import { setupOpsResult, stableResult } from "../../analysis/result-parts.ts";
 import { roundRate } from "../knee.ts";
 import { cpuOver, generatorShare, runLoadStep, targetAnsweredInTime } from "../load-step.ts";
+import { waitQuiet } from "../quiet.ts";
 import type { LoadOutcome, Phase, RunContext } from "../phase.ts";
 
 declare module "../phase.ts" {
@@ -83,6 +84,8 @@ export const stable: Phase = {
     const ramp = state.ramp!;
     const basis = ramp.sustainableRate ?? ramp.peak;
     const rate = s.fixedStableRate ?? Math.max(0.1, roundRate(basis * s.stableShare));
+    // the stable figures are the target's at this rate, not those of a queue the ramp left behind
+    const drainedS = await waitQuiet(s.procedure.drain, ctx.targetPids, ctx.signal);
     const outcome = await runLoadStep(ctx, cell, {
       rate,
       durationS: s.stableS,
@@ -114,6 +117,8 @@ export const stable: Phase = {
         stableS: s.stableS,
         stableRate: rate,
         stableBasis: s.fixedStableRate !== undefined ? "fixed" : ramp.sustainableRate === null ? "max-moving-average" : "sustainable-rate",
+        stableDrainS: drainedS,
+        drainMaxS: s.procedure.drain.maxS,
       },
       series: [outcome.agg],
       invalid,
