@@ -35,7 +35,14 @@ describe("the knee procedure", () => {
         // low rates and 4 s steps: far below what the fixture serves even on a loaded machine
         stepS: 4,
         knee: { startRate: 3, factor: 2, maxCoarseSteps: 2, fineSteps: 0, maxRate: 6 },
-        procedure: { repeatNarrow: false, warmupS: 2, warmupShare: 0.5, quiet: { maxS: 1, cpuShare: 0.5 }, confirm: { count: 2, stepS: 4, stepsDown: 1 }, drain: { maxS: 1, cpuShare: 0.5 } },
+        procedure: {
+          repeatNarrow: false,
+          warmupS: 2,
+          warmupShare: 0.5,
+          quiet: { maxS: 1, cpuShare: 0.5 },
+          confirm: { count: 2, stepS: 4, stepsDown: 1 },
+          drain: { maxS: 1, cpuShare: 0.5 },
+        },
         stableS: 2,
       },
       cells: [{ workload: "checkout", distribution: "uniform" }],
