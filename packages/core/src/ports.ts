@@ -3,6 +3,7 @@
  * a port to a child (the services, the providers, k6, a target's own launcher
  * inside its image) chooses it here, so they share one lease and one range.
  */
+import { execFile } from "node:child_process";
 import { closeSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
@@ -28,6 +29,64 @@ export function portFree(port: number): Promise<boolean> {
     srv.once("error", () => resolve(false));
     srv.listen(port, HOST, () => srv.close(() => resolve(true)));
   });
+}
+
+/** netavark's chain of host port forwards: one jump per published port, commented with the network's name. */
+export const HOSTPORT_CHAIN = "NETAVARK-HOSTPORT-DNAT";
+
+/** A forward of one host port, as `iptables -t nat -S NETAVARK-HOSTPORT-DNAT` lists it. */
+export interface PortForward {
+  port: number;
+  /** the network netavark made it for */
+  network: string;
+  /** the chain its DNAT rules are in */
+  target: string;
+  /** the rule's words after "-A <chain>", to delete it */
+  rule: string[];
+}
+
+/** Splits one `iptables -S` line into its words, a quoted comment kept whole. */
+export function splitRule(line: string): string[] {
+  return [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!);
+}
+
+/** The tcp forwards of a NETAVARK-HOSTPORT-DNAT listing (other lines, other protocols: none). */
+export function parseForwards(listing: string): PortForward[] {
+  return listing.split("\n").flatMap((line) => {
+    if (!line.startsWith(`-A ${HOSTPORT_CHAIN} `)) return [];
+    const [, , ...rule] = splitRule(line);
+    const at = (flag: string) => rule[rule.indexOf(flag) + 1];
+    const port = Number(at("--dport"));
+    const network = /^dnat name: (\S+)/.exec(rule.includes("--comment") ? (at("--comment") ?? "") : "")?.[1];
+    const target = rule.includes("-j") ? at("-j") : undefined;
+    if (at("-p") !== "tcp" || !Number.isInteger(port) || !network || !target) return [];
+    return [{ port, network, target, rule }];
+  });
+}
+
+/** How long one reading of the forwards serves freePort: only forwards older than a lease matter (below). */
+const FORWARDS_MAX_AGE_MS = 2_000;
+let forwardsRead: { at: number; ports: Promise<ReadonlySet<number>> } | undefined;
+
+/**
+ * The host ports the kernel forwards to a container. A port podman publishes
+ * is a DNAT rule, not a listener: a bind on it succeeds, and a connection to
+ * it goes to the container. A forward whose run died with its podman storage
+ * (a CI clone removed mid-run) stays in the kernel and keeps its port: a
+ * node handed that port would bind it and never see a request, and a busy
+ * CI run lost a landing to one. A live run's forwards are on ports it was
+ * handed here and leased, so a reading up to FORWARDS_MAX_AGE_MS old is
+ * enough. No firewall to read (not root, no iptables, no chain): none.
+ */
+export function forwardedPorts(maxAgeMs = FORWARDS_MAX_AGE_MS): Promise<ReadonlySet<number>> {
+  if (forwardsRead && Date.now() - forwardsRead.at < maxAgeMs) return forwardsRead.ports;
+  const ports = new Promise<ReadonlySet<number>>((resolve) => {
+    execFile("iptables", ["-w", "5", "-t", "nat", "-S", HOSTPORT_CHAIN], { timeout: 10_000 }, (err, stdout) =>
+      resolve(new Set(err ? [] : parseForwards(stdout).map((f) => f.port))),
+    );
+  });
+  forwardsRead = { at: Date.now(), ports };
+  return ports;
 }
 
 /** A port the kernel hands out for listen(0), released again. */
@@ -99,15 +158,17 @@ function lease(port: number): boolean {
  * listen(0)'s port, and the child would exit with "address in use"; a node
  * killed and restarted on it could also see a connection to itself. A port
  * handed out is leased (PORT_LEASE_MS) so that no other sfbench process is
- * handed it before its child has bound it. Falls back to the kernel's
+ * handed it before its child has bound it, and a port the kernel forwards to
+ * a container is never handed out (forwardedPorts). Falls back to the kernel's
  * choice when the ports below the range are taken.
  */
 export async function freePort(): Promise<number> {
   const high = ephemeralLow() - 1;
   const low = Math.max(1025, high - 9999);
+  const forwarded = await forwardedPorts();
   for (let i = 0; i < 50; i++) {
     const port = low + Math.floor(Math.random() * (high - low + 1));
-    if ((await portFree(port)) && lease(port)) return port;
+    if (!forwarded.has(port) && (await portFree(port)) && lease(port)) return port;
   }
   return kernelPort();
 }

@@ -22,6 +22,7 @@
  * publishes on 127.0.0.1 only: a DNAT in the kernel, no user-space proxy in
  * the measured path.
  */
+import { HOSTPORT_CHAIN, parseForwards, splitRule } from "@sfbench/core/ports";
 import { hostCommand } from "./host-command.ts";
 import { podman } from "./podman.ts";
 
@@ -83,44 +84,11 @@ export async function removeFences(runId?: string): Promise<void> {
   }
 }
 
-/** Splits one `iptables -S` line into its words, a quoted comment kept whole. */
-export function splitRule(line: string): string[] {
-  return [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!);
-}
-
 export interface RunNetwork {
   /** podman's name for the network */
   name: string;
   /** the bridge's interface on the host */
   iface: string;
-}
-
-/** netavark's chain of host port forwards: one jump per published port, commented with the network's name. */
-const HOSTPORT_CHAIN = "NETAVARK-HOSTPORT-DNAT";
-
-/** A forward of one host port, as `iptables -t nat -S NETAVARK-HOSTPORT-DNAT` lists it. */
-export interface PortForward {
-  port: number;
-  /** the network netavark made it for */
-  network: string;
-  /** the chain its DNAT rules are in */
-  target: string;
-  /** the rule's words after "-A <chain>", to delete it */
-  rule: string[];
-}
-
-/** The tcp forwards of a NETAVARK-HOSTPORT-DNAT listing (other lines, other protocols: none). */
-export function parseForwards(listing: string): PortForward[] {
-  return listing.split("\n").flatMap((line) => {
-    if (!line.startsWith(`-A ${HOSTPORT_CHAIN} `)) return [];
-    const [, , ...rule] = splitRule(line);
-    const at = (flag: string) => rule[rule.indexOf(flag) + 1];
-    const port = Number(at("--dport"));
-    const network = /^dnat name: (\S+)/.exec(rule.includes("--comment") ? (at("--comment") ?? "") : "")?.[1];
-    const target = rule.includes("-j") ? at("-j") : undefined;
-    if (at("-p") !== "tcp" || !Number.isInteger(port) || !network || !target) return [];
-    return [{ port, network, target, rule }];
-  });
 }
 
 /**

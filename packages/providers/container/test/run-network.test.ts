@@ -1,68 +1,19 @@
 /**
- * The pieces of a run's own network and disk that need no container: reading
- * back the host firewall's rules to remove a run's fence, a dead run's port
- * forwards on the host's real firewall, the data services a run from an image
- * can be given, the disk quota's setting and the host ids of a run's user
- * namespace.
+ * The pieces of a run's own network and disk that need no container: a dead
+ * run's port forwards on the host's real firewall (reading its listings is
+ * tested in @sfbench/core, with the ports), the data services a run from an
+ * image can be given, the disk quota's setting and the host ids of a run's
+ * user namespace.
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { freePort } from "@sfbench/services";
 import { describe, expect, it } from "vitest";
 import { userNamespaceBase } from "../src/container.ts";
-import { parseForwards, removeStaleForwards, splitRule } from "../src/run-network.ts";
+import { removeStaleForwards } from "../src/run-network.ts";
 import { DEFAULT_RUN_DISK_MIB, runDiskMib } from "../src/run-volume.ts";
 
-describe("a run's fence on the host's firewall", () => {
-  it("reads an `iptables -S` line back into the words that delete it, the comment kept whole", () => {
-    expect(splitRule('-A FORWARD -i podman3 ! -o podman3 -m comment --comment "sfbench run r-1" -j DROP')).toEqual([
-      "-A",
-      "FORWARD",
-      "-i",
-      "podman3",
-      "!",
-      "-o",
-      "podman3",
-      "-m",
-      "comment",
-      "--comment",
-      "sfbench run r-1",
-      "-j",
-      "DROP",
-    ]);
-  });
-});
-
 describe("a dead run's port forwards", () => {
-  // as netavark lists them: a run killed with its podman storage left these on this machine
-  const LISTING = [
-    "-N NETAVARK-HOSTPORT-DNAT",
-    '-A NETAVARK-HOSTPORT-DNAT -p tcp -m tcp --dport 19113 -m comment --comment "dnat name: sfbench-test-hostile-a07936b2 id: 05a3019d7c1a" -j NETAVARK-DN-200931B7B124E',
-    '-A NETAVARK-HOSTPORT-DNAT -p udp -m udp --dport 19114 -m comment --comment "dnat name: sfbench-test-hostile-a07936b2 id: 05a3019d7c1a" -j NETAVARK-DN-200931B7B124E',
-    '-A NETAVARK-HOSTPORT-DNAT -p tcp -m tcp --dport 8080 -m comment --comment "dnat name: podman id: 9f2c" -j NETAVARK-DN-1D8721804F16F',
-  ].join("\n");
-
-  it("are read from netavark's listing: port, network and chain, tcp only", () => {
-    expect(parseForwards(LISTING).map(({ port, network, target }) => ({ port, network, target }))).toEqual([
-      { port: 19113, network: "sfbench-test-hostile-a07936b2", target: "NETAVARK-DN-200931B7B124E" },
-      { port: 8080, network: "podman", target: "NETAVARK-DN-1D8721804F16F" },
-    ]);
-    expect(parseForwards(LISTING)[0]!.rule).toEqual([
-      "-p",
-      "tcp",
-      "-m",
-      "tcp",
-      "--dport",
-      "19113",
-      "-m",
-      "comment",
-      "--comment",
-      "dnat name: sfbench-test-hostile-a07936b2 id: 05a3019d7c1a",
-      "-j",
-      "NETAVARK-DN-200931B7B124E",
-    ]);
-  });
-
   it("are removed from the host's firewall for the ports a new run publishes, and nothing else is", async () => {
     const nat = (...args: string[]) => execFileSync("iptables", ["-w", "10", "-t", "nat", ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
     const tryNat = (...args: string[]) => {
