@@ -1,11 +1,10 @@
-import { execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import net from "node:net";
 import { existsSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { ephemeralLow, forwardedPorts, freePort, parseForwards, PORT_LEASE_MS, portFree, portLeaseDir, splitRule } from "../src/ports.ts";
+import { testForwards } from "./fixtures/port-forwards.ts";
 
 function listen(port: number): Promise<net.Server> {
   return new Promise((resolve, reject) => {
@@ -129,51 +128,8 @@ describe("the host's port forwards", () => {
   });
 
   it("keep their ports from being handed out, though a bind on them succeeds", async () => {
-    const nat = (...args: string[]) => execFileSync("iptables", ["-w", "10", "-t", "nat", ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-    const tryNat = (...args: string[]) => {
-      try {
-        return nat(...args);
-      } catch {
-        return undefined;
-      }
-    };
-    const tag = randomBytes(4).toString("hex");
+    const forwards = testForwards();
     const [forwarded, other] = [await freePort(), await freePort()];
-    const chain = `SFB-DN-PORTS-${tag}`;
-    const madeHostportChain = tryNat("-N", "NETAVARK-HOSTPORT-DNAT") !== undefined;
-    // what a dead run's forward looks like: its container's address long gone
-    nat("-N", chain);
-    nat(
-      "-A",
-      chain,
-      "-d",
-      "127.0.0.1/32",
-      "-p",
-      "tcp",
-      "-m",
-      "tcp",
-      "--dport",
-      String(forwarded),
-      "-j",
-      "DNAT",
-      "--to-destination",
-      `10.255.255.2:${forwarded}`,
-    );
-    const rule = [
-      "-p",
-      "tcp",
-      "-m",
-      "tcp",
-      "--dport",
-      String(forwarded),
-      "-m",
-      "comment",
-      "--comment",
-      `dnat name: sfbench-test-dead-${tag} id: ${tag}`,
-      "-j",
-      chain,
-    ];
-    nat("-A", "NETAVARK-HOSTPORT-DNAT", ...rule);
     // both ports are leased to this process now: a lease directory of its own leaves only the forward in the way
     const saved = process.env.SFBENCH_PORT_LEASES;
     process.env.SFBENCH_PORT_LEASES = mkdtempSync(join(tmpdir(), "sfbench-leases-"));
@@ -183,6 +139,8 @@ describe("the host's port forwards", () => {
     const draws = [forwarded, forwarded, other].map((p) => (p - low + 0.5) / span);
     const random = vi.spyOn(Math, "random").mockImplementation(() => draws.shift() ?? 0.5);
     try {
+      // what a dead run's forward looks like: its container's address long gone
+      forwards.forward(forwarded, `sfbench-test-dead-${forwards.tag}`, `SFB-DN-PORTS-${forwards.tag}`);
       expect(await portFree(forwarded)).toBe(true);
       expect((await forwardedPorts(0)).has(forwarded)).toBe(true);
       expect(await freePort()).toBe(other);
@@ -190,9 +148,7 @@ describe("the host's port forwards", () => {
       random.mockRestore();
       if (saved === undefined) delete process.env.SFBENCH_PORT_LEASES;
       else process.env.SFBENCH_PORT_LEASES = saved;
-      tryNat("-D", "NETAVARK-HOSTPORT-DNAT", ...rule);
-      if (tryNat("-F", chain) !== undefined) tryNat("-X", chain);
-      if (madeHostportChain) tryNat("-X", "NETAVARK-HOSTPORT-DNAT");
+      forwards.removeAll();
     }
     expect((await forwardedPorts(0)).has(forwarded)).toBe(false);
   });

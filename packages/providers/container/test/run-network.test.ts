@@ -5,8 +5,7 @@
  * image can be given, the disk quota's setting and the host ids of a run's
  * user namespace.
  */
-import { execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { testForwards } from "@sfbench/core/testing/port-forwards";
 import { freePort } from "@sfbench/services";
 import { describe, expect, it } from "vitest";
 import { userNamespaceBase } from "../src/container.ts";
@@ -15,46 +14,27 @@ import { DEFAULT_RUN_DISK_MIB, runDiskMib } from "../src/run-volume.ts";
 
 describe("a dead run's port forwards", () => {
   it("are removed from the host's firewall for the ports a new run publishes, and nothing else is", async () => {
-    const nat = (...args: string[]) => execFileSync("iptables", ["-w", "10", "-t", "nat", ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-    const tryNat = (...args: string[]) => {
-      try {
-        return nat(...args);
-      } catch {
-        return undefined;
-      }
-    };
-    const tag = randomBytes(4).toString("hex");
+    const forwards = testForwards();
+    const { tag, nat, tryNat } = forwards;
     const [port, otherPort] = [await freePort(), await freePort()];
     const dead = `sfbench-test-dead-${tag}`;
-    const chains = { dead: `SFB-DN-DEAD-${tag}`, foreign: `SFB-DN-FOREIGN-${tag}`, otherPort: `SFB-DN-OTHER-${tag}` };
-    const madeHostportChain = tryNat("-N", "NETAVARK-HOSTPORT-DNAT") !== undefined;
-    const forward = (p: number, network: string, chain: string) => {
-      nat("-N", chain);
-      nat("-A", chain, "-d", "127.0.0.1/32", "-p", "tcp", "-m", "tcp", "--dport", String(p), "-j", "DNAT", "--to-destination", `10.255.255.2:${p}`);
-      const rule = ["-p", "tcp", "-m", "tcp", "--dport", String(p), "-m", "comment", "--comment", `dnat name: ${network} id: ${tag}`, "-j", chain];
-      nat("-A", "NETAVARK-HOSTPORT-DNAT", ...rule);
-      return rule;
-    };
-    const rules = [
-      forward(port, dead, chains.dead),
-      // not sfbench's: another tool's container on this machine
-      forward(port, `other-tool-${tag}`, chains.foreign),
-      // sfbench's and dead too, but on a port this run does not publish
-      forward(otherPort, `sfbench-test-dead2-${tag}`, chains.otherPort),
-    ];
+    const deadChain = `SFB-DN-DEAD-${tag}`;
     try {
+      forwards.forward(port, dead, deadChain);
+      // not sfbench's: another tool's container on this machine
+      forwards.forward(port, `other-tool-${tag}`, `SFB-DN-FOREIGN-${tag}`);
+      // sfbench's and dead too, but on a port this run does not publish
+      forwards.forward(otherPort, `sfbench-test-dead2-${tag}`, `SFB-DN-OTHER-${tag}`);
       expect(await removeStaleForwards([port])).toEqual([dead]);
       const left = nat("-S", "NETAVARK-HOSTPORT-DNAT");
       expect(left).not.toContain(`dnat name: ${dead} `);
       expect(left).toContain(`dnat name: other-tool-${tag} `);
       expect(left).toContain(`dnat name: sfbench-test-dead2-${tag} `);
-      expect(tryNat("-S", chains.dead)).toBeUndefined();
+      expect(tryNat("-S", deadChain)).toBeUndefined();
       // nothing left to remove: the same call again changes nothing
       expect(await removeStaleForwards([port])).toEqual([]);
     } finally {
-      for (const rule of rules) tryNat("-D", "NETAVARK-HOSTPORT-DNAT", ...rule);
-      for (const chain of Object.values(chains)) if (tryNat("-F", chain) !== undefined) tryNat("-X", chain);
-      if (madeHostportChain) tryNat("-X", "NETAVARK-HOSTPORT-DNAT");
+      forwards.removeAll();
     }
   });
 });
