@@ -27,6 +27,7 @@ import {
   killGroup,
   nodesOf,
   portFree,
+  portListening,
   readState,
   spawnNode,
   stateDir,
@@ -164,7 +165,8 @@ export async function spawnBalancerProcess(port: number, backendsFile: string, l
   if (!child.pid) throw new TargetError("could not start the balancer");
   child.unref();
   const deadline = Date.now() + 30_000;
-  while (await portFree(port)) {
+  // connect, not bind: a probe that binds the port could take it from the balancer's own listen
+  while (!(await portListening(port))) {
     if (exited !== undefined) throw new TargetError(`the balancer exited with ${exited}; last log lines:\n${tail(log)}`);
     if (Date.now() > deadline) {
       killGroup(child.pid, "SIGKILL");
