@@ -1,15 +1,18 @@
 /**
  * The pieces of a run's own network and disk that need no container: a dead
- * run's port forwards on the host's real firewall (reading its listings is
- * tested in @sfbench/core, with the ports), the data services a run from an
- * image can be given, the disk quota's setting and the host ids of a run's
- * user namespace.
+ * run's port forwards on the host's real firewall, and freePort stepping
+ * around them (reading the listings is tested in @sfbench/core, with the
+ * ports), the data services a run from an image can be given, the disk
+ * quota's setting and the host ids of a run's user namespace.
  */
-import { testForwards } from "@sfbench/core/testing/port-forwards";
-import { freePort } from "@sfbench/services";
-import { describe, expect, it } from "vitest";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ephemeralLow, forwardedPorts, freePort, portFree } from "@sfbench/core/ports";
+import { describe, expect, it, vi } from "vitest";
 import { userNamespaceBase } from "../src/container.ts";
 import { removeStaleForwards } from "../src/run-network.ts";
+import { testForwards } from "./port-forwards.ts";
 import { DEFAULT_RUN_DISK_MIB, runDiskMib } from "../src/run-volume.ts";
 
 describe("a dead run's port forwards", () => {
@@ -36,6 +39,34 @@ describe("a dead run's port forwards", () => {
     } finally {
       forwards.removeAll();
     }
+  });
+});
+
+describe("a port the kernel forwards to a container", () => {
+  it("is never handed out by freePort, though a bind on it succeeds", async () => {
+    const forwards = testForwards();
+    const [forwarded, other] = [await freePort(), await freePort()];
+    // both ports are leased to this process now: a lease directory of its own leaves only the forward in the way
+    const saved = process.env.SFBENCH_PORT_LEASES;
+    process.env.SFBENCH_PORT_LEASES = mkdtempSync(join(tmpdir(), "sfbench-leases-"));
+    const low = Math.max(1025, ephemeralLow() - 10_000);
+    const span = ephemeralLow() - low;
+    // the first two draws name the forwarded port, the next one another port
+    const draws = [forwarded, forwarded, other].map((p) => (p - low + 0.5) / span);
+    const random = vi.spyOn(Math, "random").mockImplementation(() => draws.shift() ?? 0.5);
+    try {
+      // what a dead run's forward looks like: its container's address long gone
+      forwards.forward(forwarded, `sfbench-test-dead-${forwards.tag}`, `SFB-DN-PORTS-${forwards.tag}`);
+      expect(await portFree(forwarded)).toBe(true);
+      expect((await forwardedPorts(0)).has(forwarded)).toBe(true);
+      expect(await freePort()).toBe(other);
+    } finally {
+      random.mockRestore();
+      if (saved === undefined) delete process.env.SFBENCH_PORT_LEASES;
+      else process.env.SFBENCH_PORT_LEASES = saved;
+      forwards.removeAll();
+    }
+    expect((await forwardedPorts(0)).has(forwarded)).toBe(false);
   });
 });
 
