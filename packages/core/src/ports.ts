@@ -31,25 +31,6 @@ export function portFree(port: number): Promise<boolean> {
   });
 }
 
-/**
- * Whether something accepts connections on `port` of the loopback address.
- * A wait for a child to listen asks this, never portFree: portFree binds the
- * port for a moment, and a child whose listen falls in that moment exits
- * with "address in use" (a busy CI run lost sfbench's balancer that way).
- */
-export function portListening(port: number, timeoutMs = 1_000): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ port, host: HOST });
-    const done = (answer: boolean) => {
-      socket.destroy();
-      resolve(answer);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once("connect", () => done(true));
-    socket.once("error", () => done(false));
-  });
-}
-
 /** netavark's chain of host port forwards: one jump per published port, commented with the network's name. */
 export const HOSTPORT_CHAIN = "NETAVARK-HOSTPORT-DNAT";
 

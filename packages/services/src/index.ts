@@ -13,8 +13,8 @@ export { k6Path } from "./k6.ts";
 export { lossyfsPath, mountedAt, mountLossy, type LossyMount } from "./lossyfs.ts";
 export { pythonToolDir, pythonToolPath, SCHEMATHESIS, schemathesisPath, type PythonTool } from "./python-tools.ts";
 export { kafkaBrokers } from "./kafka.ts";
-export { ephemeralLow, freePort, PORT_LEASE_MS, portFree, portLeaseDir, portListening } from "@sfbench/core/ports";
-export { exited, isAlive, statFields, threadsLeft } from "./process.ts";
+export { ephemeralLow, freePort, PORT_LEASE_MS, portFree, portLeaseDir } from "@sfbench/core/ports";
+export { exited, isAlive, portAnswers, statFields, threadsLeft } from "./process.ts";
 export { startKafkaInstance, stopKafkaInstance, type KafkaInstance, type KafkaInstanceOptions } from "./kafka-instance.ts";
 export { createDatabase, postgresUrl } from "./postgres.ts";
 export {

@@ -26,8 +26,8 @@ import {
   isAlive,
   killGroup,
   nodesOf,
+  portAnswers,
   portFree,
-  portListening,
   readState,
   spawnNode,
   stateDir,
@@ -166,7 +166,7 @@ export async function spawnBalancerProcess(port: number, backendsFile: string, l
   child.unref();
   const deadline = Date.now() + 30_000;
   // connect, not bind: a probe that binds the port could take it from the balancer's own listen
-  while (!(await portListening(port))) {
+  while (!(await portAnswers(port))) {
     if (exited !== undefined) throw new TargetError(`the balancer exited with ${exited}; last log lines:\n${tail(log)}`);
     if (Date.now() > deadline) {
       killGroup(child.pid, "SIGKILL");

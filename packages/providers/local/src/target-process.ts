@@ -11,7 +11,7 @@ import { buildDir, expandArgs } from "./build.ts";
 import { TargetError, type BundledTarget } from "@sfbench/catalogue";
 import type { TargetKafka, TargetPostgres, TargetRedis } from "./storage.ts";
 
-export { ephemeralLow, freePort, portFree, portListening } from "@sfbench/services";
+export { ephemeralLow, freePort, portAnswers, portFree } from "@sfbench/services";
 
 /** Whether a process runs: a zombie whose threads have all exited does not (one argument, for filter). */
 export const isAlive = (pid: number): boolean => processAlive(pid);
