@@ -85,4 +85,19 @@ describe("ranking and the leaderboard cache", () => {
     for (const c of doc.cells) c.parameters.auditReadsPerSecond = 200;
     expect(renderToStaticMarkup(<RunResults doc={doc as never} />)).toContain("audit paced at 200 reads/s (target.json)");
   });
+
+  it("shows the cores the target used at its knee beside the cores it was given", async () => {
+    const run = await t.db.run.findFirstOrThrow({ where: { system: { slug: "alpha" }, profile: "standard" }, include: { document: true } });
+    const doc = structuredClone(run.document!.document) as {
+      environment: { cpuSplit?: { generator: string; target: string } };
+      cells: { maxThroughput?: { kneeCores?: number } }[];
+    };
+    doc.environment.cpuSplit = { generator: "0", target: "1" };
+    doc.cells[0]!.maxThroughput!.kneeCores = 0.934;
+    const html = renderToStaticMarkup(<RunResults doc={doc as never} />);
+    expect(html).toContain("0.93 of 1 core (93%)");
+    // a document from before the ramp sampled the target says nothing about it
+    delete doc.cells[0]!.maxThroughput!.kneeCores;
+    expect(renderToStaticMarkup(<RunResults doc={doc as never} />)).toMatch(/data-testid="knee-cores">—</);
+  });
 });

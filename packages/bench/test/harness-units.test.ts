@@ -2,7 +2,6 @@
 import { listTargets } from "@sfbench/catalogue";
 import { overheadTargets } from "../src/lib/overhead-targets.ts";
 import { describe, expect, it } from "vitest";
-import { cpuList } from "../src/lib/machine.ts";
 import { delaySource, injectedQuantile } from "../src/lib/injected.ts";
 import { table } from "../src/lib/report.ts";
 import { parseWrk } from "../src/lib/wrk.ts";
@@ -97,12 +96,6 @@ describe("small helpers", () => {
       { campaign: 2, target: "b", round: 1, why: "run: target did not start" },
     ]);
     expect(repeatabilityReport(r)).toMatch(/\ncampaign 2: b round 1 gave no figure: run: target did not start\n/);
-  });
-
-  it("cpuList expands taskset lists", () => {
-    expect(cpuList("0")).toEqual([0]);
-    expect(cpuList("1-3")).toEqual([1, 2, 3]);
-    expect(cpuList("0,2-3")).toEqual([0, 2, 3]);
   });
 
   it("table pads columns", () => {

@@ -16,6 +16,7 @@ import {
   cellStatistics,
   cellTieGroups,
   manifestDigest,
+  parseCpuList,
   parseCampaign,
   parseResult,
   repeatBusy,
@@ -270,9 +271,16 @@ export function campaignDocument(
   const figures: TrialFigures[] = counted.map((t) => {
     const d = c.docs.get(t.runId)!;
     const knees: Record<string, number | null> = {};
+    const kneeCoreShares: Record<string, number> = {};
+    const given = d.environment.cpuSplit ? parseCpuList(d.environment.cpuSplit.target).length : 0;
     // a failed run's cells are not figures, even the ones it finished
-    if (d.status === "completed") for (const cell of d.cells) knees[cellName(cell)] = cell.valid ? (cell.maxThroughput?.sustainableRate ?? null) : null;
-    return { target: t.target, round: t.round, busy: t.noise?.busy === true, knees };
+    if (d.status === "completed")
+      for (const cell of d.cells) {
+        knees[cellName(cell)] = cell.valid ? (cell.maxThroughput?.sustainableRate ?? null) : null;
+        const used = cell.maxThroughput?.kneeCores;
+        if (cell.valid && used !== undefined && given > 0) kneeCoreShares[cellName(cell)] = Math.round((used / given) * 1000) / 1000;
+      }
+    return { target: t.target, round: t.round, busy: t.noise?.busy === true, knees, kneeCoreShares };
   });
   const statistics = cellStatistics({
     targets: opts.targets,

@@ -3,7 +3,7 @@
  * median sustainable rate, min, max, CV, the median's interval with its
  * coverage (core stats) and how far it
  * reaches from the median, n, invalid and busy trials, the ratio to the
- * reference. Plain text for the CLI, markdown for docs (npm run results:table).
+ * reference, and the target's CPU at its knee as a share of the cores it was given. Plain text for the CLI, markdown for docs (npm run results:table).
  */
 import type { CampaignDocument } from "@sfbench/core";
 
@@ -25,7 +25,14 @@ export const CAMPAIGN_HEAD = [
   "busy",
   "tie group",
   "ratio to reference",
+  "CPU at knee",
 ];
+
+/** The target's CPU at its knee as a share of the cores it was given: the median, and the range when trials differ. */
+function kneeCpu(share: CampaignDocument["statistics"][number]["kneeCoreShare"]): string {
+  if (!share) return "-";
+  return share.min === share.max ? pct0(share.median) : `${pct0(share.median)} (${pct0(share.min)} .. ${pct0(share.max)})`;
+}
 
 export function campaignRows(doc: CampaignDocument): string[][] {
   return doc.statistics.map((s) => {
@@ -46,6 +53,7 @@ export function campaignRows(doc: CampaignDocument): string[][] {
       String(s.busy),
       group < 0 ? "-" : String(group + 1),
       r ? `${r.ratio.toFixed(2)}x${r.interval ? ` (${r.interval.low.toFixed(2)} .. ${r.interval.high.toFixed(2)})` : ""} of ${r.reference}` : "-",
+      kneeCpu(s.kneeCoreShare),
     ];
   });
 }
@@ -75,7 +83,7 @@ export function campaignTable(doc: CampaignDocument): string {
   const widths = CAMPAIGN_HEAD.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) =>
     r
-      .map((v, i) => (i < 2 || i === r.length - 1 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!)))
+      .map((v, i) => (i < 2 || i >= r.length - 2 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!)))
       .join("  ")
       .trimEnd();
   return [heading(doc), line(CAMPAIGN_HEAD), ...rows.map(line), ...trialNotesLines(doc)].join("\n") + "\n";

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { median, parseCampaign, parseResult, type CampaignDocument, type ResultDocument } from "@sfbench/core";
+import { median, parseCampaign, parseCpuList, parseResult, type CampaignDocument, type ResultDocument } from "@sfbench/core";
 import { findTarget } from "@sfbench/catalogue";
 import { k6Path, paths } from "@sfbench/services";
 import { PROFILE_SETTINGS, readAuditRecords } from "@sfbench/engine";
@@ -179,8 +179,25 @@ describe("sfbench campaign over two targets, two rounds", () => {
     const paired = a.values.some((v, round) => v !== null && v > 0 && (b.values[round] ?? 0) > 0);
     if (paired) expect(b.ratioToReference!.ratio).toBeGreaterThan(0);
     else expect(b.ratioToReference).toBeUndefined();
+    // the CPU at the knee: each valid trial's cores at its knee over the cores it was given, summarized like the knees
+    for (const name of TARGETS) {
+      const shares = outcome.doc.trials
+        .filter((t) => t.target === name)
+        .flatMap((t) => {
+          const d = trials.find((x) => x.runId === t.runId)!;
+          const c = d.cells[0]!;
+          const given = d.environment.cpuSplit ? parseCpuList(d.environment.cpuSplit.target).length : 0;
+          return c.valid && c.maxThroughput!.sustainableRate !== null && c.maxThroughput!.kneeCores !== undefined && given
+            ? [c.maxThroughput!.kneeCores / given]
+            : [];
+        });
+      const share = byTarget(name).kneeCoreShare;
+      if (shares.length) expect(share).toMatchObject({ n: shares.length, median: expect.closeTo(median(shares), 2) });
+      else expect(share).toBeUndefined();
+    }
     const table = campaignTable(outcome.doc);
     expect(table).toMatch(/checkout\/uniform \(checkouts\/s\)\s+campaign-a/);
+    expect(table).toMatch(/ratio to reference\s+CPU at knee\n/);
     expect(campaignMarkdown(outcome.doc)).toMatch(/^\| cell \| target \| median/m);
   });
 });

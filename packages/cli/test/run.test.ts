@@ -102,6 +102,13 @@ describe("sfbench run --profile quick against node-postgres", () => {
     expect(cell.cost!.targetCpuSeconds).toBeGreaterThan(0);
     expect(cell.cost!.peakRssBytes).toBeGreaterThan(10 << 20);
     expect(cell.anomalies!.total).toBe(0);
+    // every ramp step says the cores the target used, and the knee the mean of those at its rate
+    const mt = cell.maxThroughput!;
+    for (const step of mt.steps) expect(step.targetCores, step.scenario).toBeGreaterThan(0);
+    if (mt.sustainableRate !== null) {
+      const at = mt.steps.filter((s) => s.phase !== "warmup" && s.offeredRate === mt.sustainableRate && !s.failedBecause?.length).map((s) => s.targetCores!);
+      expect(mt.kneeCores).toBeCloseTo(at.reduce((a, b) => a + b, 0) / at.length, 2);
+    }
   });
 
   it("agrees with the raw k6 output: stable counts, per-second series and audit records", async () => {

@@ -7,7 +7,7 @@
  */
 import type { CellStatistics } from "./campaign.ts";
 import type { CellChoice } from "./contract.ts";
-import { pairedRatio, summarize, tieGroups } from "./stats.ts";
+import { median, pairedRatio, summarize, tieGroups } from "./stats.ts";
 
 /** What the statistics need of one counted trial: its target, round, whether it was busy, and each cell's knee (null: invalid or no sustainable step). */
 export interface TrialFigures {
@@ -16,6 +16,8 @@ export interface TrialFigures {
   busy: boolean;
   /** by cell name (workload/distribution); a cell that is missing (a failed run) counts as invalid */
   knees: Record<string, number | null>;
+  /** by cell name: the cores the target used at its knee over the cores it was given, where the trial's document says both */
+  kneeCoreShares?: Record<string, number>;
 }
 
 const key = (c: CellChoice) => `${c.workload}/${c.distribution}`;
@@ -37,6 +39,10 @@ export function cellStatistics(opts: {
       const values = trials.map((t) => t.knees[key(cell)] ?? null);
       const numbers = values.filter((v): v is number => v !== null);
       const s = numbers.length ? summarize(numbers) : undefined;
+      const shares = trials.flatMap((t) => {
+        const share = (t.knees[key(cell)] ?? null) === null ? undefined : t.kneeCoreShares?.[key(cell)];
+        return share === undefined ? [] : [share];
+      });
       const ratio =
         opts.reference && target !== opts.reference
           ? pairedRatio(trials.map((t) => [t.knees[key(cell)] ?? null, refByRound.get(t.round) ?? null] as const))
@@ -59,6 +65,7 @@ export function cellStatistics(opts: {
         interval: s?.interval ?? null,
         withinShareOfMedian: s?.withinShareOfMedian ?? null,
         ...(ratio && opts.reference ? { ratioToReference: { reference: opts.reference, ...ratio } } : {}),
+        ...(shares.length ? { kneeCoreShare: { n: shares.length, median: median(shares), min: Math.min(...shares), max: Math.max(...shares) } } : {}),
       });
     }
   }

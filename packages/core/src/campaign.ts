@@ -70,6 +70,14 @@ export const CellStatistics = z.strictObject({
   withinShareOfMedian: z.number().nullable(),
   /** with a reference target in the campaign: this target's value over the reference's in the same round (geometric mean) and its 95% interval */
   ratioToReference: z.strictObject({ reference: z.string().min(1), n: positive, ratio: z.number().positive(), interval: Interval.nullable() }).optional(),
+  /**
+   * the cores the target used at its knee as a share of the cores it was given
+   * (result maxThroughput.kneeCores), median and range over the trials with a
+   * figure; absent when no trial recorded it (campaigns written before the
+   * ramp sampled the target). Well below 1, the knee is something the target
+   * waits on, not its CPU.
+   */
+  kneeCoreShare: z.strictObject({ n: positive, median: z.number().nonnegative(), min: z.number().nonnegative(), max: z.number().nonnegative() }).optional(),
 });
 export type CellStatistics = z.infer<typeof CellStatistics>;
 

@@ -11,3 +11,4 @@ export * from "./trial.ts";
 export * from "./campaign.ts";
 export * from "./campaign-stats.ts";
 export * from "./provider.ts";
+export * from "./cpus.ts";

@@ -107,6 +107,12 @@ export const StepResult = z.strictObject({
   quietS: nonneg.optional(),
   /** requests begun in the measured window and answered within the latency bound, per second / offered rate */
   scheduledShare: nonneg.optional(),
+  /**
+   * the cores the target's processes used while the step's requests ran (their
+   * CPU seconds over that window); absent when its processes were not known
+   * (a target given by URL) and in documents written before the ramp sampled them
+   */
+  targetCores: nonneg.optional(),
 });
 export type StepResult = z.infer<typeof StepResult>;
 
@@ -190,6 +196,13 @@ export const MaxThroughput = z.strictObject({
         .optional(),
     })
     .optional(),
+  /**
+   * the cores the target used at its knee: the mean of targetCores over the
+   * sustainable steps at sustainableRate (the confirmation's, when it ran).
+   * Beside the cores it was given (the CPUs environment.cpuSplit.target lists) it says whether
+   * the knee is the target's CPU or something it waits on.
+   */
+  kneeCores: nonneg.optional(),
 });
 export type MaxThroughput = z.infer<typeof MaxThroughput>;
 

@@ -10,6 +10,21 @@ const trial = (target: string, round: number, knee: number | null, busy = false)
 });
 
 describe("a campaign's statistics", () => {
+  it("summarizes the target's CPU at its knee over the trials that have a knee, and says nothing where none recorded it", () => {
+    const withShare = (t: TrialFigures, share: number): TrialFigures => ({ ...t, kneeCoreShares: { "checkout/uniform": share } });
+    const trials = [
+      withShare(trial("a", 1, 50), 0.9),
+      withShare(trial("a", 2, 55), 0.96),
+      withShare(trial("a", 3, 48), 0.7),
+      // an invalid cell's share is no figure at its knee
+      withShare(trial("a", 4, null), 0.2),
+      trial("old", 1, 40),
+    ];
+    const stats = cellStatistics({ targets: ["a", "old"], cells: [...cells], trials });
+    expect(stats.find((s) => s.target === "a")!.kneeCoreShare).toEqual({ n: 3, median: 0.9, min: 0.7, max: 0.96 });
+    expect(stats.find((s) => s.target === "old")!.kneeCoreShare).toBeUndefined();
+  });
+
   it("summarizes each target's counted trials and pairs them with the reference by round", () => {
     const trials = [
       trial("ref", 1, 100),

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { judgeCell } from "@sfbench/core";
 import { startMemoryTarget, type MemoryTarget } from "@sfbench/conformance/testing";
 import { k6Path } from "@sfbench/services";
+import { kneeCores } from "../src/experiment/phases/ramp.ts";
 import { runBenchmark } from "../src/experiment/run.ts";
 import { PROFILE_SETTINGS } from "../src/experiment/profiles.ts";
 
@@ -72,6 +73,9 @@ describe("the knee procedure", () => {
     expect(confirms[0]!.offeredRate).toBe(confirmation.candidateRate);
     // the published knee is the confirmed rate
     expect(cell.maxThroughput!.sustainableRate).toBe(confirmation.confirmedRate);
+    // a target given by URL has no processes to count: no cores per step, none at the knee
+    expect(steps.some((s) => s.targetCores !== undefined)).toBe(false);
+    expect(cell.maxThroughput!.kneeCores).toBeUndefined();
     expect(cell.parameters).toMatchObject({ warmupS: 2, quietMaxS: 1, confirmCount: 2, confirmStepS: 4, confirmStepsDown: 1, drainMaxS: 1 });
     // the stable phase waited for the target to settle, within the bound
     expect(cell.parameters.stableDrainS).toBeGreaterThanOrEqual(0);
@@ -82,5 +86,39 @@ describe("the knee procedure", () => {
     expect(judged.kneeResolution).toBe(cell.maxThroughput!.knee!.resolution);
     expect(judged.valid).toBe(cell.valid);
     expect(quick.procedure.confirm.count).toBe(0); // the quick profile stays a smoke test
+  });
+});
+
+describe("the cores at the knee", () => {
+  const step = (offeredRate: number, targetCores: number | undefined, extra: Record<string, unknown> = {}) =>
+    ({
+      scenario: "s",
+      offeredRate,
+      durationS: 6,
+      achievedRate: offeredRate,
+      completedShare: 1,
+      errorRate: 0,
+      droppedIterations: 0,
+      latency: {} as never,
+      ...(targetCores === undefined ? {} : { targetCores }),
+      ...extra,
+    }) as never;
+
+  it("is the mean over the sustainable judged steps at the sustainable rate, leaving out the warm-up and failed repeats", () => {
+    const steps = [
+      step(40, 0.9, { phase: "warmup" }),
+      step(40, 0.5, { phase: "coarse" }),
+      step(80, 1.0, { phase: "coarse", failedBecause: ["p99"] }),
+      step(60, 0.8, { phase: "fine" }),
+      step(60, 0.95, { phase: "confirm", failedBecause: ["completed 90%"] }),
+      step(60, 0.86, { phase: "confirm" }),
+    ];
+    expect(kneeCores(steps, 60)).toBe(0.83);
+    expect(kneeCores(steps, 40)).toBe(0.5);
+  });
+
+  it("is unknown without a knee or without the target's CPU", () => {
+    expect(kneeCores([step(60, 0.8)], null)).toBeUndefined();
+    expect(kneeCores([step(60, undefined)], 60)).toBeUndefined();
   });
 });

@@ -203,6 +203,8 @@ export interface RampStep {
   failedBecause: string[];
   /** failed narrowly and was run again at once: the next step's verdict is the rate's */
   repeated: boolean;
+  /** the cores the target's processes used while the step's requests ran; null when the document does not say */
+  targetCores: number | null;
 }
 
 export interface RampData {
@@ -212,6 +214,8 @@ export interface RampData {
   movingAvgPartial: boolean;
   /** what the rates count: "checkouts/s" or "queries/s" */
   unit: string;
+  /** the cores the target used at its knee, and the cores it was given (null when the document does not say) */
+  kneeCores: { used: number; given: number | null } | null;
   /** how the knee search went; null for documents that did not record it */
   knee: {
     stoppedBecause: string;

@@ -4,10 +4,12 @@
  * queries/s); the knee's resolution, why its search stopped, and whether the
  * leaderboard ranks the cell (a smoke test otherwise) are next to it.
  */
-import { judgeCell, KNEE_STOP_TEXT, type ResultDocument } from "@sfbench/core";
-import { fmtMs, fmtNumber, fmtPercent, fmtRateOf, fmtResolution, rateUnit } from "../shared/format.ts";
+import { judgeCell, KNEE_STOP_TEXT, parseCpuList, type ResultDocument } from "@sfbench/core";
+import { fmtKneeCores, fmtMs, fmtNumber, fmtPercent, fmtRateOf, fmtResolution, rateUnit } from "../shared/format.ts";
 
 export function RunResults({ doc }: { doc: ResultDocument }) {
+  const split = doc.environment.cpuSplit?.target;
+  const given = split ? parseCpuList(split).length : undefined;
   return (
     <div className="table-wrap">
       <p className="muted" style={{ fontSize: 13 }}>
@@ -30,6 +32,9 @@ export function RunResults({ doc }: { doc: ResultDocument }) {
             <th className="num">p99</th>
             <th className="num">errors</th>
             <th className="num">successful per core</th>
+            <th className="num" title="the cores the target's processes used in the steps at its knee, beside the cores it was given">
+              CPU at the knee
+            </th>
             <th className="num">anomalies</th>
           </tr>
         </thead>
@@ -64,6 +69,9 @@ export function RunResults({ doc }: { doc: ResultDocument }) {
                     <td className="num">{fmtMs(c.stable?.latency.p99)}</td>
                     <td className="num">{fmtPercent(c.stable?.errorRate)}</td>
                     <td className="num">{c.cost ? `${fmtNumber(c.cost.throughputPerCore)} ${rateUnit(c.workload)}` : "—"}</td>
+                    <td className="num" data-testid="knee-cores">
+                      {fmtKneeCores(mt?.kneeCores, given)}
+                    </td>
                     <td className="num">
                       {fmtNumber(c.anomalies?.total, 0)}
                       {typeof c.parameters.auditReadsPerSecond === "number" ? (
@@ -77,7 +85,7 @@ export function RunResults({ doc }: { doc: ResultDocument }) {
                     </td>
                   </>
                 ) : (
-                  <td colSpan={11} className="invalid">
+                  <td colSpan={12} className="invalid">
                     invalid: {c.invalidReason}
                   </td>
                 )}

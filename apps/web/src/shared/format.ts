@@ -96,3 +96,15 @@ export function fmtPopulatedState(s: { buildId: string; builtAt: string; product
   const holds = `${s.products.toLocaleString("en")} products${s.populate !== undefined ? ` and ${s.populate.toLocaleString("en")} populate checkouts` : ""}`;
   return `a copy of the campaign's populated state ${s.buildId.slice(0, 8)} (${holds}, ${(s.bytes / 2 ** 20).toFixed(0)} MiB), built once at ${s.builtAt.slice(0, 16).replace("T", " ")} UTC in ${s.buildS.toFixed(0)} s; the trial seeded nothing itself`;
 }
+
+/**
+ * The cores a target used at its knee beside those it was given, "0.94 of 1
+ * core (94%)"; the cores alone when the document does not say how many it was
+ * given, a dash when it has no figure. Well below the cores given, the knee is
+ * something the target waits on, not its CPU.
+ */
+export function fmtKneeCores(used: number | null | undefined, given: number | null | undefined): string {
+  if (used === null || used === undefined) return DASH;
+  if (!given) return `${fmtNumber(used, 2)} cores`;
+  return `${fmtNumber(used, 2)} of ${given} ${given === 1 ? "core" : "cores"} (${Math.round((used / given) * 100)}%)`;
+}

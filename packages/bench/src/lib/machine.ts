@@ -6,6 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { availableParallelism, cpus, release, totalmem } from "node:os";
+import { parseCpuList } from "@sfbench/core";
 import { planSplit, type CpuSplit } from "@sfbench/engine";
 import { clockTicks } from "@sfbench/engine";
 import { ProcessSampler } from "@sfbench/engine";
@@ -56,14 +57,6 @@ export const describeSplit = (s: CpuSplit | undefined): string =>
   s
     ? `load generator on CPU ${s.generator}, server on CPU ${s.target} (taskset)`
     : "no CPU split (one core or no taskset): generator and server share the machine";
-
-/** CPU numbers of a list like "0", "1-3", "0,2-3". */
-export function cpuList(list: string): number[] {
-  return list.split(",").flatMap((part) => {
-    const [a, b] = part.split("-").map(Number) as [number, number | undefined];
-    return Array.from({ length: (b ?? a) - a + 1 }, (_, i) => a + i);
-  });
-}
 
 /** Busy seconds (user+nice+system+irq+softirq+steal) of all CPUs ("all") and of each CPU by number. */
 function busySeconds(): Map<string, number> {
@@ -126,7 +119,7 @@ export class CpuWatch {
     const otherOn: Record<string, number> = {};
     for (const [g, list] of Object.entries(this.pinned)) {
       if (!list || !r.groups[g]) continue;
-      const busy = cpuList(list).reduce((a, c) => a + delta(String(c)), 0);
+      const busy = parseCpuList(list).reduce((a, c) => a + delta(String(c)), 0);
       otherOn[g] = Math.max(0, (busy - r.groups[g].cpuSeconds) / r.wallSeconds);
     }
     return { wallS: r.wallSeconds, cores, otherCores: Math.max(0, (delta("all") - own) / r.wallSeconds), otherOn };

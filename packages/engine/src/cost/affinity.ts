@@ -12,7 +12,10 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import { parseCpuList } from "@sfbench/core";
 import { descendants } from "./proc.ts";
+
+export { parseCpuList };
 
 export interface CpuSplit {
   generator: string;
@@ -20,18 +23,6 @@ export interface CpuSplit {
   /** cores the generator may use, for the saturation check */
   generatorCores: number;
   targetCores: number;
-}
-
-/** Parses a Linux CPU list ("0-3,8,10-11"). */
-export function parseCpuList(list: string): number[] {
-  const out: number[] = [];
-  for (const part of list.trim().split(",")) {
-    if (!part) continue;
-    const [a, b] = part.split("-").map(Number);
-    if (!Number.isInteger(a) || (b !== undefined && !Number.isInteger(b))) throw new Error(`not a CPU list: ${JSON.stringify(list)}`);
-    for (let c = a!; c <= (b ?? a!); c++) out.push(c);
-  }
-  return out;
 }
 
 /** A CPU list for taskset: ranges of consecutive CPUs ("0-1", "0,2-3"). */

@@ -84,6 +84,16 @@ export function cpuOver(usage: SamplerResult, group: string, window: { startMs: 
 }
 
 /**
+ * The target's CPU seconds while the step's requests ran (cpuOver), over the
+ * whole step when no window can be read (a target counted by its container's
+ * cgroup); undefined when the step did not sample the target.
+ */
+export function targetCpu(usage: SamplerResult | undefined, window: { startMs: number; endMs: number }): { cpuSeconds: number; seconds: number } | undefined {
+  if (!usage?.groups.target) return undefined;
+  return cpuOver(usage, "target", window) ?? { cpuSeconds: usage.groups.target.cpuSeconds, seconds: usage.wallSeconds };
+}
+
+/**
  * The generator's share of its cores while the step's requests ran (cpuOver):
  * counted over the whole process, the VU pool's start raised the share of
  * every fast step toward the saturation limit. The whole process's share when

@@ -496,6 +496,24 @@ describe("the knee procedure next to the knee", () => {
     );
   });
 
+  it("gives the cores the target used per step and at its knee, beside the cores the run gave it", () => {
+    const d = doc();
+    const mt = d.cells[0]!.maxThroughput!;
+    mt.steps = mt.steps.map((s, i) => ({ ...s, targetCores: 0.3 + i * 0.1 }));
+    mt.kneeCores = 0.87;
+    d.environment.cpuSplit = { generator: "0", target: "1-3" };
+    const ramp = buildRunData(d).cells[0]!.ramp!;
+    expect(ramp.steps.map((s) => s.targetCores)).toEqual(mt.steps.map((_, i) => 0.3 + i * 0.1));
+    expect(ramp.kneeCores).toEqual({ used: 0.87, given: 3 });
+    // a document from before the ramp read the target's CPU, or a run without a split
+    delete mt.kneeCores;
+    delete d.environment.cpuSplit;
+    mt.steps = mt.steps.map(({ targetCores: _, ...s }) => s);
+    const old = buildRunData(d).cells[0]!.ramp!;
+    expect(old.kneeCores).toBeNull();
+    expect(old.steps.every((s) => s.targetCores === null)).toBe(true);
+  });
+
   it("marks a step the search ran again, only where its numbers show a narrow failure followed by its rate", async () => {
     const { rampData } = await import("../data/run.ts");
     // the fixture's first step, answering fast: only the served share differs

@@ -127,6 +127,14 @@ describe("RunCharts", () => {
     expect(figure(html, "breakdown")).toMatch(/no spans for this run/);
   });
 
+  it("says beside the ramp what the target used of its cores at the knee, where the run measured it", () => {
+    const d = doc({ cells: [cell("checkout", "uniform")] });
+    d.cells[0]!.maxThroughput!.kneeCores = 0.62;
+    d.environment.cpuSplit = { generator: "0", target: "1" };
+    expect(figure(render(<RunCharts data={buildRunData(d)} />), "ramp")).toContain("at the knee the target used <strong>0.62 of 1 core (62%)</strong>");
+    expect(figure(render(<RunCharts data={buildRunData(doc({ cells: [cell("checkout", "uniform")] }))} />), "ramp")).not.toContain("at the knee");
+  });
+
   it("analytics cell: shape and top/depth instead of cart size", () => {
     const html = render(<RunCharts data={buildRunData(doc({ cells: [cell("analytics", "zipf")] }))} />);
     expect(figures(html)).toEqual([

@@ -1,17 +1,24 @@
-import { Bar, BarChart, CartesianGrid, Legend, ReferenceLine, Tooltip, XAxis, YAxis, type BarShapeProps } from "recharts";
+import { Bar, CartesianGrid, ComposedChart, Legend, Line, ReferenceLine, Tooltip, XAxis, YAxis, type BarShapeProps } from "recharts";
+import { fmtKneeCores } from "../../shared/format.ts";
 import type { RampData, RampStep } from "../types.ts";
 import { BAR_CURSOR, AXIS_STYLE, ChartBox, EmptyState, Figure, formatMs, formatNumber, legendOrder, NO_ANIMATION } from "./common.tsx";
 
 const SUSTAINABLE = "#009E73";
 const NOT_SUSTAINABLE = "#D55E00";
+const CORES = "#0072B2";
 
 /**
  * The max-throughput ramp: offered (gray) vs achieved rate per step; green
  * steps are sustainable (>= 95% completed, < 1% errors, p99 < 1 s), red ones
  * are not, with the reasons listed below; the dashed line is the sustainable rate.
+ * Where the document says so, a line on the right axis gives the cores the
+ * target used in each step, up to the cores it was given: a knee well below
+ * them is something the target waits on, not its CPU.
  */
 export function RampChart(props: { data: RampData | null; subtitle?: string }) {
   const d = props.data;
+  const cores = d?.steps.some((s) => s.targetCores !== null) ?? false;
+  const coresTop = d ? Math.max(d.kneeCores?.given ?? 0, ...d.steps.map((s) => s.targetCores ?? 0)) : 0;
   return (
     <Figure name="ramp" title="Max-throughput ramp: offered vs achieved" subtitle={props.subtitle}>
       {!d || d.steps.length === 0 ? (
@@ -19,7 +26,7 @@ export function RampChart(props: { data: RampData | null; subtitle?: string }) {
       ) : (
         <>
           <ChartBox>
-            <BarChart data={d.steps} margin={{ top: 8, right: 16, bottom: 24, left: 16 }}>
+            <ComposedChart data={d.steps} margin={{ top: 8, right: 16, bottom: 24, left: 16 }}>
               <CartesianGrid strokeDasharray="3 3" vertical={false} />
               <XAxis
                 dataKey="step"
@@ -29,14 +36,26 @@ export function RampChart(props: { data: RampData | null; subtitle?: string }) {
                 label={{ value: `step: offered rate (${d.unit})`, position: "insideBottom", offset: -12 }}
               />
               <YAxis
+                yAxisId="rate"
                 tick={AXIS_STYLE}
                 tickFormatter={formatNumber}
                 label={{ value: d.unit, angle: -90, position: "insideLeft", style: { textAnchor: "middle" } }}
               />
+              {cores ? (
+                <YAxis
+                  yAxisId="cores"
+                  orientation="right"
+                  domain={[0, Math.ceil(coresTop * 10) / 10 || 1]}
+                  tick={AXIS_STYLE}
+                  tickFormatter={(v: number) => formatNumber(v)}
+                  label={{ value: "target cores", angle: 90, position: "insideRight", style: { textAnchor: "middle" } }}
+                />
+              ) : null}
               <Tooltip cursor={BAR_CURSOR} content={StepTooltip} />
-              <Legend verticalAlign="top" itemSorter={legendOrder(["offered", "achieved"])} />
-              <Bar dataKey="offered" name="offered" fill="#c8c8c8" maxBarSize={40} {...NO_ANIMATION} />
+              <Legend verticalAlign="top" itemSorter={legendOrder(["offered", "achieved", "targetCores"])} />
+              <Bar yAxisId="rate" dataKey="offered" name="offered" fill="#c8c8c8" maxBarSize={40} {...NO_ANIMATION} />
               <Bar
+                yAxisId="rate"
                 dataKey="achieved"
                 name="achieved: successful, inside the step (green: sustainable, red: not)"
                 fill={SUSTAINABLE}
@@ -44,15 +63,28 @@ export function RampChart(props: { data: RampData | null; subtitle?: string }) {
                 maxBarSize={40}
                 {...NO_ANIMATION}
               />
+              {cores ? (
+                <Line
+                  yAxisId="cores"
+                  dataKey="targetCores"
+                  name="cores the target used (right axis)"
+                  stroke={CORES}
+                  strokeWidth={2}
+                  dot={{ r: 3 }}
+                  connectNulls
+                  {...NO_ANIMATION}
+                />
+              ) : null}
               {d.sustainableRate !== null ? (
                 <ReferenceLine
+                  yAxisId="rate"
                   y={d.sustainableRate}
                   stroke={SUSTAINABLE}
                   strokeDasharray="6 3"
                   label={{ value: `sustainable ${formatNumber(d.sustainableRate)}/s`, position: "insideTopLeft", fontSize: 12 }}
                 />
               ) : null}
-            </BarChart>
+            </ComposedChart>
           </ChartBox>
           <p style={{ fontSize: 13, margin: "8px 0 0" }}>
             Sustainable rate (highest offered rate kept up with):{" "}
@@ -62,6 +94,12 @@ export function RampChart(props: { data: RampData | null; subtitle?: string }) {
               {formatNumber(d.maxMovingAvg10s)} {d.unit}
             </strong>
             {d.movingAvgPartial ? " (every step shorter than 10 s: the best step's mean)" : ""}
+            {d.kneeCores ? (
+              <span data-testid="knee-cores">
+                {" "}
+                · at the knee the target used <strong>{fmtKneeCores(d.kneeCores.used, d.kneeCores.given)}</strong>
+              </span>
+            ) : null}
           </p>
           <p data-testid="knee-stop" style={{ fontSize: 13, margin: "4px 0 0" }}>
             {d.knee ? (
@@ -129,6 +167,7 @@ function StepTooltip(props: { active?: boolean; payload?: ReadonlyArray<{ payloa
       </div>
       <div>{s.sustainable ? "sustainable" : `not sustainable: ${s.failedBecause.join("; ")}`}</div>
       {s.repeated ? <div>failed narrowly: the next step ran this rate again and its verdict counts</div> : null}
+      {s.targetCores !== null ? <div>the target used {formatNumber(s.targetCores)} cores</div> : null}
     </div>
   );
 }

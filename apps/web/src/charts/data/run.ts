@@ -3,7 +3,7 @@
  * JSON. A failed run gets no cells (nothing of it is plotted) and says why;
  * an invalid cell carries its invalidReason and no numbers.
  */
-import { KNEE_STOP_TEXT, rankable, replacedByRepeat, type Cell, type MaxThroughput, type ResultDocument } from "@sfbench/core";
+import { KNEE_STOP_TEXT, parseCpuList, rankable, replacedByRepeat, type Cell, type MaxThroughput, type ResultDocument } from "@sfbench/core";
 import { fmtResolution, rateUnit } from "../../shared/format.ts";
 import type { RampData, Row, RunCell, RunData, RunSeriesData, SeriesRef } from "../types.ts";
 import { analyticsData, cartSizeData } from "./bytag.ts";
@@ -44,16 +44,17 @@ export function buildRunData(doc: ResultDocument): RunData {
   }
   const seen = new Set<string>();
   const cells: RunCell[] = [];
+  const given = doc.environment.cpuSplit ? parseCpuList(doc.environment.cpuSplit.target).length : undefined;
   for (const cell of doc.cells) {
     const key = cellKey(cell);
     if (seen.has(key)) continue;
     seen.add(key);
-    cells.push(runCell(cell, system));
+    cells.push(runCell(cell, system, given));
   }
   return { ...base, failed: null, cells, defaultCell: defaultCell(cells.map((c) => c.ref)) };
 }
 
-function runCell(cell: Cell, system: SeriesRef): RunCell {
+function runCell(cell: Cell, system: SeriesRef, givenCores: number | undefined): RunCell {
   const ref = cellRef(cell.workload, cell.distribution);
   const empty: RunCell = {
     ref,
@@ -74,7 +75,7 @@ function runCell(cell: Cell, system: SeriesRef): RunCell {
   const stable = cell.stable;
   return {
     ...empty,
-    ramp: cell.maxThroughput ? rampData(cell.maxThroughput, cell) : null,
+    ramp: cell.maxThroughput ? rampData(cell.maxThroughput, cell, givenCores) : null,
     series: cell.series.length ? runSeries(cell) : null,
     latency: dist.ok ? latencyData([{ key: system.key, distribution: dist.distribution }]) : null,
     cartSize: cell.workload !== "analytics" && stable?.byCartSize ? cartSizeData([{ key: system.key, tags: stable.byCartSize }]) : null,
@@ -138,7 +139,7 @@ export function procedureText(mt: MaxThroughput, parameters: Cell["parameters"] 
 }
 
 /** Steps of the ramp in order; a step is sustainable when the analysis gave no reason against it. */
-export function rampData(mt: MaxThroughput, cell?: Pick<Cell, "workload" | "valid" | "anomalies" | "parameters">): RampData {
+export function rampData(mt: MaxThroughput, cell?: Pick<Cell, "workload" | "valid" | "anomalies" | "parameters">, givenCores?: number): RampData {
   // without a cell only the knee speaks (no audit was handed in, so none is held against it)
   const rank = rankable({ valid: cell?.valid ?? true, maxThroughput: mt, anomalies: cell ? cell.anomalies : { kinds: {}, total: 0 } });
   // only a mark the step's own numbers bear out, as the board's recheck counts it
@@ -155,11 +156,13 @@ export function rampData(mt: MaxThroughput, cell?: Pick<Cell, "workload" | "vali
       sustainable: (s.failedBecause ?? []).length === 0,
       failedBecause: [...(s.failedBecause ?? [])],
       repeated: replaced[i] === true,
+      targetCores: s.targetCores ?? null,
     })),
     sustainableRate: mt.sustainableRate,
     maxMovingAvg10s: round(mt.maxMovingAvg10s),
     movingAvgPartial: mt.movingAvgPartial ?? false,
     unit: rateUnit(cell?.workload ?? "checkout"),
+    kneeCores: mt.kneeCores === undefined ? null : { used: mt.kneeCores, given: givenCores ?? null },
     knee: mt.knee
       ? {
           stoppedBecause: mt.knee.stoppedBecause,

@@ -10,7 +10,7 @@ import { judgedSteps, kneeBracket, narrowFailure, type KneeStop, type MaxThrough
 import { generatorSaturated, judgeStep, SUSTAINABLE } from "../../analysis/metrics.ts";
 import { peakThroughput, stepResult } from "../../analysis/result-parts.ts";
 import { confirmKnee, findKnee, roundRate, type KneeResult, type KneeStep } from "../knee.ts";
-import { runLoadStep, targetAnsweredInTime } from "../load-step.ts";
+import { runLoadStep, targetAnsweredInTime, targetCpu } from "../load-step.ts";
 import { confirmPlan } from "../profiles.ts";
 import { progress, type LoadOutcome, type Phase } from "../phase.ts";
 import { waitQuiet } from "../quiet.ts";
@@ -29,6 +29,25 @@ declare module "../phase.ts" {
 }
 
 type StepPhase = NonNullable<StepResult["phase"]>;
+
+/** Cores used over a window, to the thousandth; undefined without a window. */
+function coresUsed(cpu: { cpuSeconds: number; seconds: number } | undefined): number | undefined {
+  return cpu && cpu.seconds > 0 ? Math.round((cpu.cpuSeconds / cpu.seconds) * 1000) / 1000 : undefined;
+}
+
+/**
+ * The cores the target used at its knee: the mean over the judged steps run
+ * at the sustainable rate that held (the confirmation's repeats, and the
+ * search's own step there). Undefined without a knee or without the
+ * target's CPU (a target given by URL).
+ */
+export function kneeCores(steps: readonly StepResult[], sustainableRate: number | null): number | undefined {
+  if (sustainableRate === null) return undefined;
+  const at = steps
+    .filter((s) => s.phase !== "warmup" && s.offeredRate === sustainableRate && !s.failedBecause?.length)
+    .flatMap((s) => (s.targetCores === undefined ? [] : [s.targetCores]));
+  return at.length ? Math.round((at.reduce((a, b) => a + b, 0) / at.length) * 1000) / 1000 : undefined;
+}
 
 /**
  * The judged steps whose generator could have set the knee: every one up to
@@ -66,6 +85,7 @@ export const ramp: Phase = {
     const steps: LoadOutcome[] = [];
     const phases: StepPhase[] = [];
     const quietS: number[] = [];
+    const cores: (number | undefined)[] = [];
     const load = async (rate: number, kind: StepPhase, durationS: number) => {
       // the step after an overload inherits its drain unless the target settles first
       const waited = steps.length ? await waitQuiet(proc.quiet, ctx.targetPids, ctx.signal) : 0;
@@ -77,11 +97,13 @@ export const ramp: Phase = {
         stage: `ramp (${detail})`,
         phase: "ramp",
         detail,
-        sampleTarget: false,
+        // the target's cores per step say whether its knee is its CPU or something it waits on
+        sampleTarget: true,
       });
       steps.push(p);
       phases.push(kind);
       quietS.push(waited);
+      cores.push(ctx.targetPids().length ? coresUsed(targetCpu(p.usage, p.agg)) : undefined);
       return judgeStep(p.step).sustainable;
     };
 
@@ -120,6 +142,7 @@ export const ramp: Phase = {
       phase: phases[i]!,
       ...(repeated[i] ? { repeated: true as const } : {}),
       ...(i > 0 ? { quietS: quietS[i]! } : {}),
+      ...(cores[i] !== undefined ? { targetCores: cores[i] } : {}),
     }));
     let knee: KneeResult<KneeStep> = found;
     if (confirmation) {
@@ -135,10 +158,12 @@ export const ramp: Phase = {
 
     const judged = steps.filter((_, i) => phases[i] !== "warmup");
     const peak = peakThroughput(judged.map((p) => p.step));
+    const atKnee = kneeCores(stored, knee.sustainableRate);
     const maxThroughput: MaxThroughput = {
       ...peak,
       sustainableRate: knee.sustainableRate,
       steps: stored,
+      ...(atKnee !== undefined ? { kneeCores: atKnee } : {}),
       knee: {
         stoppedBecause: knee.stoppedBecause,
         firstUnsustainableRate: knee.firstUnsustainableRate,

@@ -10,7 +10,7 @@ import { MAX_COST_PROCESSES, stableReasons } from "@sfbench/core";
 import { generatorSaturated, SUSTAINABLE } from "../../analysis/metrics.ts";
 import { setupOpsResult, stableResult } from "../../analysis/result-parts.ts";
 import { roundRate } from "../knee.ts";
-import { cpuOver, generatorShare, runLoadStep, targetAnsweredInTime } from "../load-step.ts";
+import { cpuOver, generatorShare, runLoadStep, targetAnsweredInTime, targetCpu } from "../load-step.ts";
 import { waitQuiet } from "../quiet.ts";
 import type { LoadOutcome, Phase, RunContext } from "../phase.ts";
 
@@ -31,9 +31,8 @@ function stableCost(ctx: RunContext, stable: LoadOutcome): Cell["cost"] {
   const pids = ctx.targetPids();
   const usage = stable.usage;
   if (!usage || !pids.length) return undefined;
-  const whole = (group: string) => ({ cpuSeconds: usage.groups[group]!.cpuSeconds, seconds: usage.wallSeconds });
-  const t = cpuOver(usage, "target", stable.agg) ?? whole("target");
-  const g = cpuOver(usage, "generator", stable.agg) ?? whole("generator");
+  const t = targetCpu(usage, stable.agg)!;
+  const g = cpuOver(usage, "generator", stable.agg) ?? { cpuSeconds: usage.groups.generator!.cpuSeconds, seconds: usage.wallSeconds };
   const successful = stable.step.successful;
   const coresUsed = t.cpuSeconds / t.seconds;
   const coreSecondsPer1000 = successful ? (t.cpuSeconds / successful) * 1000 : 0;
