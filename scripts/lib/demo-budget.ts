@@ -29,7 +29,8 @@ export function keptCampaigns(dir: string): CampaignDocument[] {
     });
 }
 
-const measuresTheCell = (c: CampaignDocument, profile: string) =>
+/** Whether a kept campaign measured the budgeted cell, and only it, with this profile. */
+export const measuresTheCell = (c: CampaignDocument, profile: string) =>
   c.profile === profile && c.experiment === "throughput" && c.cells.length === 1 && `${c.cells[0]!.workload}/${c.cells[0]!.distribution}` === cellName;
 
 export interface DemoPlan extends Pick<ReproducePlan, "chosen" | "left" | "estimateS" | "repeatS"> {
