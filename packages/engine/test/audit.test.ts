@@ -56,7 +56,7 @@ async function run(fault: Fault, opts: { stock?: number; n?: number; concurrent?
   for (const [i, id] of ids.entries()) await call(target.url, "PATCH", `/products/${id}`, { price: PRICE(i), stock: opts.stock ?? 1000 });
   const before = await snapshotStock(target.url, ids);
   const records = await workload(target.url, opts.n ?? 40, opts.concurrent);
-  return audit({ baseUrl: target.url, records, idOf, priceOf, stockBefore: before, quietMs: 50 });
+  return audit({ baseUrl: target.url, records, idOf, priceOf, stockBefore: before, quietMs: 50, settleMs: 1000 });
 }
 
 describe("the consistency audit", () => {
@@ -96,11 +96,20 @@ describe("the analytics cell's audit: the co-purchase graph of earlier checkouts
     for (let i = 0; i < 8; i++) await call(target.url, "PATCH", `/products/${idOf(i)}`, { price: PRICE(i), stock: 1000 });
     const earlier = edit(await workload(target.url, 40));
     // no checkouts of its own and no stock in scope: only the graph its queries read is compared
-    return audit({ baseUrl: target.url, records: [], allRecords: earlier, idOf, priceOf, stockBefore: new Map(), quietMs: 50 });
+    return audit({ baseUrl: target.url, records: [], allRecords: earlier, idOf, priceOf, stockBefore: new Map(), quietMs: 50, settleMs: 1000 });
   }
 
   it("finds nothing when the graph is the one the orders built", async () => {
     const result = await graphAudit("none");
+    expect(result.total).toBe(0);
+    expect(result.checked.coPurchase).toBe(8);
+  });
+
+  it("waits for co-purchases a target counts after answering, longer than the quiet time", async () => {
+    target = await startMemoryTarget({ coPurchaseDelayMs: 1500 });
+    for (let i = 0; i < 8; i++) await call(target.url, "PATCH", `/products/${idOf(i)}`, { price: PRICE(i), stock: 1000 });
+    const earlier = await workload(target.url, 40);
+    const result = await audit({ baseUrl: target.url, records: [], allRecords: earlier, idOf, priceOf, stockBefore: new Map(), quietMs: 50, settleMs: 5000 });
     expect(result.total).toBe(0);
     expect(result.checked.coPurchase).toBe(8);
   });
