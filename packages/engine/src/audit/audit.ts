@@ -152,6 +152,18 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
   const settleCap = settleStart + Math.max(settleMs, input.settleMaxMs ?? 180_000);
   let lastSettled = settleStart;
   const waitLeft = () => Math.min(settleCap, lastSettled + settleMs) - performance.now();
+  const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
+  // Reads again, with a growing pause, while `unsettled` holds and the wait allows; `reread` returns
+  // the state it read, and a change to it counts as settling (the wait runs settleMs from there).
+  const rereadWhile = async (unsettled: () => boolean, reread: () => Promise<string>, state: string) => {
+    if (unsettled()) lastSettled = Math.max(lastSettled, performance.now());
+    for (let pause = 250; unsettled() && waitLeft() > 0; pause = Math.min(pause * 2, 4000)) {
+      await sleep(Math.min(pause, waitLeft()));
+      const now = await reread();
+      if (now !== state) lastSettled = performance.now();
+      state = now;
+    }
+  };
   const checkRecord = async (r: CheckoutRecord): Promise<{ findings: Finding[]; completed: boolean; disagree?: boolean }> => {
     const findings: Finding[] = [];
     const cart = await getJson(`/shopping-carts/${r.cart}`);
@@ -188,7 +200,6 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
     // the cart and the user both exist and do not agree: what a checkout still running looks like (a lost user or cart stays lost)
     return { findings, completed: done, disagree: user.status === 200 && credits !== want };
   };
-  const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
   // the latest read of each record; what it shows is counted once nothing is waited for any more
   const outcomes = new Map<CheckoutRecord, { findings: Finding[]; completed: boolean }>();
   await pool([...toRead], concurrency, async (r) => {
@@ -228,14 +239,15 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
   // checkouts exist, the unanswered ones and the stock are read again, with a growing pause, until
   // settleMs after the last change (at most settleMaxMs since the audit began).
   const stockUnsettled = () => ambiguous.length > 0 && stock.findings.some(([kind]) => kind === "stock-drift");
-  if (stockUnsettled()) lastSettled = Math.max(lastSettled, performance.now());
-  for (let pause = 250; stockUnsettled() && waitLeft() > 0; pause = Math.min(pause * 2, 4000)) {
-    await sleep(Math.min(pause, waitLeft()));
-    await pool(ambiguous, concurrency, async (r) => void outcomes.set(r, await checkRecord(r)));
-    const before = stock.state;
-    stock = await readStock();
-    if (stock.state !== before) lastSettled = performance.now();
-  }
+  await rereadWhile(
+    stockUnsettled,
+    async () => {
+      await pool(ambiguous, concurrency, async (r) => void outcomes.set(r, await checkRecord(r)));
+      stock = await readStock();
+      return stock.state;
+    },
+    stock.state,
+  );
   for (const [r, outcome] of outcomes) {
     if (outcome.completed) completed.add(r);
     for (const [kind, example] of outcome.findings) flag(kind, example);
@@ -282,13 +294,14 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
   // on a loaded machine that can outlast quietMs. The wrong ones are read again, as unsettled stock is,
   // until they agree or settleMs passes with no answer changing (at most settleMaxMs).
   let wrong = await readCoPurchase(sample);
-  if (wrong.size) lastSettled = Math.max(lastSettled, performance.now());
-  for (let pause = 250; wrong.size && waitLeft() > 0; pause = Math.min(pause * 2, 4000)) {
-    await sleep(Math.min(pause, waitLeft()));
-    const before = JSON.stringify([...wrong]);
-    wrong = await readCoPurchase([...wrong.keys()]);
-    if (JSON.stringify([...wrong]) !== before) lastSettled = performance.now();
-  }
+  await rereadWhile(
+    () => wrong.size > 0,
+    async () => {
+      wrong = await readCoPurchase([...wrong.keys()]);
+      return JSON.stringify([...wrong]);
+    },
+    JSON.stringify([...wrong]),
+  );
   for (const finding of wrong.values()) flag(...finding);
 
   const total = Object.values(anomalies).reduce((a, b) => a + b, 0);
