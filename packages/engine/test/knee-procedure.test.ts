@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { judgeCell } from "@sfbench/core";
 import { startMemoryTarget, type MemoryTarget } from "@sfbench/conformance/testing";
 import { k6Path } from "@sfbench/services";
-import { kneeCores } from "../src/experiment/phases/ramp.ts";
+import { kneeCores, warmedUp, warmUp } from "../src/experiment/phases/ramp.ts";
 import { runBenchmark } from "../src/experiment/run.ts";
 import { PROFILE_SETTINGS } from "../src/experiment/profiles.ts";
 
@@ -40,6 +40,8 @@ describe("the knee procedure", () => {
           repeatNarrow: false,
           warmupS: 2,
           warmupShare: 0.5,
+          // a target given by URL has no CPU to read: one warm-up step, however it is asked to settle
+          warmupSettle: { maxSteps: 3, tolerance: 0.1 },
           quiet: { maxS: 1, cpuShare: 0.5 },
           confirm: { count: 2, stepS: 4, stepsDown: 1 },
           drain: { maxS: 1, cpuShare: 0.5 },
@@ -60,6 +62,7 @@ describe("the knee procedure", () => {
     const steps = cell.maxThroughput!.steps;
     expect(steps[0]).toMatchObject({ phase: "warmup", offeredRate: 1.5, durationS: 2 });
     expect(steps[0]!.failedBecause).toBeUndefined(); // not judged
+    expect(steps.filter((s) => s.phase === "warmup")).toHaveLength(1);
     expect(steps.slice(1, 3).map((s) => [s.phase, s.offeredRate])).toEqual([
       ["coarse", 3],
       ["coarse", 6],
@@ -76,7 +79,17 @@ describe("the knee procedure", () => {
     // a target given by URL has no processes to count: no cores per step, none at the knee
     expect(steps.some((s) => s.targetCores !== undefined)).toBe(false);
     expect(cell.maxThroughput!.kneeCores).toBeUndefined();
-    expect(cell.parameters).toMatchObject({ warmupS: 2, quietMaxS: 1, confirmCount: 2, confirmStepS: 4, confirmStepsDown: 1, drainMaxS: 1 });
+    expect(cell.parameters).toMatchObject({
+      warmupS: 2,
+      warmupSteps: 1,
+      warmupSettleTolerance: 0.1,
+      warmupSettled: true,
+      quietMaxS: 1,
+      confirmCount: 2,
+      confirmStepS: 4,
+      confirmStepsDown: 1,
+      drainMaxS: 1,
+    });
     // the stable phase waited for the target to settle, within the bound
     expect(cell.parameters.stableDrainS).toBeGreaterThanOrEqual(0);
     expect(cell.parameters.stableDrainS).toBeLessThanOrEqual(2);
@@ -86,6 +99,52 @@ describe("the knee procedure", () => {
     expect(judged.kneeResolution).toBe(cell.maxThroughput!.knee!.resolution);
     expect(judged.valid).toBe(cell.valid);
     expect(quick.procedure.confirm.count).toBe(0); // the quick profile stays a smoke test
+  });
+});
+
+describe("the warm-up's end", () => {
+  it("comes when the CPU per request stops falling by more than the tolerance, never after the first step alone", () => {
+    expect(warmedUp([0.02], 0.1)).toBe(false); // one step cannot say whether it still falls
+    expect(warmedUp([0.02, 0.015], 0.1)).toBe(false); // a JVM still compiling: 25% cheaper than the step before
+    expect(warmedUp([0.02, 0.015, 0.014], 0.1)).toBe(true); // 7% cheaper: settled
+    expect(warmedUp([0.02, 0.0181], 0.1)).toBe(true); // 9.5%: within the tolerance
+    expect(warmedUp([0.015, 0.018], 0.1)).toBe(true); // dearer (a checkpoint, a vacuum) is not warming
+  });
+
+  it("runs steps while the cost falls, at most maxSteps, and says why each further one runs", async () => {
+    const run = async (costs: (number | undefined)[], settle?: { maxSteps: number; tolerance: number }) => {
+      const said: string[] = [];
+      let i = 0;
+      const out = await warmUp(
+        async () => costs[i++],
+        settle,
+        (line) => said.push(line),
+      );
+      return { ...out, ran: i, said };
+    };
+    // a JVM: 40 core-ms, 25, 18, then 17.5 per request
+    const jvm = await run([0.04, 0.025, 0.018, 0.0175, 0.017], { maxSteps: 6, tolerance: 0.1 });
+    expect(jvm).toMatchObject({ steps: 4, settled: true, ran: 4 });
+    expect(jvm.said).toEqual([
+      "warm-up step 1: 40.00 core-ms per request: warming up again",
+      "warm-up step 2: 25.00 core-ms per request (40.00 core-ms the step before): warming up again",
+      "warm-up step 3: 18.00 core-ms per request (25.00 core-ms the step before): warming up again",
+    ]);
+    const still = await run([0.04, 0.03, 0.02, 0.01], { maxSteps: 3, tolerance: 0.1 });
+    expect(still).toMatchObject({ steps: 3, settled: false, ran: 3 });
+    expect(still.said.at(-1)).toBe(
+      "warm-up step 3: 20.00 core-ms per request (30.00 core-ms the step before), still falling after 3 warm-up steps: the search starts anyway",
+    );
+    // a profile without settling: one step, whatever it cost
+    expect(await run([0.04, 0.01])).toMatchObject({ steps: 1, settled: true, ran: 1, said: [] });
+    // a target given by URL: one step
+    expect(await run([undefined, 0.01], { maxSteps: 6, tolerance: 0.1 })).toMatchObject({ steps: 1, settled: true, ran: 1 });
+  });
+
+  it("comes at once when the cost cannot be read", () => {
+    expect(warmedUp([undefined], 0.1)).toBe(true); // a target given by URL, or no request succeeded
+    expect(warmedUp([0.02, undefined], 0.1)).toBe(true);
+    expect(warmedUp([undefined, 0.01], 0.1)).toBe(true);
   });
 });
 

@@ -34,11 +34,18 @@ export interface ProfileSettings {
    * repeatNarrow: a search step that failed narrowly (core narrowFailure) is
    * run again at once and the repeat decides, since a momentary stall at its
    * window's end set trials' knees 20-35% below their campaign's median; the confirmation is never repeated.
+   * warmupSettle: the warm-up step is run again while the target's CPU per
+   * request still falls by more than `tolerance` from one warm-up step to the
+   * next, at most `maxSteps` steps in all (warmedUp), so each system is searched
+   * warm however long its warm-up takes: a JVM still compiling its hot paths
+   * costs more per checkout than it will, and a fixed warm-up fits the
+   * systems that need least.
    */
   procedure: {
     repeatNarrow: boolean;
     warmupS: number;
     warmupShare: number;
+    warmupSettle?: { maxSteps: number; tolerance: number };
     quiet: { maxS: number; cpuShare: number };
     confirm: { count: number; stepS: number; stepsDown: number };
     /**
@@ -134,6 +141,7 @@ export const PROFILE_SETTINGS: Record<Profile, ProfileSettings> = {
       repeatNarrow: true,
       warmupS: 8,
       warmupShare: 0.5,
+      warmupSettle: { maxSteps: 6, tolerance: 0.1 },
       quiet: { maxS: 4, cpuShare: 0.1 },
       confirm: { count: 2, stepS: 10, stepsDown: 4 },
       drain: { maxS: 60, cpuShare: 0.3 },

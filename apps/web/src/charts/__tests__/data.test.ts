@@ -491,6 +491,12 @@ describe("the knee procedure next to the knee", () => {
       /held at 90\/s after 1 step down; the stable phase after the target settled \(waited 12\.3 of up to 60 s\)\.$/,
     );
     expect(procedureText(mt, { stepS: 6 })).toBeNull(); // a document from before the procedure
+    expect(procedureText(mt, { warmupS: 8, warmupSteps: 3, warmupSettleTolerance: 0.1, warmupSettled: true, stepS: 6, quietMaxS: 4 })).toMatch(
+      /^Procedure: warm-up 3 x 8 s \(not judged\), until the target's CPU per request fell by at most 10% from one to the next; steps of 6 s;/,
+    );
+    expect(procedureText(mt, { warmupS: 8, warmupSteps: 6, warmupSettleTolerance: 0.1, warmupSettled: false, stepS: 6, quietMaxS: 4 })).toContain(
+      "warm-up 6 x 8 s (not judged), the target's CPU per request still falling by more than 10% at the last;",
+    );
     expect(procedureText(mt, { warmupS: 8, stepS: 6, quietMaxS: 4, repeatNarrow: true })).toContain(
       "quiet time up to 4 s between steps; a search step that failed narrowly run again at once; confirmation",
     );

@@ -120,7 +120,16 @@ export function procedureText(mt: MaxThroughput, parameters: Cell["parameters"] 
   const p = parameters ?? {};
   const n = (k: string) => (typeof p[k] === "number" ? (p[k] as number) : undefined);
   if (n("warmupS") === undefined) return null;
-  const parts = [`warm-up ${n("warmupS")} s (not judged)`, `steps of ${n("stepS") ?? "?"} s`, `quiet time up to ${n("quietMaxS")} s between steps`];
+  const warmups = n("warmupSteps") ?? 1;
+  const tolerance = n("warmupSettleTolerance");
+  const warmup =
+    tolerance === undefined
+      ? `warm-up ${n("warmupS")} s (not judged)`
+      : `warm-up ${warmups} x ${n("warmupS")} s (not judged), ` +
+        (p.warmupSettled === false
+          ? `the target's CPU per request still falling by more than ${round(tolerance * 100)}% at the last`
+          : `until the target's CPU per request fell by at most ${round(tolerance * 100)}% from one to the next`);
+  const parts = [warmup, `steps of ${n("stepS") ?? "?"} s`, `quiet time up to ${n("quietMaxS")} s between steps`];
   if (p.repeatNarrow === true) parts.push("a search step that failed narrowly run again at once");
   const c = mt.knee?.confirmation;
   if (c)

@@ -50,6 +50,46 @@ export function kneeCores(steps: readonly StepResult[], sustainableRate: number 
 }
 
 /**
+ * Whether the warm-up is over: the target's CPU per successful request in the
+ * latest warm-up step (`costs`, one per step so far) no longer fell by more
+ * than `tolerance` from the step before. Over at once when the cost cannot be
+ * read (a target given by URL, a step with no success): nothing says to wait.
+ */
+export function warmedUp(costs: readonly (number | undefined)[], tolerance: number): boolean {
+  const last = costs.at(-1);
+  const before = costs.at(-2);
+  if (last === undefined) return true;
+  if (costs.length < 2) return false;
+  return before === undefined || last >= before * (1 - tolerance);
+}
+
+/**
+ * The warm-up: `step` runs one warm-up step and gives the target's CPU per
+ * successful request in it (undefined when it cannot be read); without
+ * `settle` one step, else steps until warmedUp or `settle.maxSteps`. Says
+ * why each further step runs.
+ */
+export async function warmUp(
+  step: () => Promise<number | undefined>,
+  settle: { maxSteps: number; tolerance: number } | undefined,
+  say: (line: string) => void,
+): Promise<{ steps: number; settled: boolean }> {
+  const costs: (number | undefined)[] = [];
+  const ms = (c: number | undefined) => (c === undefined ? "?" : `${(c * 1000).toFixed(2)} core-ms`);
+  for (;;) {
+    costs.push(await step());
+    if (!settle || warmedUp(costs, settle.tolerance)) return { steps: costs.length, settled: true };
+    const i = costs.length - 1;
+    const now = `warm-up step ${i + 1}: ${ms(costs[i])} per request` + (i > 0 ? ` (${ms(costs[i - 1])} the step before)` : "");
+    if (costs.length >= settle.maxSteps) {
+      say(`${now}, still falling after ${settle.maxSteps} warm-up steps: the search starts anyway`);
+      return { steps: costs.length, settled: false };
+    }
+    say(`${now}: warming up again`);
+  }
+}
+
+/**
  * The judged steps whose generator could have set the knee: every one up to
  * the first unsustainable rate. A step above it bounds nothing: a lower step
  * already failed (and is itself among these, so a saturated generator there
@@ -107,8 +147,20 @@ export const ramp: Phase = {
       return judgeStep(p.step).sustainable;
     };
 
-    // a cold first step set the knee: prime the target, unjudged
-    if (proc.warmupS > 0) await load(Math.max(s.knee.minRate ?? 1, roundRate(s.knee.startRate * proc.warmupShare)), "warmup", proc.warmupS);
+    // a cold first step set the knee: prime the target, unjudged, until its CPU per request stops falling
+    const warm =
+      proc.warmupS > 0
+        ? await warmUp(
+            async () => {
+              await load(Math.max(s.knee.minRate ?? 1, roundRate(s.knee.startRate * proc.warmupShare)), "warmup", proc.warmupS);
+              const used = cores.at(-1);
+              const { achievedRate } = steps.at(-1)!.step;
+              return used !== undefined && achievedRate > 0 ? used / achievedRate : undefined;
+            },
+            proc.warmupSettle,
+            (line) => progress(ctx, cell, "ramp", line),
+          )
+        : { steps: 0, settled: true };
     const repeated: boolean[] = [];
     const search = (rate: number, kind: "coarse" | "fine") =>
       searchStep(
@@ -198,6 +250,8 @@ export const ramp: Phase = {
         stepS: s.stepS,
         kneeStoppedBecause: knee.stoppedBecause,
         warmupS: proc.warmupS,
+        warmupSteps: warm.steps,
+        ...(proc.warmupSettle ? { warmupSettleTolerance: proc.warmupSettle.tolerance, warmupSettled: warm.settled } : {}),
         quietMaxS: proc.quiet.maxS,
         quietCpuShare: proc.quiet.cpuShare,
         confirmCount: proc.confirm.count,
