@@ -98,6 +98,12 @@ export const TargetManifest = z.strictObject({
       readsPerSecond: z.number().int().min(10).max(100_000).optional(),
     })
     .optional(),
+  // nor is the populate phase's building of the co-purchase graph (the same argument)
+  populate: z
+    .strictObject({
+      checkoutsPerSecond: z.number().int().min(1).max(100_000).optional(),
+    })
+    .optional(),
   loc: z.strictObject({
     app: z.array(Glob).min(1),
     gateway: z.array(Glob).default([]),
@@ -129,6 +135,8 @@ const HINTS: Record<string, string> = {
     '{"timeoutSeconds": 300}: time allowed until health answers 200 after a kill and a restart with the same data (default: local.startupTimeoutSeconds)',
   audit:
     '{"readsPerSecond": 200}: the audit after each cell reads the target at most this fast (10-100000; absent: as fast as 16 concurrent reads go), for a target that a burst of reads of many entities would overwhelm',
+  populate:
+    '{"checkoutsPerSecond": 25}: the analytics populate phase checks out at most this fast (1-100000; absent: as fast as 16 users in a closed loop go), for a target that many new entities at once would overwhelm',
   loc: '{"app": ["src/**/*.ts"], "gateway": ["src/http/**"]}: globs relative to target.json',
 };
 

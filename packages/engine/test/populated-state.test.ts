@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PopulatedState } from "@sfbench/core";
-import { adoptPopulatedState, checkRestored, productPrefixOf } from "../src/experiment/setup.ts";
+import { adoptPopulatedState, checkRestored, populateScriptEnv, productPrefixOf } from "../src/experiment/setup.ts";
 import { StageError, type RunContext } from "../src/experiment/phase.ts";
 
 const buildId = "0c1d2e3f-0000-4000-8000-000000000000";
@@ -98,5 +98,14 @@ describe("a trial on a populated state", () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe("the populate phase's pace", () => {
+  it("is the manifest's checkoutsPerSecond when it asks for one, else as fast as the VUs go", () => {
+    const settings = { populate: 20000 } as RunContext["settings"];
+    const env = { BASE_URL: "http://127.0.0.1:1" };
+    expect(populateScriptEnv(env, { settings, populateCheckoutsPerSecond: 25 })).toEqual({ ...env, POPULATE: "20000", RATE: "25" });
+    expect(populateScriptEnv(env, { settings })).toEqual({ ...env, POPULATE: "20000" });
   });
 });

@@ -1,7 +1,10 @@
 /**
  * Populate (SPEC 4 analytics, first phase): POPULATE checkouts of k ~
  * U[CART_MIN, CART_MAX] uniformly chosen distinct products, as fast as VUS
- * connections allow, by USERS users created in setup() with CREDITS each.
+ * connections allow (or at most RATE checkouts per second: each VU's
+ * iteration then takes at least VUS / RATE seconds, for a target that many
+ * new entities at once would overwhelm; populate is not measured), by USERS
+ * users created in setup() with CREDITS each.
  * Builds the co-purchase graph that k6/analytics.ts queries, and logs an
  * audit record per checkout: the analytics cell's audit compares the graph
  * its queries read with the orders that built it. The users are shared, so
@@ -10,6 +13,7 @@
  *
  *   k6 run -e BASE_URL=http://127.0.0.1:8080 -e SEED=1 k6/populate.ts
  */
+import { sleep } from "k6";
 import exec from "k6/execution";
 import type { Options } from "k6/options";
 import { productChooser, productId, productPrice } from "../src/distributions.ts";
@@ -22,6 +26,7 @@ import { drawItems, totalOf } from "./lib/shop.ts";
 
 const config = populateEnv(__ENV);
 const api = new Api(config.baseUrl);
+const vus = Math.min(config.vus, config.populate);
 const choose = productChooser({ n: config.products, distribution: "uniform", seed: config.seed });
 const product = (index: number) => ({ id: productId(config.productPrefix, index), price: productPrice(config.seed, index) });
 
@@ -30,7 +35,7 @@ export const options: Options = {
   scenarios: {
     populate: {
       executor: "shared-iterations",
-      vus: Math.min(config.vus, config.populate),
+      vus,
       iterations: config.populate,
       maxDuration: `${config.maxDuration}s`,
     },
@@ -54,6 +59,13 @@ export function setup(): SetupData {
 }
 
 export default function (data: SetupData): void {
+  const started = Date.now();
+  checkOut(data);
+  const left = config.rate === undefined ? 0 : vus / config.rate - (Date.now() - started) / 1000;
+  if (left > 0) sleep(left);
+}
+
+function checkOut(data: SetupData): void {
   const iteration = exec.scenario.iterationInTest;
   const rng = iterationRng(config.seed);
   const items = drawItems(rng, config, choose, config.products, product);

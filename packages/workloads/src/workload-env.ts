@@ -185,6 +185,8 @@ export type AnalyticsConfig = ArrivalConfig;
 export interface PopulateConfig extends CatalogConfig, CartConfig {
   populate: number;
   vus: number;
+  /** checkouts per second at most, over all VUs; absent: as fast as the VUs go */
+  rate?: number;
   users: number;
   credits: number;
   maxDuration: number;
@@ -276,15 +278,17 @@ export function analyticsEnv(env: Env): AnalyticsConfig {
   return r.done("analytics", arrival(r, 50));
 }
 
-/** k6/populate.ts (SPEC 4 analytics, populate phase): uniform checkouts at full speed. */
+/** k6/populate.ts (SPEC 4 analytics, populate phase): uniform checkouts at full speed, or at most RATE per second. */
 export function populateEnv(env: Env): PopulateConfig {
   const r = new Reader(env);
   const c = catalog(r);
+  const rate = r.optionalInt("RATE", 1, 100_000);
   return r.done("populate", {
     ...c,
     ...cart(r, c.products),
     populate: r.int("POPULATE", DEFAULTS.populate, 1, 100_000_000),
     vus: r.int("VUS", 16, 1, 10_000),
+    ...(rate !== undefined ? { rate } : {}),
     users: r.int("USERS", 8, 1, 10_000),
     credits: r.int("CREDITS", DEFAULTS.credits, 1),
     maxDuration: r.int("MAX_DURATION", 3600, 1, 86_400),

@@ -55,6 +55,7 @@ export async function runCell(
     parameters: {
       products: s.products,
       ...(workload === "analytics" ? { populate: s.populate } : {}),
+      ...(workload === "analytics" && ctx.populateCheckoutsPerSecond ? { populateCheckoutsPerSecond: ctx.populateCheckoutsPerSecond } : {}),
       ...Object.assign({}, ...results.map((r) => r.parameters ?? {})),
       zipfS: 1.25,
       productPrefix: ctx.productPrefix,

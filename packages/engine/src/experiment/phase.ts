@@ -71,6 +71,8 @@ export interface RunContext {
   target?: TargetControl;
   /** the pace of the audit's reads that the target's manifest asks for (audit.readsPerSecond) */
   auditReadsPerSecond?: number;
+  /** the pace of the populate phase that the target's manifest asks for (populate.checkoutsPerSecond) */
+  populateCheckoutsPerSecond?: number;
 }
 
 /** The cell a phase works on. */

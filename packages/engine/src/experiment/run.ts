@@ -33,7 +33,7 @@ import { noiseBetween, noiseMark } from "../cost/noise.ts";
 import { EXPERIMENT_PHASES } from "./experiments.ts";
 import { scalabilityPoints, type MeasuredNodeCount } from "../resilience/scalability.ts";
 import { runCell } from "./cell.ts";
-import { adoptPopulatedState, checkRestored, productPrefixOf, setupEnv, setupScript } from "./setup.ts";
+import { adoptPopulatedState, checkRestored, populateScriptEnv, productPrefixOf, setupEnv, setupScript } from "./setup.ts";
 import { StageError, type RunContext, type TargetControl } from "./phase.ts";
 
 /** This run's max throughput as the scalability experiment counts it: its first cell's peak and sustainable rate. */
@@ -82,6 +82,8 @@ export interface BenchmarkOptions {
   place?: PlaceEnvironment;
   /** the target manifest's audit.readsPerSecond: the audit reads no faster (recorded in each cell's parameters) */
   auditReadsPerSecond?: number;
+  /** the target manifest's populate.checkoutsPerSecond: the populate phase checks out no faster (recorded in the analytics cell's parameters) */
+  populateCheckoutsPerSecond?: number;
   /** processes the target runs as (recorded as environment.nodes; the scalability experiment runs once per count) */
   nodes?: number;
   /**
@@ -180,6 +182,7 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
     signal: opts.signal,
     ...(opts.control ? { target: opts.control } : {}),
     ...(opts.auditReadsPerSecond ? { auditReadsPerSecond: opts.auditReadsPerSecond } : {}),
+    ...(opts.populateCheckoutsPerSecond ? { populateCheckoutsPerSecond: opts.populateCheckoutsPerSecond } : {}),
     onProgress: progress,
     allCheckouts: [],
     prices: new Map(),
@@ -240,7 +243,7 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
       // populate's checkouts add to the co-purchase counts that every later audit compares, so it runs after the checkout cells
       if (workload === "analytics" && !populated) {
         progress({ cell: "analytics", phase: "populate", detail: `${settings.populate} checkouts build the co-purchase graph` });
-        await setupScript(ctx, "populate", { ...env, POPULATE: String(settings.populate) }, "populate");
+        await setupScript(ctx, "populate", populateScriptEnv(env, ctx), "populate");
         populated = true;
       }
       cells.push(await runCell(ctx, { workload, distribution }, opts.experiment));

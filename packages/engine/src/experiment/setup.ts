@@ -23,6 +23,12 @@ export function setupEnv(ctx: Pick<RunContext, "baseUrl" | "seed" | "settings" |
   return { BASE_URL: ctx.baseUrl, SEED: String(ctx.seed), PRODUCTS: String(ctx.settings.products), PRODUCT_PREFIX: ctx.productPrefix };
 }
 
+/** The populate script's environment: the profile's checkouts, at most as fast as the target's manifest asks. */
+export function populateScriptEnv(env: Record<string, string>, ctx: Pick<RunContext, "settings" | "populateCheckoutsPerSecond">): Record<string, string> {
+  const rate = ctx.populateCheckoutsPerSecond;
+  return { ...env, POPULATE: String(ctx.settings.populate), ...(rate ? { RATE: String(rate) } : {}) };
+}
+
 /** Whether these cells need the co-purchase graph (an analytics cell). */
 export const needsPopulate = (cells: readonly CellChoice[]) => cells.some((c) => c.workload === "analytics");
 
@@ -68,6 +74,8 @@ export interface PopulatedBuild {
   seed: number;
   settings: ProfileSettings;
   cells: readonly CellChoice[];
+  /** the target manifest's populate.checkoutsPerSecond */
+  populateCheckoutsPerSecond?: number;
   /** the build's raw data goes to <rawRoot>/<buildId>/ */
   rawRoot: string;
   checkAlive: (stage: string) => void;
@@ -99,6 +107,7 @@ export async function buildPopulatedState(b: PopulatedBuild): Promise<Omit<Popul
     prices: new Map(),
     rawFiles: [],
     ...(b.signal ? { signal: b.signal } : {}),
+    ...(b.populateCheckoutsPerSecond ? { populateCheckoutsPerSecond: b.populateCheckoutsPerSecond } : {}),
   };
   const env = setupEnv(ctx);
   ctx.onProgress({ cell: "-", phase: "seed", detail: `${b.settings.products} products, once for every trial` });
@@ -106,7 +115,7 @@ export async function buildPopulatedState(b: PopulatedBuild): Promise<Omit<Popul
   const populate = needsPopulate(b.cells);
   if (populate) {
     ctx.onProgress({ cell: "analytics", phase: "populate", detail: `${b.settings.populate} checkouts build the co-purchase graph, once for every trial` });
-    await setupScript(ctx, "populate", { ...env, POPULATE: String(b.settings.populate) }, "populate");
+    await setupScript(ctx, "populate", populateScriptEnv(env, ctx), "populate");
   }
   return {
     buildId: b.buildId,
