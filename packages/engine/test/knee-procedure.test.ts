@@ -103,48 +103,59 @@ describe("the knee procedure", () => {
 });
 
 describe("the warm-up's end", () => {
+  const at = (cost: number | undefined, extra: { full?: boolean; overloaded?: boolean } = {}) => ({ cost, full: false, overloaded: false, ...extra });
+
   it("comes when the CPU per request stops falling by more than the tolerance, never after the first step alone", () => {
-    expect(warmedUp([0.02], 0.1)).toBe(false); // one step cannot say whether it still falls
-    expect(warmedUp([0.02, 0.015], 0.1)).toBe(false); // a JVM still compiling: 25% cheaper than the step before
-    expect(warmedUp([0.02, 0.015, 0.014], 0.1)).toBe(true); // 7% cheaper: settled
-    expect(warmedUp([0.02, 0.0181], 0.1)).toBe(true); // 9.5%: within the tolerance
-    expect(warmedUp([0.015, 0.018], 0.1)).toBe(true); // dearer (a checkpoint, a vacuum) is not warming
+    expect(warmedUp([at(0.02)], 0.1)).toBe(false); // one step cannot say whether it still falls
+    expect(warmedUp([at(0.02), at(0.015)], 0.1)).toBe(false); // 25% cheaper than the step before
+    expect(warmedUp([at(0.02), at(0.015), at(0.014)], 0.1)).toBe(true); // 7% cheaper: settled
+    expect(warmedUp([at(0.02), at(0.0181)], 0.1)).toBe(true); // 9.5%: within the tolerance
+    expect(warmedUp([at(0.015), at(0.018)], 0.1)).toBe(true); // dearer (a checkpoint, a vacuum) is not warming
   });
 
-  it("runs steps while the cost falls, at most maxSteps, and says why each further one runs", async () => {
-    const run = async (costs: (number | undefined)[], settle?: { maxSteps: number; tolerance: number }) => {
+  it("does not come while the target fills its cores at a rate it serves, however level its cost", () => {
+    // Pekko at 25/s: 0.98 and 0.95 of its one core, its JIT compiling beside the requests
+    expect(warmedUp([at(0.039, { full: true }), at(0.038, { full: true })], 0.1)).toBe(false);
+    expect(warmedUp([at(0.039, { full: true }), at(0.038, { full: true }), at(0.02)], 0.1)).toBe(false); // 47% cheaper: still falling
+    expect(warmedUp([at(0.039, { full: true }), at(0.02), at(0.019)], 0.1)).toBe(true);
+  });
+
+  it("comes at once when the cost cannot be read or the rate is above what the target serves", () => {
+    expect(warmedUp([at(undefined)], 0.1)).toBe(true); // a target given by URL, or no request succeeded
+    expect(warmedUp([at(0.02), at(undefined)], 0.1)).toBe(true);
+    expect(warmedUp([at(undefined), at(0.01)], 0.1)).toBe(true);
+    // a workflow engine whose knee is below the warm-up rate: more steps of overload tell nothing
+    expect(warmedUp([at(0.15, { full: true, overloaded: true })], 0.1)).toBe(true);
+  });
+
+  it("runs steps until then, at most maxSteps, and says why each further one runs", async () => {
+    const run = async (steps: ReturnType<typeof at>[], settle?: { maxSteps: number; tolerance: number }) => {
       const said: string[] = [];
       let i = 0;
       const out = await warmUp(
-        async () => costs[i++],
+        async () => steps[i++]!,
         settle,
         (line) => said.push(line),
       );
       return { ...out, ran: i, said };
     };
-    // a JVM: 40 core-ms, 25, 18, then 17.5 per request
-    const jvm = await run([0.04, 0.025, 0.018, 0.0175, 0.017], { maxSteps: 6, tolerance: 0.1 });
+    // a JVM: its core full at first, then 25, 18 and 17.5 core-ms per request
+    const jvm = await run([at(0.04, { full: true }), at(0.025), at(0.018), at(0.0175), at(0.017)], { maxSteps: 6, tolerance: 0.1 });
     expect(jvm).toMatchObject({ steps: 4, settled: true, ran: 4 });
     expect(jvm.said).toEqual([
-      "warm-up step 1: 40.00 core-ms per request: warming up again",
+      "warm-up step 1: 40.00 core-ms per request, all its cores busy: warming up again",
       "warm-up step 2: 25.00 core-ms per request (40.00 core-ms the step before): warming up again",
       "warm-up step 3: 18.00 core-ms per request (25.00 core-ms the step before): warming up again",
     ]);
-    const still = await run([0.04, 0.03, 0.02, 0.01], { maxSteps: 3, tolerance: 0.1 });
+    const still = await run([at(0.04), at(0.03), at(0.02), at(0.01)], { maxSteps: 3, tolerance: 0.1 });
     expect(still).toMatchObject({ steps: 3, settled: false, ran: 3 });
     expect(still.said.at(-1)).toBe(
-      "warm-up step 3: 20.00 core-ms per request (30.00 core-ms the step before), still falling after 3 warm-up steps: the search starts anyway",
+      "warm-up step 3: 20.00 core-ms per request (30.00 core-ms the step before), not settled after 3 warm-up steps: the search starts anyway",
     );
     // a profile without settling: one step, whatever it cost
-    expect(await run([0.04, 0.01])).toMatchObject({ steps: 1, settled: true, ran: 1, said: [] });
+    expect(await run([at(0.04), at(0.01)])).toMatchObject({ steps: 1, settled: true, ran: 1, said: [] });
     // a target given by URL: one step
-    expect(await run([undefined, 0.01], { maxSteps: 6, tolerance: 0.1 })).toMatchObject({ steps: 1, settled: true, ran: 1 });
-  });
-
-  it("comes at once when the cost cannot be read", () => {
-    expect(warmedUp([undefined], 0.1)).toBe(true); // a target given by URL, or no request succeeded
-    expect(warmedUp([0.02, undefined], 0.1)).toBe(true);
-    expect(warmedUp([undefined, 0.01], 0.1)).toBe(true);
+    expect(await run([at(undefined), at(0.01)], { maxSteps: 6, tolerance: 0.1 })).toMatchObject({ steps: 1, settled: true, ran: 1 });
   });
 });
 

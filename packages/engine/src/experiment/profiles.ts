@@ -36,7 +36,7 @@ export interface ProfileSettings {
    * window's end set trials' knees 20-35% below their campaign's median; the confirmation is never repeated.
    * warmupSettle: the warm-up step is run again while the target's CPU per
    * request still falls by more than `tolerance` from one warm-up step to the
-   * next, at most `maxSteps` steps in all (warmedUp), so each system is searched
+   * next or it fills its cores, at most `maxSteps` steps in all (warmedUp), so each system is searched
    * warm however long its warm-up takes: a JVM still compiling its hot paths
    * costs more per checkout than it will, and a fixed warm-up fits the
    * systems that need least.

@@ -127,7 +127,7 @@ export function procedureText(mt: MaxThroughput, parameters: Cell["parameters"] 
       ? `warm-up ${n("warmupS")} s (not judged)`
       : `warm-up ${warmups} x ${n("warmupS")} s (not judged), ` +
         (p.warmupSettled === false
-          ? `the target's CPU per request still falling by more than ${round(tolerance * 100)}% at the last`
+          ? `the target's CPU per request still falling by more than ${round(tolerance * 100)}% or its cores full at the last`
           : `until the target's CPU per request fell by at most ${round(tolerance * 100)}% from one to the next`);
   const parts = [warmup, `steps of ${n("stepS") ?? "?"} s`, `quiet time up to ${n("quietMaxS")} s between steps`];
   if (p.repeatNarrow === true) parts.push("a search step that failed narrowly run again at once");

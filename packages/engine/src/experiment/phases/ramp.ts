@@ -50,40 +50,57 @@ export function kneeCores(steps: readonly StepResult[], sustainableRate: number 
 }
 
 /**
- * Whether the warm-up is over: the target's CPU per successful request in the
- * latest warm-up step (`costs`, one per step so far) no longer fell by more
- * than `tolerance` from the step before. Over at once when the cost cannot be
- * read (a target given by URL, a step with no success): nothing says to wait.
+ * One warm-up step as the warm-up judges it: the target's CPU per successful
+ * request (undefined when it cannot be read), whether it served the offered
+ * rate, and whether it used (nearly) all its cores doing so.
  */
-export function warmedUp(costs: readonly (number | undefined)[], tolerance: number): boolean {
-  const last = costs.at(-1);
-  const before = costs.at(-2);
-  if (last === undefined) return true;
-  if (costs.length < 2) return false;
-  return before === undefined || last >= before * (1 - tolerance);
+export interface WarmupStep {
+  cost: number | undefined;
+  overloaded: boolean;
+  full: boolean;
 }
 
 /**
- * The warm-up: `step` runs one warm-up step and gives the target's CPU per
- * successful request in it (undefined when it cannot be read); without
+ * Whether the warm-up is over. Over at once when the cost cannot be read (a
+ * target given by URL, a step with no success: nothing says to wait) or when
+ * the step was overloaded (the rate is above what the target serves, so
+ * another step tells nothing, and the search starts below it). Not over
+ * while the target used all its cores at a rate it served: a JVM compiling
+ * its hot paths fills the core beside the requests, so its CPU per request
+ * stays level while it is not yet warm (Pekko at 25/s: 0.98 and 0.95 of its
+ * core, then 0.90 at 62/s). Else over once the CPU per request no longer fell
+ * by more than `tolerance` from the step before (never after one step).
+ */
+export function warmedUp(steps: readonly WarmupStep[], tolerance: number): boolean {
+  const last = steps.at(-1);
+  const before = steps.at(-2);
+  if (last?.cost === undefined || last.overloaded) return true;
+  if (last.full || !before) return false;
+  return before.cost === undefined || last.cost >= before.cost * (1 - tolerance);
+}
+
+/**
+ * The warm-up: `step` runs one warm-up step and says how it went; without
  * `settle` one step, else steps until warmedUp or `settle.maxSteps`. Says
  * why each further step runs.
  */
 export async function warmUp(
-  step: () => Promise<number | undefined>,
+  step: () => Promise<WarmupStep>,
   settle: { maxSteps: number; tolerance: number } | undefined,
   say: (line: string) => void,
 ): Promise<{ steps: number; settled: boolean }> {
-  const costs: (number | undefined)[] = [];
+  const steps: WarmupStep[] = [];
   const ms = (c: number | undefined) => (c === undefined ? "?" : `${(c * 1000).toFixed(2)} core-ms`);
   for (;;) {
-    costs.push(await step());
-    if (!settle || warmedUp(costs, settle.tolerance)) return { steps: costs.length, settled: true };
-    const i = costs.length - 1;
-    const now = `warm-up step ${i + 1}: ${ms(costs[i])} per request` + (i > 0 ? ` (${ms(costs[i - 1])} the step before)` : "");
-    if (costs.length >= settle.maxSteps) {
-      say(`${now}, still falling after ${settle.maxSteps} warm-up steps: the search starts anyway`);
-      return { steps: costs.length, settled: false };
+    steps.push(await step());
+    if (!settle || warmedUp(steps, settle.tolerance)) return { steps: steps.length, settled: true };
+    const i = steps.length - 1;
+    const now =
+      `warm-up step ${i + 1}: ${ms(steps[i]!.cost)} per request` +
+      (steps[i]!.full ? ", all its cores busy" : i > 0 ? ` (${ms(steps[i - 1]!.cost)} the step before)` : "");
+    if (steps.length >= settle.maxSteps) {
+      say(`${now}, not settled after ${settle.maxSteps} warm-up steps: the search starts anyway`);
+      return { steps: steps.length, settled: false };
     }
     say(`${now}: warming up again`);
   }
@@ -154,8 +171,13 @@ export const ramp: Phase = {
             async () => {
               await load(Math.max(s.knee.minRate ?? 1, roundRate(s.knee.startRate * proc.warmupShare)), "warmup", proc.warmupS);
               const used = cores.at(-1);
-              const { achievedRate } = steps.at(-1)!.step;
-              return used !== undefined && achievedRate > 0 ? used / achievedRate : undefined;
+              const { achievedRate, offeredRate } = steps.at(-1)!.step;
+              const given = ctx.split?.targetCores;
+              return {
+                cost: used !== undefined && achievedRate > 0 ? used / achievedRate : undefined,
+                overloaded: offeredRate !== null && achievedRate < 0.9 * offeredRate,
+                full: used !== undefined && given !== undefined && used >= 0.9 * given,
+              };
             },
             proc.warmupSettle,
             (line) => progress(ctx, cell, "ramp", line),
