@@ -98,10 +98,11 @@ export const TargetManifest = z.strictObject({
       readsPerSecond: z.number().int().min(10).max(100_000).optional(),
     })
     .optional(),
-  // nor is the populate phase's building of the co-purchase graph (the same argument)
+  // nor is the populate phase's building of the co-purchase graph (the same argument); at 10/s a
+  // profile's 20,000 checkouts end within the populate script's hour, slower would cut them short
   populate: z
     .strictObject({
-      checkoutsPerSecond: z.number().int().min(1).max(100_000).optional(),
+      checkoutsPerSecond: z.number().int().min(10).max(100_000).optional(),
     })
     .optional(),
   loc: z.strictObject({
@@ -136,7 +137,7 @@ const HINTS: Record<string, string> = {
   audit:
     '{"readsPerSecond": 200}: the audit after each cell reads the target at most this fast (10-100000; absent: as fast as 16 concurrent reads go), for a target that a burst of reads of many entities would overwhelm',
   populate:
-    '{"checkoutsPerSecond": 25}: the analytics populate phase checks out at most this fast (1-100000; absent: as fast as 16 users in a closed loop go), for a target that many new entities at once would overwhelm',
+    '{"checkoutsPerSecond": 25}: the analytics populate phase checks out at most this fast (10-100000; absent: as fast as 16 users in a closed loop go), for a target that many new entities at once would overwhelm',
   loc: '{"app": ["src/**/*.ts"], "gateway": ["src/http/**"]}: globs relative to target.json',
 };
 
