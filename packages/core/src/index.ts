@@ -12,3 +12,4 @@ export * from "./campaign.ts";
 export * from "./campaign-stats.ts";
 export * from "./provider.ts";
 export * from "./cpus.ts";
+export * from "./log-lines.ts";

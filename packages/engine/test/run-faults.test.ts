@@ -1,9 +1,10 @@
 /**
  * A target that dies mid-run: the run fails with "target exited with code 7
- * during <stage>", keeps the raw data gathered so far, and leaves no k6 behind.
+ * during <stage>" and the last lines of its log, keeps the raw data gathered so
+ * far and the end of the target's log, and leaves no k6 behind.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,12 +18,18 @@ import { descendants } from "../src/cost/proc.ts";
 const fixture = fileURLToPath(new URL("./fixtures/dying-target.ts", import.meta.url));
 
 describe("a target that dies during the run", () => {
-  it("fails the run naming the exit code and the stage, keeps partial raw data, leaves no process", { timeout: 120_000 }, async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", fixture], { env: { ...process.env, DIE_AFTER: "60" }, stdio: ["ignore", "pipe", "inherit"] });
+  it("fails naming the exit code, the stage and its log's end, keeps raw data and the log, leaves no process", { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sfbench-dying-"));
+    const log = join(dir, "dying.log");
+    // a log started by an earlier run: what is kept is its end
+    writeFileSync(log, "x".repeat(2 * 1024 * 1024) + "\nstarted\n");
+    const child = spawn(process.execPath, ["--import", "tsx", fixture], {
+      env: { ...process.env, DIE_AFTER: "60" },
+      stdio: ["ignore", "pipe", openSync(log, "a")],
+    });
     let exited: string | undefined;
     child.on("exit", (code, signal) => (exited = code !== null ? `code ${code}` : `signal ${signal}`));
-    const port = await new Promise<number>((resolve) => child.stdout.once("data", (d: Buffer) => resolve(JSON.parse(d.toString()).port)));
-    const dir = mkdtempSync(join(tmpdir(), "sfbench-dying-"));
+    const port = await new Promise<number>((resolve) => child.stdout!.once("data", (d: Buffer) => resolve(JSON.parse(d.toString()).port)));
     const { doc, file } = await runBenchmark({
       target: { name: "dying", version: "0.0.1", system: "Fixture", manifestDigest: `sha256:${"a".repeat(64)}` },
       baseUrl: `http://127.0.0.1:${port}`,
@@ -34,11 +41,20 @@ describe("a target that dies during the run", () => {
       resultsDir: join(dir, "results"),
       rawRoot: join(dir, "raw"),
       targetPids: () => (exited ? [] : [child.pid!]),
-      checkAlive: aliveCheck(() => exited),
+      checkAlive: aliveCheck(() => exited, log),
+      targetLogs: () => [log, join(dir, "never-written.log")],
       pin: false,
     });
     expect(doc.status).toBe("failed");
-    expect(doc.error!.message).toMatch(/^target exited with code 7 during ramp \((warmup|coarse) step \d+ at [\d.]+\/s\)$/);
+    expect(doc.error!.message).toMatch(
+      /^target exited with code 7 during ramp \((warmup|coarse) step \d+ at [\d.]+\/s\); last lines of its log:\n(.*\n)*out of file descriptors after \d+ checkouts$/,
+    );
+    // the end of its log is kept with the raw data, from a whole line on; a log never written is left out
+    expect(doc.rawData.files).toContain("target-logs/dying.log");
+    expect(doc.rawData.files.filter((f) => f.startsWith("target-logs/"))).toHaveLength(1);
+    const kept = readFileSync(join(doc.rawData.dir, "target-logs/dying.log"), "utf8");
+    expect(kept).toMatch(/^started\n(.*\n)*out of file descriptors after \d+ checkouts\n$/);
+    expect(kept.length).toBeLessThanOrEqual(1024 * 1024);
     expect(doc.error!.stage).toMatch(/^ramp/);
     expect(parseResult(doc).ok).toBe(true);
     expect(existsSync(file)).toBe(true);

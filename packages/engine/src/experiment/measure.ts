@@ -10,7 +10,7 @@
  * provider and how they show progress and the outcome.
  */
 import { randomUUID } from "node:crypto";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import {
   microOf,
   PIPELINE_STAGES,
@@ -34,6 +34,7 @@ import type { ProfileSettings } from "./profiles.ts";
 import type { MeasuredNodeCount } from "../resilience/scalability.ts";
 import { failedRunDocument, runBenchmark, writeResult } from "./run.ts";
 import { buildPopulatedState } from "./setup.ts";
+import { keepTargetLogs } from "./target-logs.ts";
 import { PROFILE_SETTINGS } from "./profiles.ts";
 import { runK6 } from "./k6-runner.ts";
 
@@ -137,7 +138,8 @@ export async function measureTarget(provider: TargetProvider, plan: MeasurePlan)
       resultsDir: plan.resultsDir,
       rawRoot: plan.rawRoot,
       targetPids: () => t.pids(),
-      checkAlive: aliveCheck(() => t.exited()),
+      checkAlive: aliveCheck(() => t.exited(), t.log),
+      targetLogs: () => logsOf(t),
       ...(t.control ? { control: t.control } : {}),
       ...(t.generator ? { generator: t.generator } : {}),
       ...(t.environment ? { place: t.environment } : {}),
@@ -181,9 +183,14 @@ export async function buildPopulated(
       cells: plan.cells,
       ...(plan.manifest?.populate?.checkoutsPerSecond ? { populateCheckoutsPerSecond: plan.manifest.populate.checkoutsPerSecond } : {}),
       rawRoot: plan.rawRoot,
-      checkAlive: aliveCheck(() => t.exited()),
+      checkAlive: aliveCheck(() => t.exited(), t.log),
       ...(plan.signal ? { signal: plan.signal } : {}),
       ...(plan.onProgress ? { onProgress: plan.onProgress } : {}),
+    }).catch((e: Error) => {
+      // the build writes no document: the end of the target's log goes with the build's raw data, and the error says where
+      const kept = plan.signal?.aborted ? [] : keepTargetLogs(logsOf(t), join(plan.rawRoot, runId));
+      if (kept.length) e.message += ` (the end of the target's log is kept in ${dirname(kept[0]!)})`;
+      throw e;
     });
     // the provider stops it cleanly first: the copy is what the next start would find
     plan.onNote?.(`stopping ${plan.target.name} and copying its data: the populated state every trial starts from`);
@@ -191,6 +198,11 @@ export async function buildPopulated(
     return { status: "built" as const, state: { ...state, bytes } };
   });
   return outcome.status === "built" ? outcome.state : undefined;
+}
+
+/** Every log the started target writes (absent: the provider gives none, as for a target given by URL). */
+function logsOf(t: RunningTarget): string[] {
+  return t.logFiles?.() ?? (t.log ? [t.log] : []);
 }
 
 /** Why this target cannot start its trials on a populated state (undefined: it can). */
@@ -221,8 +233,16 @@ async function harness<T>(
   // one id for the document, its raw data and whatever the provider named after the run
   const runId = plan.runId ?? randomUUID();
   const restore = plan.populated;
-  const notMeasured = (stage: BeforeMeasuring, message: string, report?: ConformanceReport): Exclude<MeasureOutcome, { status: "measured" }> => {
-    if (failures === "throw") throw new Error(`${stage}: ${message}`);
+  const rawDir = join(plan.rawRoot, runId);
+  const notMeasured = (
+    stage: BeforeMeasuring,
+    message: string,
+    report?: ConformanceReport,
+    t?: RunningTarget,
+  ): Exclude<MeasureOutcome, { status: "measured" }> => {
+    // a target that started and failed its checks may say why in its log
+    const kept = t ? keepTargetLogs(logsOf(t), rawDir) : [];
+    if (failures === "throw") throw new Error(`${stage}: ${message}${kept.length ? ` (the end of the target's log is kept in ${dirname(kept[0]!)})` : ""}`);
     const doc: ResultDocument = {
       ...failedRunDocument({
         runId,
@@ -233,7 +253,8 @@ async function harness<T>(
         message,
         k6: plan.k6,
         repoRoot: plan.repoRoot,
-        rawDir: join(plan.rawRoot, runId),
+        rawDir,
+        files: kept.map((f) => f.slice(rawDir.length + 1)),
       }),
       ...(plan.campaign ? { campaign: plan.campaign } : {}),
       // the state it was started on, also when it did not start or verify on it
@@ -282,7 +303,7 @@ async function harness<T>(
       ...(plan.onCheck ? { onCheck: (_r: unknown, done: number, total: number) => plan.onCheck!(done, total) } : {}),
     });
     if (plan.signal?.aborted) return { status: "interrupted", stage: "verify" };
-    if (report.failed > 0) return notMeasured("verify", verifyFailure(report), report);
+    if (report.failed > 0) return notMeasured("verify", verifyFailure(report), report, t);
     note(`verify: ${report.passed} checks passed`);
 
     // 2. The experiment.

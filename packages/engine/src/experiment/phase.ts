@@ -10,7 +10,7 @@
  * add its result part to @sfbench/core's Cell schema and its chart to the
  * run page, and list it in experiments.ts. Nothing else changes.
  */
-import type { Cell, CellChoice, LoadGenerator, ProgressEvent, TargetControl } from "@sfbench/core";
+import { lastLines, type Cell, type CellChoice, type LoadGenerator, type ProgressEvent, type TargetControl } from "@sfbench/core";
 import type { K6Aggregate, StepAggregate } from "../analysis/aggregate.ts";
 import type { CheckoutRecord } from "../audit/records.ts";
 import type { CpuSplit } from "../cost/affinity.ts";
@@ -30,12 +30,16 @@ export class StageError extends Error {
 
 /**
  * A liveness check for the run: throws "target exited with <how> during <stage>"
- * once `exited` reports how the target's process ended.
+ * once `exited` reports how the target's process ended, with the last lines of
+ * its log when it has one (why it died is there, and the document is what stays).
  */
-export function aliveCheck(exited: () => string | undefined): (stage: string) => void {
+export function aliveCheck(exited: () => string | undefined, log?: string): (stage: string) => void {
   return (stage) => {
     const how = exited();
-    if (how) throw new StageError(stage, `target exited with ${how} during ${stage}`);
+    if (!how) return;
+    const lines = log === undefined ? undefined : lastLines(log);
+    const last = lines ? `; last lines of its log:\n${lines}` : "";
+    throw new StageError(stage, `target exited with ${how} during ${stage}${last}`);
   };
 }
 

@@ -35,6 +35,7 @@ import { scalabilityPoints, type MeasuredNodeCount } from "../resilience/scalabi
 import { runCell } from "./cell.ts";
 import { adoptPopulatedState, checkRestored, populateScriptEnv, productPrefixOf, setupEnv, setupScript } from "./setup.ts";
 import { StageError, type RunContext, type TargetControl } from "./phase.ts";
+import { keepTargetLogs } from "./target-logs.ts";
 
 /** This run's max throughput as the scalability experiment counts it: its first cell's peak and sustainable rate. */
 export function measuredNodeCount(nodes: number, cells: readonly Cell[]): MeasuredNodeCount | undefined {
@@ -102,6 +103,8 @@ export interface BenchmarkOptions {
   targetPids: () => number[];
   /** throws when the target has died */
   checkAlive: (stage: string) => void;
+  /** the target's log files: a failed run keeps their ends with its raw data (absent: the target was given by URL) */
+  targetLogs?: () => string[];
   systemVersion?: string;
   /** give the generator and the target separate cores (default: when the machine has >= 2) */
   pin?: boolean;
@@ -259,6 +262,7 @@ export async function runBenchmark(opts: BenchmarkOptions): Promise<BenchmarkOut
     // an interruption also makes whatever was in flight fail (k6 killed, target stopped): report the interruption
     const message = opts.signal?.aborted ? `interrupted during ${stage}: ${String(opts.signal.reason ?? "the run was stopped")}` : err.message;
     error = { stage, message };
+    if (!opts.signal?.aborted && opts.targetLogs) ctx.rawFiles.push(...keepTargetLogs(opts.targetLogs(), rawDir));
   } finally {
     if (pinned) {
       // back to the cores this process started with (not its own affinity now: that is the generator's)
@@ -314,6 +318,8 @@ export function failedRunDocument(opts: {
   k6: string;
   repoRoot: string;
   rawDir: string;
+  /** raw files already kept in rawDir (the end of the target's logs) */
+  files?: string[];
 }): ResultDocument {
   return {
     schemaVersion: RESULT_SCHEMA_VERSION,
@@ -326,7 +332,7 @@ export function failedRunDocument(opts: {
     finishedAt: new Date().toISOString(),
     profile: opts.profile,
     cells: [],
-    rawData: { dir: opts.rawDir, files: [] },
+    rawData: { dir: opts.rawDir, files: opts.files ?? [] },
   };
 }
 

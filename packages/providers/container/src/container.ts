@@ -35,7 +35,7 @@ import { spawn } from "node:child_process";
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TargetManifest } from "@sfbench/core";
-import { nodeSupport } from "@sfbench/core";
+import { nodeSupport, tail } from "@sfbench/core";
 import { freePort, isAlive, portFree, spawnBalancerProcess } from "@sfbench/provider-local";
 import { TargetBusyError, TargetError } from "@sfbench/catalogue";
 import {
@@ -363,15 +363,6 @@ export async function launchNode(
     startedAt: new Date().toISOString(),
   };
   return { node, exited: () => exited };
-}
-
-/** The last lines of a log, for an error message. */
-export function tail(file: string, lines = 15): string {
-  try {
-    return readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
-  } catch {
-    return "(no log)";
-  }
 }
 
 /** Waits until `url` answers 200, failing early when the container's client exited. */

@@ -24,6 +24,7 @@ import { paths, withLock } from "@sfbench/services";
 import { glob } from "tinyglobby";
 import { copyStored, publishBuild, STAMP, storedBuild, type Stamp } from "./build-store.ts";
 import { findTarget, TargetError, targetsDir } from "@sfbench/catalogue";
+import { tail } from "@sfbench/core";
 
 export const buildDir = (name: string) => join(paths.home, "build", name);
 const stampFile = (name: string) => join(buildDir(name), STAMP);
@@ -68,14 +69,6 @@ export async function buildKey(dir: string, build: { command: string[]; inputs: 
   const hash = createHash("sha256").update(JSON.stringify(build.command));
   for (const f of files) hash.update(`\0${f}\0`).update(readFileSync(join(dir, f)));
   return hash.digest("hex");
-}
-
-function tail(file: string, lines = 20): string {
-  try {
-    return readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
-  } catch {
-    return "(no log)";
-  }
 }
 
 /**
@@ -138,7 +131,7 @@ export async function ensureBuilt(name: string, opts: BuildOptions = {}): Promis
       );
     });
     closeSync(fd);
-    if (exit !== null) throw new TargetError(`building ${name} failed (${exit}): ${build.command.join(" ")}; last log lines:\n${tail(logFile(name))}`);
+    if (exit !== null) throw new TargetError(`building ${name} failed (${exit}): ${build.command.join(" ")}; last log lines:\n${tail(logFile(name), 20)}`);
     writeFileSync(stampFile(name), JSON.stringify({ key, builtAt: new Date().toISOString() } satisfies Stamp, null, 2));
     const seconds = (performance.now() - started) / 1000;
     opts.onProgress?.(`built ${name} in ${seconds.toFixed(0)} s`);

@@ -13,7 +13,7 @@ import { spawn } from "node:child_process";
 import { closeSync, existsSync, openSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { nodeSupport } from "@sfbench/core";
+import { nodeSupport, tail } from "@sfbench/core";
 import type { ServiceName } from "@sfbench/services";
 import { ensureBuilt } from "./build.ts";
 import { releaseClaim, takeClaim } from "./claim.ts";
@@ -32,7 +32,6 @@ import {
   spawnNode,
   stateDir,
   stateFile,
-  tail,
   waitGone,
   waitHealthy,
   writeState,

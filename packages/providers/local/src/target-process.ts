@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { exited, isAlive as processAlive, paths, statFields, threadsLeft } from "@sfbench/services";
 import { buildDir, expandArgs } from "./build.ts";
 import { TargetError, type BundledTarget } from "@sfbench/catalogue";
+import { tail } from "@sfbench/core";
 import type { TargetKafka, TargetPostgres, TargetRedis } from "./storage.ts";
 
 export { ephemeralLow, freePort, portAnswers, portFree } from "@sfbench/services";
@@ -119,14 +120,6 @@ export function writeState(state: RunningTarget): void {
   mkdirSync(stateDir(), { recursive: true });
   const node0 = nodesOf(state)[0]!;
   writeFileSync(stateFile(state.name), JSON.stringify({ ...state, pid: node0.pid, log: node0.log }, null, 2));
-}
-
-export function tail(file: string, lines = 15): string {
-  try {
-    return readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
-  } catch {
-    return "(no log)";
-  }
 }
 
 export function killGroup(pid: number, signal: NodeJS.Signals): void {
