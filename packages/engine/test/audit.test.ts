@@ -137,6 +137,48 @@ async function correctTargetAfter(n: number) {
   return { url: target.url, before, records: await workload(target.url, n) };
 }
 
+describe("co-purchase answers that are wrong and stay wrong", () => {
+  it("are read again only until settleMs passes, whatever order they arrive in", async () => {
+    const { createServer } = await import("node:http");
+    target = await startMemoryTarget({ fault: "no-co-purchase" });
+    const upstream = target.url;
+    for (let i = 0; i < 8; i++) await call(upstream, "PATCH", `/products/${idOf(i)}`, { price: PRICE(i), stock: 1000 });
+    const earlier = await workload(upstream, 40);
+    // a proxy that answers the co-purchase reads after a random delay, so they arrive in a different order each time
+    const reads = new Map<string, number>();
+    const proxy = createServer(async (req, res) => {
+      const product = /^\/products\/([^/]+)\/freq-items/.exec(req.url ?? "")?.[1];
+      if (product) {
+        reads.set(product, (reads.get(product) ?? 0) + 1);
+        await new Promise((r) => setTimeout(r, Math.random() * 40));
+      }
+      const r = await fetch(upstream + req.url, { method: req.method });
+      res.writeHead(r.status, { "content-type": "application/json" }).end(await r.text());
+    });
+    await new Promise<void>((ok) => proxy.listen(0, "127.0.0.1", ok));
+    try {
+      const url = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+      const result = await audit({
+        baseUrl: url,
+        records: [],
+        allRecords: earlier,
+        idOf,
+        priceOf,
+        stockBefore: new Map(),
+        quietMs: 50,
+        settleMs: 1000,
+        settleMaxMs: 30_000,
+      });
+      expect(result.anomalies["co-purchase-wrong"]).toBe(8);
+      // the first read and the rereads that fit in settleMs (pauses of 250, 500, then what is left): an answer
+      // arriving in another order would restart the wait each time, up to settleMaxMs
+      expect(Math.max(...reads.values()), JSON.stringify([...reads])).toBeLessThanOrEqual(4);
+    } finally {
+      proxy.close();
+    }
+  });
+});
+
 describe("reads the target cannot answer", () => {
   it("are counted as unreadable, not as drift: a 500 on a read proves no lost update", async () => {
     const { createServer } = await import("node:http");

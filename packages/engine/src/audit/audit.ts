@@ -292,15 +292,17 @@ export async function audit(input: AuditInput): Promise<AuditResult> {
   };
   // A target may count co-purchases after it answers the checkout (a workflow or message of its own):
   // on a loaded machine that can outlast quietMs. The wrong ones are read again, as unsettled stock is,
-  // until they agree or settleMs passes with no answer changing (at most settleMaxMs).
+  // until they agree or settleMs passes with no answer changing (at most settleMaxMs). The answers
+  // are compared in product order: the order they arrived in is not a change.
+  const answers = (w: Map<string, Finding>) => JSON.stringify([...w].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   let wrong = await readCoPurchase(sample);
   await rereadWhile(
     () => wrong.size > 0,
     async () => {
       wrong = await readCoPurchase([...wrong.keys()]);
-      return JSON.stringify([...wrong]);
+      return answers(wrong);
     },
-    JSON.stringify([...wrong]),
+    answers(wrong),
   );
   for (const finding of wrong.values()) flag(...finding);
 
