@@ -10,7 +10,7 @@
  * provider and how they show progress and the outcome.
  */
 import { randomUUID } from "node:crypto";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import {
   microOf,
   PIPELINE_STAGES,
@@ -34,7 +34,7 @@ import type { ProfileSettings } from "./profiles.ts";
 import type { MeasuredNodeCount } from "../resilience/scalability.ts";
 import { failedRunDocument, runBenchmark, writeResult } from "./run.ts";
 import { buildPopulatedState } from "./setup.ts";
-import { keepTargetLogs } from "./target-logs.ts";
+import { keepTargetLogs, keptLogsNote } from "./target-logs.ts";
 import { PROFILE_SETTINGS } from "./profiles.ts";
 import { runK6 } from "./k6-runner.ts";
 
@@ -189,7 +189,7 @@ export async function buildPopulated(
     }).catch((e: Error) => {
       // the build writes no document: the end of the target's log goes with the build's raw data, and the error says where
       const kept = plan.signal?.aborted ? [] : keepTargetLogs(logsOf(t), join(plan.rawRoot, runId));
-      if (kept.length) e.message += ` (the end of the target's log is kept in ${dirname(kept[0]!)})`;
+      e.message += keptLogsNote(kept);
       throw e;
     });
     // the provider stops it cleanly first: the copy is what the next start would find
@@ -242,7 +242,7 @@ async function harness<T>(
   ): Exclude<MeasureOutcome, { status: "measured" }> => {
     // a target that started and failed its checks may say why in its log
     const kept = t ? keepTargetLogs(logsOf(t), rawDir) : [];
-    if (failures === "throw") throw new Error(`${stage}: ${message}${kept.length ? ` (the end of the target's log is kept in ${dirname(kept[0]!)})` : ""}`);
+    if (failures === "throw") throw new Error(`${stage}: ${message}${keptLogsNote(kept)}`);
     const doc: ResultDocument = {
       ...failedRunDocument({
         runId,

@@ -4,7 +4,7 @@
  * start of the same target begins its log afresh.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { logEnd } from "@sfbench/core";
 
 /** enough for the lines before a crash, also when a traced target writes a span line per call */
@@ -26,4 +26,9 @@ export function keepTargetLogs(logs: readonly string[], rawDir: string, maxBytes
     kept.push(to);
   }
   return kept;
+}
+
+/** What an error without a document says of the logs kept ("" when none was). */
+export function keptLogsNote(kept: readonly string[]): string {
+  return kept.length ? ` (the end of the target's log is kept in ${dirname(kept[0]!)})` : "";
 }
