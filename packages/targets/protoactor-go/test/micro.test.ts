@@ -29,7 +29,7 @@ async function ok(method: string, path: string, body?: unknown): Promise<Record<
 }
 
 describe("protoactor-go micro routes (SPEC 8)", () => {
-  // a 504 here means a lost message or a dead member: the members' own logs say which, and the next start of the target empties them
+  // a 504 here means a lost message, a dead member or an entity that left its round: the members' own logs say which, and the next start of the target empties them
   it("answers the largest requests the spec allows, within their no-answer deadline", () =>
     withOutputOnFailure(
       () => [target.log, ...nodeLogs(TARGET)],

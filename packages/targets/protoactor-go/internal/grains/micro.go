@@ -166,6 +166,24 @@ type microGrain struct {
 	bigCounts map[string]int
 }
 
+// holdForRound keeps a big entity active while its round may still need it:
+// the messages it counted are in memory only, and a bigSend waits on its
+// messages' answers, which arrive as continuations that do not count as
+// messages for the idle timer. Passivated in the middle of a round, an entity
+// would lose its count or never answer bigSend. It is let go after bigCollect,
+// or after the round's budget when the coordinator gave up.
+func (g *microGrain) holdForRound(ctx actor.Context, budget time.Duration) {
+	if g.rt.Idle > 0 {
+		ctx.SetReceiveTimeout(max(g.rt.Idle, budget))
+	}
+}
+
+func (g *microGrain) releaseAfterRound(ctx actor.Context) {
+	if g.rt.Idle > 0 && len(g.bigCounts) == 0 {
+		ctx.SetReceiveTimeout(g.rt.Idle)
+	}
+}
+
 func (g *microGrain) Receive(ctx actor.Context) {
 	switch msg := ctx.Message().(type) {
 	case *cluster.ClusterInit:
@@ -232,10 +250,13 @@ func (g *microGrain) receive(ctx actor.Context, c *MicroCall, start time.Time) {
 		answer(g.big(c, budget))
 		ctx.Stop(ctx.Self()) // a coordinator serves one request
 	case "bigReady":
+		g.holdForRound(ctx, budget)
 		answer(&MicroReply{})
 	case "bigSend":
+		g.holdForRound(ctx, budget)
 		g.bigSend(ctx, c, start)
 	case "bigMsg":
+		g.holdForRound(ctx, budget)
 		if g.bigCounts == nil {
 			g.bigCounts = map[string]int{}
 		}
@@ -244,6 +265,7 @@ func (g *microGrain) receive(ctx actor.Context, c *MicroCall, start time.Time) {
 	case "bigCollect":
 		n := g.bigCounts[c.Round]
 		delete(g.bigCounts, c.Round)
+		g.releaseAfterRound(ctx)
 		answer(&MicroReply{Received: int64(n)})
 	default:
 		ctx.Respond(encode(microFail(400, "bad-request", "micro grain: unknown op %q", c.Op)))

@@ -106,7 +106,7 @@ func mergeRuns(runs [][]int32, n int) []int32 {
 // reports how many it received. totalNs covers the last two steps.
 func (g *microGrain) big(c *MicroCall, budget time.Duration) *MicroReply {
 	n, round := c.Entities, g.id
-	if fail := g.everyBig(n, budget, func(int) *MicroCall { return &MicroCall{Op: "bigReady"} }, nil); fail != nil {
+	if fail := g.everyBig(n, budget, func(int) *MicroCall { return &MicroCall{Op: "bigReady", Budget: c.Budget} }, nil); fail != nil {
 		return fail
 	}
 	start := time.Now()
@@ -120,7 +120,7 @@ func (g *microGrain) big(c *MicroCall, budget time.Duration) *MicroReply {
 		return fail
 	}
 	var delivered int64
-	if fail := g.everyBig(n, budget, func(int) *MicroCall { return &MicroCall{Op: "bigCollect", Round: round} },
+	if fail := g.everyBig(n, budget, func(int) *MicroCall { return &MicroCall{Op: "bigCollect", Round: round, Budget: c.Budget} },
 		func(_ int, r *MicroReply) { delivered += r.Received }); fail != nil {
 		return fail
 	}
@@ -165,7 +165,7 @@ func (g *microGrain) bigSend(ctx actor.Context, c *MicroCall, start time.Time) {
 	sender := ctx.Sender()
 	targets := make([]int, 0, c.Count)
 	BigTargets(c.Seed, c.Index, c.Entities, c.Count, func(j int) { targets = append(targets, j) })
-	msg := encode(&MicroCall{Op: "bigMsg", Round: c.Round})
+	msg := encode(&MicroCall{Op: "bigMsg", Round: c.Round, Budget: c.Budget})
 	next, inFlight := 0, 0
 	// a message that hit a dead letter (the receiver's activation was passivating
 	// or moved) was certainly not counted: it is sent again to a fresh activation,
