@@ -5,14 +5,14 @@
  * 503, and on a shared CI machine the run that failed cannot be repeated.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { parseSpanLine, type Span } from "@sfbench/core";
+import { logEnd, parseSpanLine, type Span } from "@sfbench/core";
 
-/** The last `chars` characters of each file that exists, each under its path. */
+/** The last `chars` characters of each file that exists, each under its path (only the file's end is read: a traced target's log can be hundreds of MB). */
 export function outputTail(files: readonly string[], chars = 4000): string {
   return [...new Set(files)]
     .filter((file) => existsSync(file))
     .map((file) => {
-      const text = readFileSync(file, "utf8");
+      const text = logEnd(file, chars * 4) ?? "";
       const tail = text.length > chars ? `…${text.slice(-chars)}` : text;
       return `--- the end of ${file} ---\n${tail.trimEnd() || "(empty)"}`;
     })

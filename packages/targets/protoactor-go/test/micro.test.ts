@@ -5,9 +5,8 @@
  * is @sfbench/target-suite's check).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { divideExpected } from "@sfbench/conformance";
 import { nodeLogs, startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
-import { call, withOutputOnFailure } from "@sfbench/target-suite";
+import { call, largestMicroRequests, withOutputOnFailure } from "@sfbench/target-suite";
 import { TARGET } from "./helpers.ts";
 
 const PORT = 18806;
@@ -34,14 +33,7 @@ describe("protoactor-go micro routes (SPEC 8)", () => {
     withOutputOnFailure(
       () => [target.log, ...nodeLogs(TARGET)],
       async () => {
-        const divide = await ok("POST", "/micro/divide", { items: 1_000_000, fanout: 2, seed: 1 });
-        expect(divide).toMatchObject(divideExpected({ items: 1_000_000, fanout: 2, seed: 1 }));
-        const big = await ok("POST", "/micro/big", { entities: 10_000, messages: 1_000_000, seed: 11 });
-        expect(big).toMatchObject({ entities: 10_000, messages: 1_000_000, delivered: 1_000_000 });
-        const pp = await ok("POST", "/micro/pingpong", { pairs: 64, messages: 100, bytes: 65_536 });
-        expect(pp).toMatchObject({ pairs: 64, messages: 6400 });
-        const long = await ok("POST", "/micro/pingpong", { pairs: 1, messages: 100_000, bytes: 0 });
-        expect(long).toMatchObject({ pairs: 1, messages: 100_000 });
+        for (const r of largestMicroRequests()) expect(await ok("POST", r.path, r.body)).toMatchObject(r.expected);
       },
     ));
 });

@@ -5,9 +5,8 @@
  * (the conformance suite's micro group is @sfbench/target-suite's check).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { divideExpected } from "@sfbench/conformance";
 import { startTarget, stopTarget, type StartedTarget } from "@sfbench/provider-local";
-import { call } from "@sfbench/target-suite";
+import { call, largestMicroRequests } from "@sfbench/target-suite";
 import { TARGET } from "./helpers.ts";
 
 let target: StartedTarget;
@@ -29,13 +28,6 @@ async function ok(method: string, path: string, body?: unknown): Promise<Record<
 
 describe("statefun micro routes (SPEC 8)", () => {
   it("answers the largest requests the spec allows, within their no-answer deadline", async () => {
-    const divide = await ok("POST", "/micro/divide", { items: 1_000_000, fanout: 2, seed: 1 });
-    expect(divide).toMatchObject(divideExpected({ items: 1_000_000, fanout: 2, seed: 1 }));
-    const big = await ok("POST", "/micro/big", { entities: 10_000, messages: 1_000_000, seed: 11 });
-    expect(big).toMatchObject({ entities: 10_000, messages: 1_000_000, delivered: 1_000_000 });
-    const pp = await ok("POST", "/micro/pingpong", { pairs: 64, messages: 100, bytes: 65_536 });
-    expect(pp).toMatchObject({ pairs: 64, messages: 6400 });
-    const long = await ok("POST", "/micro/pingpong", { pairs: 1, messages: 100_000, bytes: 0 });
-    expect(long).toMatchObject({ pairs: 1, messages: 100_000 });
+    for (const r of largestMicroRequests()) expect(await ok("POST", r.path, r.body)).toMatchObject(r.expected);
   });
 });
