@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { judgeCell } from "@sfbench/core";
 import { startMemoryTarget, type MemoryTarget } from "@sfbench/conformance/testing";
 import { k6Path } from "@sfbench/services";
-import { kneeCores, warmedUp, warmUp } from "../src/experiment/phases/ramp.ts";
+import { kneeCores, warmedUp, warmUp, warmupStepOf } from "../src/experiment/phases/ramp.ts";
 import { runBenchmark } from "../src/experiment/run.ts";
 import { PROFILE_SETTINGS } from "../src/experiment/profiles.ts";
 
@@ -126,6 +126,20 @@ describe("the warm-up's end", () => {
     expect(warmedUp([at(undefined), at(0.01)], 0.1)).toBe(true);
     // a workflow engine whose knee is below the warm-up rate: more steps of overload tell nothing
     expect(warmedUp([at(0.15, { full: true, overloaded: true })], 0.1)).toBe(true);
+  });
+
+  it("reads a step as overloaded by what the target served inside it, not by the answers that came after it", () => {
+    // Dapr's analytics at 25/s: 8 s, 13.3 queries/s answered inside the step, the rest during k6's grace period
+    const step = { offeredRate: 25, achievedRate: 24.6, window: { completedRate: 13.3 } };
+    const read = warmupStepOf(step, 1.07, 1);
+    expect(read).toEqual({ cost: 1.07 / 24.6, overloaded: true, full: true });
+    expect(warmedUp([read], 0.1)).toBe(true);
+    // served inside the step: judged by its cost alone
+    expect(warmupStepOf({ ...step, window: { completedRate: 24.1 } }, 0.5, 1)).toEqual({ cost: 0.5 / 24.6, overloaded: false, full: false });
+    // planned rejections (a checkout without stock) are served requests, as the search counts them
+    expect(warmupStepOf({ offeredRate: 25, achievedRate: 20, window: { completedRate: 24.5 } }, 0.5, 1).overloaded).toBe(false);
+    // a target given by URL: no cores, no cost, no verdict on its cores
+    expect(warmupStepOf(step, undefined, undefined)).toEqual({ cost: undefined, overloaded: true, full: false });
   });
 
   it("runs steps until then, at most maxSteps, and says why each further one runs", async () => {

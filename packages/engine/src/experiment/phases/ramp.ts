@@ -61,6 +61,28 @@ export interface WarmupStep {
 }
 
 /**
+ * A warm-up step as warmedUp reads it. Overloaded by what the target served
+ * inside the step, as the search judges its steps (the step's window), not by
+ * every answer that came by the end of k6's grace period: a target whose
+ * queue grew through the step answers most of it afterwards, and looked as if
+ * it kept up (Dapr's analytics at 25/s served 13 queries/s inside each step,
+ * 2 s at p50, and ran six warm-up steps, "all its cores busy", where it should
+ * have stopped after one). `used` is the target's cores during the step,
+ * `given` the cores it was given.
+ */
+export function warmupStepOf(
+  step: { offeredRate: number | null; achievedRate: number; window: { completedRate: number } },
+  used: number | undefined,
+  given: number | undefined,
+): WarmupStep {
+  return {
+    cost: used !== undefined && step.achievedRate > 0 ? used / step.achievedRate : undefined,
+    overloaded: step.offeredRate !== null && step.window.completedRate < 0.9 * step.offeredRate,
+    full: used !== undefined && given !== undefined && used >= 0.9 * given,
+  };
+}
+
+/**
  * Whether the warm-up is over. Over at once when the cost cannot be read (a
  * target given by URL, a step with no success: nothing says to wait) or when
  * the step was overloaded (the rate is above what the target serves, so
@@ -170,14 +192,7 @@ export const ramp: Phase = {
         ? await warmUp(
             async () => {
               await load(Math.max(s.knee.minRate ?? 1, roundRate(s.knee.startRate * proc.warmupShare)), "warmup", proc.warmupS);
-              const used = cores.at(-1);
-              const { achievedRate, offeredRate } = steps.at(-1)!.step;
-              const given = ctx.split?.targetCores;
-              return {
-                cost: used !== undefined && achievedRate > 0 ? used / achievedRate : undefined,
-                overloaded: offeredRate !== null && achievedRate < 0.9 * offeredRate,
-                full: used !== undefined && given !== undefined && used >= 0.9 * given,
-              };
+              return warmupStepOf(steps.at(-1)!.step, cores.at(-1), ctx.split?.targetCores);
             },
             proc.warmupSettle,
             (line) => progress(ctx, cell, "ramp", line),
