@@ -1,7 +1,6 @@
 package dev.sfbench.pekko.app;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -19,11 +18,11 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
  */
 public final class FreqItems {
   private final ClusterSharding sharding;
-  private final Duration timeout;
+  private final Reads reads;
 
-  public FreqItems(ClusterSharding sharding, Duration timeout) {
+  public FreqItems(ClusterSharding sharding, Reads reads) {
     this.sharding = sharding;
-    this.timeout = timeout;
+    this.reads = reads;
   }
 
   /** The answer as a set of ids, or the root's failure (404 for an unknown product). */
@@ -40,7 +39,7 @@ public final class FreqItems {
   }
 
   private CompletionStage<Reply> top(String product, int n, Set<String> exclude, Trace trace) {
-    return sharding.entityRefFor(Product.KEY, product).ask(to -> new Product.Top(n, new ArrayList<>(exclude), trace, to), timeout);
+    return reads.ask(timeout -> sharding.entityRefFor(Product.KEY, product).ask(to -> new Product.Top(n, new ArrayList<>(exclude), trace, to), timeout));
   }
 
   private static List<String> ids(Reply r) {

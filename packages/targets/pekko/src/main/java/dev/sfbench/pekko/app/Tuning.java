@@ -22,7 +22,17 @@ public final class Tuning {
    */
   public static final Duration SAGA_ASK = Duration.ofSeconds(5);
 
-  /** The pause before the saga repeats an ask that failed. */
+  /**
+   * How long one attempt of an entity read waits (Reads). An answered read
+   * takes milliseconds even at the knee; one with no answer after this long
+   * was dropped in a hand-off or sent to a member being downed.
+   */
+  public static final Duration READ_ASK = Duration.ofSeconds(5);
+
+  /** Attempts of an entity read: with the pauses between them about the 15 s a write's ask waits. */
+  public static final int READ_ATTEMPTS = 3;
+
+  /** The pause before the saga repeats an ask that failed, and before a read is asked again. */
   public static final Duration SAGA_RETRY = Duration.ofMillis(500);
 
   /** A finished order stays in memory this long for GET /orders, then passivates (it is a remembered entity). */

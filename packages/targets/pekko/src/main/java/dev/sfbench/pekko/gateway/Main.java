@@ -9,6 +9,7 @@ import dev.sfbench.pekko.app.Order;
 import dev.sfbench.pekko.app.OrderView;
 import dev.sfbench.pekko.app.PingPong;
 import dev.sfbench.pekko.app.Product;
+import dev.sfbench.pekko.app.Reads;
 import dev.sfbench.pekko.app.Reply;
 import dev.sfbench.pekko.app.Spans;
 import dev.sfbench.pekko.app.User;
@@ -39,7 +40,7 @@ import org.apache.pekko.stream.Materializer;
  * sharding for every entity type and serves the HTTP API on PORT.
  */
 public final class Main {
-  /** One entity ask of the gateway. */
+  /** One entity ask of the gateway that writes (a read is asked again: Reads). */
   private static final Duration ASK = Duration.ofSeconds(15);
   /** A checkout: the saga's asks may be repeated while a killed member's shards move (Tuning.SAGA_ASK). */
   private static final Duration CHECKOUT = Duration.ofSeconds(30);
@@ -74,7 +75,7 @@ public final class Main {
     sharding.init(Entity.of(PingPong.KEY, ctx -> PingPong.create(ctx.getEntityId())));
 
     Materializer materializer = Materializer.matFromSystem(system);
-    List<Route> routes = new ArrayList<>(new Shop(sharding, new OrderView(system, materializer), ASK, CHECKOUT).routes());
+    List<Route> routes = new ArrayList<>(new Shop(sharding, new Reads(system), new OrderView(system, materializer), ASK, CHECKOUT).routes());
     routes.addAll(new MicroRoutes(system, sharding, ASK).routes());
     String probe = "health-probe-" + env.port();
     Gateway gateway = new Gateway(routes, materializer, () -> {

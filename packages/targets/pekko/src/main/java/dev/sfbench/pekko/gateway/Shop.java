@@ -7,6 +7,7 @@ import dev.sfbench.pekko.app.FreqItems;
 import dev.sfbench.pekko.app.Order;
 import dev.sfbench.pekko.app.OrderView;
 import dev.sfbench.pekko.app.Product;
+import dev.sfbench.pekko.app.Reads;
 import dev.sfbench.pekko.app.Reply;
 import dev.sfbench.pekko.app.User;
 import java.time.Duration;
@@ -21,28 +22,30 @@ public final class Shop {
   private final ClusterSharding sharding;
   private final Duration timeout;
   private final Duration checkoutTimeout;
+  private final Reads reads;
   private final FreqItems freqItems;
   private final OrderView orders;
 
-  public Shop(ClusterSharding sharding, OrderView orders, Duration timeout, Duration checkoutTimeout) {
+  public Shop(ClusterSharding sharding, Reads reads, OrderView orders, Duration timeout, Duration checkoutTimeout) {
     this.sharding = sharding;
+    this.reads = reads;
     this.orders = orders;
     this.timeout = timeout;
     this.checkoutTimeout = checkoutTimeout;
-    this.freqItems = new FreqItems(sharding, timeout);
+    this.freqItems = new FreqItems(sharding, reads);
   }
 
   public List<Route> routes() {
     return List.of(
         Route.of("POST", "/products", "product", "create", this::createProduct),
         Route.of("PATCH", "/products/*", "product", "upsert", this::patchProduct),
-        Route.of("GET", "/products/*", "product", "get", r -> sharding.entityRefFor(Product.KEY, r.id()).ask(to -> new Product.Get(r.trace(), to), timeout)),
+        Route.of("GET", "/products/*", "product", "get", r -> reads.ask(t -> sharding.entityRefFor(Product.KEY, r.id()).ask(to -> new Product.Get(r.trace(), to), t))),
         Route.of("GET", "/products/*/freq-items", "product", "freqItems", this::freq),
         Route.of("POST", "/users", "user", "create", this::createUser),
-        Route.of("GET", "/users/*", "user", "get", r -> sharding.entityRefFor(User.KEY, r.id()).ask(to -> new User.Get(r.trace(), to), timeout)),
+        Route.of("GET", "/users/*", "user", "get", r -> reads.ask(t -> sharding.entityRefFor(User.KEY, r.id()).ask(to -> new User.Get(r.trace(), to), t))),
         Route.of("PATCH", "/users/*/credits/add", "user", "addCredits", this::addCredits),
         Route.of("POST", "/shopping-carts", "cart", "create", this::createCart),
-        Route.of("GET", "/shopping-carts/*", "cart", "get", r -> sharding.entityRefFor(Cart.KEY, r.id()).ask(to -> new Cart.Get(r.trace(), to), timeout)),
+        Route.of("GET", "/shopping-carts/*", "cart", "get", r -> reads.ask(t -> sharding.entityRefFor(Cart.KEY, r.id()).ask(to -> new Cart.Get(r.trace(), to), t))),
         Route.of("POST", "/shopping-carts/*/products", "cart", "addProduct", this::addToCart),
         Route.of("POST", "/orders/checkout", "order", "checkout", this::checkout),
         Route.of("GET", "/orders/*", "order", "get", r -> orders.read(r.id())));
