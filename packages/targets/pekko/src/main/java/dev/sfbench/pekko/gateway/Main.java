@@ -40,7 +40,7 @@ import org.apache.pekko.stream.Materializer;
  * sharding for every entity type and serves the HTTP API on PORT.
  */
 public final class Main {
-  /** One entity ask of the gateway that writes (a read is asked again: Reads). */
+  /** One entity ask of the gateway, other than a shop entity's read (those are asked again: Reads). */
   private static final Duration ASK = Duration.ofSeconds(15);
   /** A checkout: the saga's asks may be repeated while a killed member's shards move (Tuning.SAGA_ASK). */
   private static final Duration CHECKOUT = Duration.ofSeconds(30);
