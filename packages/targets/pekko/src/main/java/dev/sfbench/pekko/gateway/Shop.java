@@ -92,12 +92,16 @@ public final class Shop {
     return created(sharding.entityRefFor(Cart.KEY, id).ask(to -> new Cart.Create(r.trace(), to), timeout), id);
   }
 
-  /** 404 for an unknown product before the cart is asked: carts only hold products that exist. */
+  /**
+   * 404 for an unknown product before the cart is asked: carts only hold
+   * products that exist. The product's read is asked again like any read; the
+   * cart's add is a write and is asked once.
+   */
   private CompletionStage<Reply> addToCart(Request r) {
     JsonNode body = Validate.object(r.body(), false);
     String productId = Validate.idField(body, "productId");
     long amount = Validate.integer(body, "amount", 1, Validate.MAX_INT, true).get();
-    return sharding.entityRefFor(Product.KEY, productId).<Reply>ask(to -> new Product.Get(r.trace(), to), timeout).thenCompose(p -> {
+    return reads.<Reply>ask(t -> sharding.entityRefFor(Product.KEY, productId).ask(to -> new Product.Get(r.trace(), to), t)).thenCompose(p -> {
       if (!p.isOk()) return CompletableFuture.completedFuture(p);
       return sharding.entityRefFor(Cart.KEY, r.id()).<Reply>ask(to -> new Cart.Add(productId, amount, r.trace(), to), timeout);
     });
