@@ -42,15 +42,20 @@ type base struct {
 	rt *Runtime
 }
 
-// call runs h for one call in the actor's turn of this process (turns.go),
-// and first forgets what the actor object holds in memory, so that every call
-// reads the state it needs from the state store. An object outlives its
-// actor's stay on this node: after node 1 joined, actors moved there, and
-// node 1 was killed, the Go SDK handed their calls back on node 0 to the
-// objects from before the move, whose cached stock was missing what node 1
-// had retracted (the next write undid it). Reading per call costs one state
-// store read per key the call needs. ctx is the request daprd sent; it ends
-// when daprd gives the call up.
+// call runs h for one call in the actor's turn of this process (turns.go).
+// The actor object keeps what it read and wrote between calls, as Dapr's SDKs
+// keep an active actor's state: a call reads a key from the state store only
+// the first time the object needs it. Two things make the object forget it
+// first. An actor this process was told to deactivate (daprd's DELETE, sent
+// when the actor is idle or has moved to another node: Runtime.departed)
+// reads every call from the store from then on: in the kill test an object
+// outlived its actor's stay on this node (the actor moved to node 1 and came
+// back to this object when node 1 died, its kept stock missing node 1's
+// retractions), and daprd can hand a call to this process after it drained
+// the actor, which makes an object the next move does not drain. And a call
+// that did not succeed forgets afterwards: a write whose answer was lost may
+// have committed or not. ctx is the request daprd sent; it ends when daprd
+// gives the call up.
 func (b *base) call(ctx context.Context, kind string, call *Call, h handler, forget func()) (*Reply, error) {
 	if call == nil {
 		return fail(400, "bad-request", "%s: empty call", kind), nil
@@ -61,8 +66,14 @@ func (b *base) call(ctx context.Context, kind string, call *Call, h handler, for
 		return fail(503, "unavailable", "%s/%s %s: abandoned before its turn: %v", kind, EntityID(b.ID()), call.Op, err), nil
 	}
 	defer release()
-	forget()
-	return b.rt.serve(kind, b.ID(), call, h), nil
+	if b.rt.departed.has(kind, b.ID()) {
+		forget()
+	}
+	reply := b.rt.serve(kind, b.ID(), call, h)
+	if reply.Status != 0 {
+		forget()
+	}
+	return reply, nil
 }
 
 // Factories are the actor types this app hosts, as the Go SDK registers them.

@@ -3,6 +3,7 @@ package actors
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	daprhttp "github.com/dapr/go-sdk/service/http"
 	"github.com/go-chi/chi/v5"
@@ -42,6 +43,12 @@ func (rt *Runtime) Serve(addr string) (stop func() error, errs <-chan error) {
 	// a middleware answers the route before the SDK's own handler (which Start registers) sees it
 	mux.Use(func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodDelete {
+				// daprd deactivates an actor (idle, or moved to another node): DELETE /actors/<type>/<id>
+				if parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/"); len(parts) == 3 && parts[0] == "actors" {
+					rt.departed.Deactivated(parts[1], parts[2])
+				}
+			}
 			if r.Method == http.MethodGet && r.URL.Path == "/dapr/config" {
 				w.Header().Set("content-type", "application/json")
 				_, _ = w.Write(cfg)
