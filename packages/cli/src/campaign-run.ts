@@ -136,6 +136,7 @@ export async function campaign(opts: CampaignOptions): Promise<CampaignOutcome> 
             notes: trialNotes(doc),
           });
           if (busy) note(`campaign: ${target}'s trial was busy: ${doc.noise!.busyBecause.join("; ")}${repeat ? "; once more" : "; counted (no repeats left)"}`);
+          stopIfInterrupted(opts);
           if (!repeat) break;
           busyRepeated++;
         }
@@ -161,7 +162,16 @@ export async function campaign(opts: CampaignOptions): Promise<CampaignOutcome> 
   const file = join(dir, "campaign.json");
   writeFileSync(file, JSON.stringify(parsed.campaign, null, 2) + "\n", { flag: "wx" });
   const allCompleted = trials.filter((t) => t.counted).every((t) => t.status === "completed");
-  return { code: !error && allCompleted ? 0 : 1, doc: parsed.campaign, file, dir };
+  return { code: opts.run.signal?.aborted ? 130 : !error && allCompleted ? 0 : 1, doc: parsed.campaign, file, dir };
+}
+
+/** The campaign's command was interrupted (interrupt.ts): no further trial or build starts. */
+class Interrupted extends Error {}
+
+/** Throws Interrupted when the campaign's signal was aborted and `now` (false: the trial wrote its document, which the round keeps first). */
+function stopIfInterrupted(opts: CampaignOptions, now = true): void {
+  const signal = opts.run.signal;
+  if (now && signal?.aborted) throw new Interrupted(`interrupted: ${String(signal.reason ?? "the campaign was stopped")}`);
 }
 
 /** Why a trial gives no figure for a cell: its run's error, or each invalid cell's reason. */
@@ -205,6 +215,7 @@ async function buildStates(opts: CampaignOptions, statesDir: string): Promise<Po
       out.push({ target, built: { restore: dir, state } });
     } catch (e) {
       if (!(e instanceof Error)) throw e;
+      stopIfInterrupted(opts);
       note(`campaign: ${target} has no populated state (its trials seed their own): ${e.message}`);
       out.push({ target, reason: e.message });
     }
@@ -222,12 +233,13 @@ async function oneTrial(
 ): Promise<{ doc: ResultDocument; file: string }> {
   try {
     const r = await runOnce({ ...trialOptions(opts, target, dir), campaign: tag, ...(populated ? { populated } : {}) });
+    stopIfInterrupted(opts, r.file === undefined);
     if (r.doc && r.file) return { doc: r.doc, file: r.file };
     if (r.file) return { doc: readDocument(r.file), file: r.file };
     throw new Error("the run wrote no result document");
   } catch (e) {
     // the campaign goes on: a target that cannot start in one round is a failed trial of that round
-    if (!(e instanceof Error)) throw e;
+    if (!(e instanceof Error) || e instanceof Interrupted) throw e;
     const { manifest } = findTarget(bundledName(target), opts.targetsRoot);
     const doc: ResultDocument = {
       ...failedRunDocument({

@@ -4,6 +4,7 @@
  */
 import { ApiError, isAuthError } from "./api.ts";
 import { returnBorrowed } from "./borrowed.ts";
+import { endCommandSignal } from "./interrupt.ts";
 import { EXIT } from "./exit.ts";
 import { HelpShown, UsageError } from "./args.ts";
 import { COMMANDS, isEnvironmentError, RepositoryOnlyError } from "./commands-table.ts";
@@ -23,6 +24,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (e) {
     return await failure(e);
   } finally {
+    endCommandSignal();
     await returnBorrowed().catch((e: Error) => process.stderr.write(`warning: could not stop a service this command started: ${e.message}\n`));
   }
 }

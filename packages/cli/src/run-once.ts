@@ -66,6 +66,8 @@ export interface RunOnceOptions {
   settings?: Partial<ProfileSettings>;
   /** start the target on this populated state (built by buildPopulatedOnce) instead of seeding it */
   populated?: { restore: string; state: PopulatedState };
+  /** aborted: the run stops its target at once and its document says interrupted (interrupt.ts) */
+  signal?: AbortSignal;
 }
 
 export interface RunOnceOutcome {
@@ -129,6 +131,7 @@ function planOf(o: RunOnceOptions, runId: string, chosen: ReturnType<typeof choo
     ...(o.noTrace || o.kubePlay ? {} : { kafka: kafkaUp }),
     onNote: note,
     onProgress: (e: ProgressEvent) => live.update(e),
+    ...(o.signal ? { signal: o.signal } : {}),
   };
 }
 
@@ -177,6 +180,10 @@ export function reportRun(outcome: { doc: ResultDocument; file: string }, json: 
   if (outcome.doc.status === "failed") {
     note(`run failed during ${outcome.doc.error!.stage}: ${outcome.doc.error!.message}`);
     return { code: 1, doc: outcome.doc, file: outcome.file };
+  }
+  if (outcome.doc.status === "interrupted") {
+    note(`run ${outcome.doc.error?.message ?? "interrupted"}; its target was stopped`);
+    return { code: 130, doc: outcome.doc, file: outcome.file };
   }
   return { code: 0, doc: outcome.doc, file: outcome.file };
 }

@@ -1,4 +1,5 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcessByStdio } from "node:child_process";
+import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 
 const BIN = fileURLToPath(new URL("../bin/sfbench.mjs", import.meta.url));
@@ -9,11 +10,16 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the real `sfbench` entry point as a child process; an `undefined` in `env` removes that variable. */
-export function sfbench(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
+/** The real `sfbench` entry point started as a child process, its output piped; an `undefined` in `env` removes that variable. */
+export function spawnSfbench(args: string[], env: Record<string, string | undefined> = {}): ChildProcessByStdio<null, Readable, Readable> {
   const merged = Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined));
+  return spawn(process.execPath, [BIN, ...args], { env: merged, stdio: ["ignore", "pipe", "pipe"] });
+}
+
+/** Runs the real `sfbench` entry point as a child process until it exits; an `undefined` in `env` removes that variable. */
+export function sfbench(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: merged, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawnSfbench(args, env);
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d));

@@ -7,11 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { parseResult, parseSpanLine, type ResultDocument } from "@sfbench/core";
+import { parseCampaign, parseResult, parseSpanLine, type ResultDocument } from "@sfbench/core";
 import { startMemoryTarget, type MemoryTarget } from "@sfbench/conformance/testing";
 import { kafkaBrokers, paths, status, up } from "@sfbench/services";
 import { readAuditRecords, roundRate, spanTopic, streamK6Csv, withAdmin } from "@sfbench/engine";
-import { sfbench } from "./helpers.ts";
+import { isAlive, runningTarget, targetPids } from "@sfbench/provider-local";
+import { sfbench, spawnSfbench } from "./helpers.ts";
 
 /** The shape the web charts read (a copy of apps/web/src/charts/data/breakdown.ts, strict here). */
 const ms = z.number().nonnegative();
@@ -226,5 +227,38 @@ describe("sfbench run refusals", () => {
     expect(doc.error!.stage).toBe("verify");
     expect(doc.error!.message).toMatch(/conformance checks failed: .*checkout\.insufficient-stock-changes-nothing/);
     expect(doc.cells).toEqual([]);
+  });
+});
+
+describe("Ctrl-C during sfbench campaign", () => {
+  it("stops the target it started and the target's PostgreSQL, keeps the campaign document with the reason, and exits 130", { timeout: 180_000 }, async () => {
+    const results = mkdtempSync(join(tmpdir(), "sfbench-results-"));
+    const child = spawnSfbench(["campaign", "--targets", "node-postgres", "--trials", "1", "--profile", "quick", "--no-trace", "--results", results]);
+    let output = "";
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    const started = new Promise<void>((resolve) => {
+      const read = (d: Buffer) => {
+        output += d;
+        if (/node-postgres is up at /.test(output)) resolve();
+      };
+      child.stdout.on("data", read);
+      child.stderr.on("data", read);
+    });
+    await Promise.race([started, exited]);
+    const pids = targetPids("node-postgres");
+    const all = [...pids.nodes.map((n) => n.pid), ...(pids.postgres ? [pids.postgres] : [])];
+    expect(all, output).toHaveLength(2);
+
+    child.kill("SIGINT");
+    expect(await exited, output).toBe(130);
+    expect(output).toMatch(/SIGINT: stopping the target and ending the run/);
+    // node's default would have left both running in the target's own process group
+    expect(all.filter((pid) => isAlive(pid))).toEqual([]);
+    expect(runningTarget("node-postgres")).toBeUndefined();
+    const [dir] = readdirSync(join(results, "campaigns"));
+    const parsed = parseCampaign(JSON.parse(readFileSync(join(results, "campaigns", dir!, "campaign.json"), "utf8")));
+    if (!parsed.ok) throw new Error(parsed.errors.join("\n"));
+    expect(parsed.campaign.error).toBe("interrupted: SIGINT from the command line");
+    expect(parsed.campaign.trials).toEqual([]);
   });
 });

@@ -16,6 +16,7 @@ import { intFlag, oneOf, parseFlags, UsageError } from "../args.ts";
 import { BUSY_REPEATS, bundledName, DEFAULT_TRIALS, MAX_TRIALS } from "../campaign-limits.ts";
 import { needRepository } from "../commands-table.ts";
 import { campaignOnServer } from "../campaign-remote.ts";
+import { commandSignal } from "../interrupt.ts";
 import { note } from "../progress.ts";
 
 export const campaignFlags = {
@@ -89,6 +90,6 @@ export async function campaign(argv: string[]): Promise<number> {
     ...(Object.keys(images).length ? { images } : {}),
     ...(values["seed-each-trial"] ? { seedEachTrial: true } : {}),
     resultsRoot: values.results ?? join(paths.root, "results"),
-    run: { cmd, noTrace: Boolean(values["no-trace"]), chosen, cells: cellsOf(chosen), profile, experiment: "throughput", seed, k6 },
+    run: { cmd, noTrace: Boolean(values["no-trace"]), chosen, cells: cellsOf(chosen), profile, experiment: "throughput", seed, k6, signal: commandSignal() },
   });
 }

@@ -26,6 +26,7 @@ import { k6Path, paths } from "@sfbench/services";
 import { measuredNodeCount, type MeasuredNodeCount } from "@sfbench/engine";
 import { intFlag, oneOf, parseFlags, UsageError, urlFlag } from "../args.ts";
 import { BUSY_REPEATS, MAX_TRIALS, runCampaign } from "../campaign-run.ts";
+import { commandSignal } from "../interrupt.ts";
 import { note } from "../progress.ts";
 import { runOnce } from "../run-once.ts";
 import { readManifest } from "../manifest-file.ts";
@@ -120,6 +121,7 @@ export async function run(argv: string[]): Promise<number> {
     seed,
     resultsDir,
     k6,
+    signal: commandSignal(),
   };
   const once = (nodes: number | undefined, scalability?: { measured: MeasuredNodeCount[]; routing: "balancer" | "self" }) =>
     runOnce({ ...base, ...(nodes !== undefined ? { nodes } : {}), ...(scalability ? { scalability } : {}) });
