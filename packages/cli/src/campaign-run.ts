@@ -168,10 +168,10 @@ export async function campaign(opts: CampaignOptions): Promise<CampaignOutcome> 
 /** The campaign's command was interrupted (interrupt.ts): no further trial or build starts. */
 class Interrupted extends Error {}
 
-/** Throws Interrupted when the campaign's signal was aborted and `now` (false: the trial wrote its document, which the round keeps first). */
-function stopIfInterrupted(opts: CampaignOptions, now = true): void {
+/** Throws Interrupted when the campaign's signal was aborted. */
+function stopIfInterrupted(opts: CampaignOptions): void {
   const signal = opts.run.signal;
-  if (now && signal?.aborted) throw new Interrupted(`interrupted: ${String(signal.reason ?? "the campaign was stopped")}`);
+  if (signal?.aborted) throw new Interrupted(`interrupted: ${String(signal.reason ?? "the campaign was stopped")}`);
 }
 
 /** Why a trial gives no figure for a cell: its run's error, or each invalid cell's reason. */
@@ -233,7 +233,8 @@ async function oneTrial(
 ): Promise<{ doc: ResultDocument; file: string }> {
   try {
     const r = await runOnce({ ...trialOptions(opts, target, dir), campaign: tag, ...(populated ? { populated } : {}) });
-    stopIfInterrupted(opts, r.file === undefined);
+    // a trial that wrote its document (interrupted while measuring) is kept by its round first
+    if (r.file === undefined) stopIfInterrupted(opts);
     if (r.doc && r.file) return { doc: r.doc, file: r.file };
     if (r.file) return { doc: readDocument(r.file), file: r.file };
     throw new Error("the run wrote no result document");

@@ -32,7 +32,7 @@ type Runtime struct {
 	// turns holds each shop actor's calls in this process to one at a time (turns.go)
 	turns Turns
 	// departed holds the actors daprd deactivated here (host.go)
-	departed Departed
+	departed departedActors
 }
 
 // notPlaced says the sidecar found no host for the actor: placement has not
@@ -105,18 +105,18 @@ func (rt *Runtime) must(kind, id string, call *Call) *Reply {
 	return r
 }
 
-// Departed is the set of actors this process was told to deactivate. Their
-// objects read their state from the store on every call (base.call): once an
-// actor has left, this process cannot tell from its calls whether another
-// node wrote its state since.
-type Departed struct {
+// departedActors is the set of actors this process was told to deactivate.
+// Their objects read their state from the store on every call (base.call):
+// once an actor has left, this process cannot tell from its calls whether
+// another node wrote its state since.
+type departedActors struct {
 	ids sync.Map // kind + "/" + actor id
 }
 
-// Deactivated records daprd's deactivation of actor kind/actorID.
-func (d *Departed) Deactivated(kind, actorID string) { d.ids.Store(kind+"/"+actorID, struct{}{}) }
+// add records daprd's deactivation of actor kind/actorID.
+func (d *departedActors) add(kind, actorID string) { d.ids.Store(kind+"/"+actorID, struct{}{}) }
 
-func (d *Departed) has(kind, actorID string) bool {
+func (d *departedActors) has(kind, actorID string) bool {
 	_, ok := d.ids.Load(kind + "/" + actorID)
 	return ok
 }

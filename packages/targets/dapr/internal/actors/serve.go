@@ -46,7 +46,7 @@ func (rt *Runtime) Serve(addr string) (stop func() error, errs <-chan error) {
 			if r.Method == http.MethodDelete {
 				// daprd deactivates an actor (idle, or moved to another node): DELETE /actors/<type>/<id>
 				if parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/"); len(parts) == 3 && parts[0] == "actors" {
-					rt.departed.Deactivated(parts[1], parts[2])
+					rt.departed.add(parts[1], parts[2])
 				}
 			}
 			if r.Method == http.MethodGet && r.URL.Path == "/dapr/config" {
