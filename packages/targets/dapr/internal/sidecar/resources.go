@@ -13,8 +13,13 @@ const (
 	AppID = "sfbench-dapr"
 	// StateStore is the component that holds actor state.
 	StateStore = "actorstate"
-	// StateTable is the table the PostgreSQL state store keeps every actor's state in.
-	StateTable = "dapr_actor_state"
+	// StateTablePrefix names the PostgreSQL state store v2's tables; its state
+	// table is the prefix and "state". Not v1's table name: v1's table has other
+	// columns, and v2 would take an existing one for its own (its migration
+	// creates the table only if none exists) and fail on every statement.
+	StateTablePrefix = "dapr_actor_v2_"
+	// StateTable is the table the state store keeps every actor's state in.
+	StateTable = StateTablePrefix + "state"
 	// MetadataTable is the state store's own bookkeeping table.
 	MetadataTable = "dapr_metadata"
 )
@@ -38,10 +43,12 @@ func yamlString(s string) string {
 	return b.String()
 }
 
-// component is the actor state store: Dapr's PostgreSQL state store (v1, the
-// stable one) on the target's own PostgreSQL, flagged as the actor state store.
-// Every actor state transaction is one PostgreSQL transaction, committed before
-// the sidecar answers the app.
+// component is the actor state store: Dapr's PostgreSQL state store v2, the
+// version Dapr's component reference asks new applications to use, on the
+// target's own PostgreSQL, flagged as the actor state store. Every actor state
+// transaction is one PostgreSQL transaction, committed before the sidecar
+// answers the app. No state carries a TTL, so the hourly sweep for expired rows
+// is off, as the reference advises for such stores.
 func component(databaseURL string) string {
 	return `apiVersion: dapr.io/v1alpha1
 kind: Component
@@ -49,16 +56,18 @@ metadata:
   name: ` + StateStore + `
 spec:
   type: state.postgresql
-  version: v1
+  version: v2
   metadata:
     - name: connectionString
       value: ` + yamlString(databaseURL) + `
     - name: actorStateStore
       value: "true"
-    - name: tableName
-      value: ` + StateTable + `
+    - name: tablePrefix
+      value: ` + StateTablePrefix + `
     - name: metadataTableName
       value: ` + MetadataTable + `
+    - name: cleanupInterval
+      value: "0"
 `
 }
 
