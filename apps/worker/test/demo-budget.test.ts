@@ -5,8 +5,11 @@
  * at the end each system's ratio to the reference in the live rounds, beside
  * the kept one.
  */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { listTargets } from "@sfbench/catalogue";
 import { compareStatistics } from "../../../packages/cli/src/reproduce.ts";
 import { keptCampaigns, keptRatios, liveStatistics, measuresTheCell, planDemo, UNKNOWN_FACTOR, type LiveTrial } from "../../../scripts/lib/demo-budget.ts";
 
@@ -19,6 +22,20 @@ const doc = (rate: number | null, status = "completed"): LiveTrial["document"] =
 });
 
 describe("the demo's campaign within a budget", () => {
+  it("imports only bundled systems: a campaign of a system against a copy of itself is kept in results/comparisons/, not among the board's evidence", () => {
+    const bundled = new Set(listTargets().map((t) => t.name));
+    // what the import makes a system of: each trial document's target name
+    const strangers = readdirSync(KEPT).flatMap((folder) => {
+      const campaign = JSON.parse(readFileSync(join(KEPT, folder, "campaign.json"), "utf8")) as { trials: { document?: string }[] };
+      return campaign.trials.flatMap(({ document }) => {
+        if (!document) return [];
+        const { target } = JSON.parse(readFileSync(join(KEPT, folder, document), "utf8")) as { target: { name: string } };
+        return bundled.has(target.name) ? [] : [`${folder}: ${target.name}`];
+      });
+    });
+    expect(strangers).toEqual([]);
+  });
+
   it("reads the kept campaigns newest first", () => {
     expect(kept.length).toBeGreaterThan(1);
     expect(kept.map((c) => c.startedAt)).toEqual([...kept.map((c) => c.startedAt)].sort().reverse());
