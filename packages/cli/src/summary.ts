@@ -1,5 +1,5 @@
 /** The summary table printed at the end of `sfbench run`. */
-import { rankable, type ResultDocument } from "@sfbench/core";
+import { costPer1000, rankable, type ResultDocument } from "@sfbench/core";
 
 const f = (x: number | null | undefined, digits = 1) => (x === null || x === undefined || !Number.isFinite(x) ? "-" : x.toFixed(digits));
 
@@ -32,7 +32,7 @@ export function summaryTable(doc: ResultDocument): string {
     f(c.stable?.latency.p50, 2),
     f(c.stable?.latency.p99, 2),
     c.stable ? `${(c.stable.errorRate * 100).toFixed(2)}%` : "-",
-    f(c.cost?.coreSecondsPer1000, 2),
+    f(costPer1000(c.cost), 2),
     c.anomalies ? String(c.anomalies.total) : "-",
     rankable(c).ok ? "yes" : "smoke",
     c.valid ? "yes" : `no: ${c.invalidReason}`,

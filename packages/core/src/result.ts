@@ -252,7 +252,13 @@ export type TracedPhase = z.infer<typeof TracedPhase>;
 export const MAX_COST_PROCESSES = 12;
 
 export const Cost = z.strictObject({
-  coreSecondsPer1000: nonneg,
+  /**
+   * the target's core-seconds per 1000 successful requests of the stable
+   * phase; absent when the phase completed none, for then the cost of one is
+   * unknown, not zero (documents before 2026-12-06 wrote 0: read it through
+   * costPer1000)
+   */
+  coreSecondsPer1000: nonneg.optional(),
   throughputPerCore: nonneg,
   peakRssBytes: count,
   targetCpuSeconds: nonneg,
@@ -272,6 +278,17 @@ export const Cost = z.strictObject({
     .optional(),
 });
 export type Cost = z.infer<typeof Cost>;
+
+/**
+ * A cell's core-seconds per 1000 successful requests, or undefined when it is
+ * not known: no cost was measured, or the stable phase completed no request (a
+ * 0 in an older document meant that; a target that completed requests never
+ * used no CPU for them).
+ */
+export function costPer1000(cost: Pick<Cost, "coreSecondsPer1000"> | undefined | null): number | undefined {
+  const v = cost?.coreSecondsPer1000;
+  return v !== undefined && v > 0 ? v : undefined;
+}
 
 export const Anomalies = z.strictObject({
   kinds: z.record(z.string(), count),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_COST_PROCESSES, parseResult, RESULT_SCHEMA_VERSION, type ResultDocumentInput } from "../src/index.ts";
+import { costPer1000, MAX_COST_PROCESSES, parseResult, RESULT_SCHEMA_VERSION, type ResultDocumentInput } from "../src/index.ts";
 
 const stats = { count: 10, mean: 5, p50: 4, p95: 9, p99: 10, p999: 10, max: 10, min: 1 };
 
@@ -157,6 +157,17 @@ describe("result document", () => {
     expect(parseResult(d).ok).toBe(false);
     d.cells[0]!.cost = { ...cost, cpuByProcess: { postgres: -1 } };
     expect(parseResult(d).ok).toBe(false);
+  });
+
+  it("leaves the cost per 1000 out when the stable phase completed nothing, and reads an older document's 0 as unknown", () => {
+    const d = doc();
+    d.cells[0]!.cost = { throughputPerCore: 0, peakRssBytes: 1 << 28, targetCpuSeconds: 3, generatorCpuSeconds: 1, generatorCpuShare: 0.1 };
+    const r = parseResult(d);
+    expect(r.ok).toBe(true);
+    expect(r.ok && costPer1000(r.result.cells[0]!.cost)).toBeUndefined();
+    expect(costPer1000({ coreSecondsPer1000: 0 })).toBeUndefined();
+    expect(costPer1000(undefined)).toBeUndefined();
+    expect(costPer1000({ coreSecondsPer1000: 38.9 })).toBe(38.9);
   });
 
   it("requires a reason for an invalid cell", () => {

@@ -17,6 +17,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import {
+  costPer1000,
   manifestDigest,
   parseResult,
   judgeCell,
@@ -247,7 +248,7 @@ function cellRow(runId: string, cell: Cell): Prisma.CellResultCreateManyInput {
     mean: stable?.latency.mean ?? null,
     max: stable?.latency.max ?? null,
     throughputPerCore: cost?.throughputPerCore ?? null,
-    coreSecondsPer1000: cost?.coreSecondsPer1000 ?? null,
+    coreSecondsPer1000: costPer1000(cost) ?? null,
     peakRssBytes: cost ? BigInt(cost.peakRssBytes) : null,
     generatorCpuShare: cost?.generatorCpuShare ?? null,
     anomaliesTotal: cell.anomalies?.total ?? null,

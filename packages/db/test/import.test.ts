@@ -128,6 +128,19 @@ describe("importResult", () => {
     expect((stored.document as { cells: { valid: boolean }[] }).cells[0]!.valid).toBe(true);
   });
 
+  it("stores no cost per 1000 for a cell whose stable phase completed nothing: unknown, not free", async () => {
+    const legacy = resultDoc();
+    legacy.cells[0]!.cost!.coreSecondsPer1000 = 0; // what documents wrote before the field could be absent
+    const absent = resultDoc();
+    delete absent.cells[0]!.cost!.coreSecondsPer1000;
+    for (const d of [legacy, absent]) {
+      await importResult(db, d);
+      const row = await db.cellResult.findFirstOrThrow({ where: { runId: d.runId, workload: "checkout" } });
+      expect(row.coreSecondsPer1000).toBeNull();
+      expect(row.throughputPerCore).not.toBeNull();
+    }
+  });
+
   it("does not rank a cell whose audit found anomalies, whatever its knee", async () => {
     const doc = resultDoc();
     doc.cells[0]!.maxThroughput!.knee = { stoppedBecause: "resolution-reached", firstUnsustainableRate: 860, resolution: 0.075, targetResolution: 0.1 };

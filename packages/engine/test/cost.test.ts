@@ -6,7 +6,7 @@ import { MAX_COST_PROCESSES } from "@sfbench/core";
 import { describe, expect, it } from "vitest";
 import { descendants, labelOf, processLabel, readStat } from "../src/cost/proc.ts";
 import { cpuBetween, cpuByLabel, ProcessSampler } from "../src/cost/sampler.ts";
-import { splitByProcess } from "../src/experiment/phases/stable.ts";
+import { splitByProcess, stableCost } from "../src/experiment/phases/stable.ts";
 import { planSplit } from "../src/cost/affinity.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -160,6 +160,43 @@ describe("process sampling from /proc", () => {
     expect(Object.keys(split)).toHaveLength(MAX_COST_PROCESSES);
     expect(split[`p${MAX_COST_PROCESSES + 2}`]).toBe(MAX_COST_PROCESSES + 3);
     expect(split.other).toBe(1 + 2 + 3 + 4 - 1);
+  });
+
+  it("gives no cost per 1000, and no split of it, when the stable phase completed nothing: unknown, not free", () => {
+    const series = [
+      { t: 0, cpuSeconds: 0 },
+      { t: 10_000, cpuSeconds: 9 },
+    ];
+    const usage = {
+      wallSeconds: 10,
+      samples: 2,
+      series: { target: series, generator: series.map((p) => ({ ...p, cpuSeconds: p.cpuSeconds / 9 })) },
+      groups: {
+        target: {
+          cpuSeconds: 9,
+          peakRssBytes: 1 << 28,
+          processes: 2,
+          cpuFrom: "process-tree" as const,
+          byProcess: { "restate-server": 6, "node app/main.ts": 3 },
+        },
+        generator: { cpuSeconds: 1, peakRssBytes: 1 << 26, processes: 1, cpuFrom: "process-tree" as const },
+      },
+    };
+    const cost = (successful: number, achievedRate: number) =>
+      stableCost({ targetPids: () => [1], split: undefined }, {
+        usage,
+        agg: { startMs: 0, endMs: 10_000 },
+        step: { successful, achievedRate },
+        generatorCpuShare: 0.1,
+      } as unknown as Parameters<typeof stableCost>[1])!;
+    const none = cost(0, 0);
+    expect(none.coreSecondsPer1000).toBeUndefined();
+    expect(none.cpuByProcess).toBeUndefined();
+    expect(none).toMatchObject({ targetCpuSeconds: 9, throughputPerCore: 0 });
+    const some = cost(900, 90);
+    expect(some.coreSecondsPer1000).toBe(10);
+    expect(some.cpuByProcess).toEqual({ "restate-server": 6.667, "node app/main.ts": 3.333 });
+    expect(some.throughputPerCore).toBe(100);
   });
 
   it("splits the cost per 1000 in the shares of the phase, and not at all without CPU", () => {

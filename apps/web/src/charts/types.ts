@@ -242,7 +242,8 @@ export interface RunSeriesData {
 }
 
 export interface RunCostSummary {
-  coreSecondsPer1000: number;
+  /** null when the stable phase completed no request: the cost of one is unknown */
+  coreSecondsPer1000: number | null;
   throughputPerCore: number;
   peakRssBytes: number;
   generatorCpuShare: number;

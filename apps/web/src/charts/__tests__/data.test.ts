@@ -415,6 +415,19 @@ describe("buildRunData", () => {
     expect(roundTrip(d)).toStrictEqual(d);
   });
 
+  it("a cost per request is unknown, never free, when the stable phase completed none (older documents wrote 0)", () => {
+    const unknown = cell("checkout", "uniform");
+    delete unknown.cost!.coreSecondsPer1000;
+    const legacy = cell("checkout", "uniform", { cost: 0 });
+    for (const c of [unknown, legacy]) {
+      const d = buildRunData(doc({ cells: [c] }));
+      expect(d.cells[0]!.cost).toMatchObject({ coreSecondsPer1000: null, throughputPerCore: 200 });
+      const compared = buildCompareData({ systems: [{ slug: "x", name: "X", doc: doc({ cells: [c] }) }] });
+      expect(compared.cost.rows).toEqual([]);
+      expect(compared.cost.notes).toEqual([{ key: "s0", name: "X", reason: expect.stringMatching(/completed no request.*unknown/) }]);
+    }
+  });
+
   it("an invalid cell carries its reason and no numbers", () => {
     const d = buildRunData(doc({ cells: [cell("checkout", "uniform", { valid: false, invalidReason: "generator saturated" })] }));
     expect(d.cells[0]).toEqual({

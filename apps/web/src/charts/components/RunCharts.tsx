@@ -71,7 +71,11 @@ export function RunCharts(props: { data: RunData; initialCell?: string; onCellCh
             {cell.cost ? (
               <>
                 <dt>CPU per 1000 requests</dt>
-                <dd>{formatNumber(cell.cost.coreSecondsPer1000)} core-s</dd>
+                <dd>
+                  {cell.cost.coreSecondsPer1000 === null
+                    ? "unknown: the stable phase completed no request"
+                    : `${formatNumber(cell.cost.coreSecondsPer1000)} core-s`}
+                </dd>
                 <dt>Throughput per core</dt>
                 <dd>
                   {formatNumber(cell.cost.throughputPerCore)} successful {rateUnit(cell.ref.workload)} per core

@@ -6,7 +6,7 @@
  * the run's error as the reason); an invalid cell gives no numbers, only its
  * invalidReason.
  */
-import type { Cell, ResultDocument } from "@sfbench/core";
+import { costPer1000, type Cell, type ResultDocument } from "@sfbench/core";
 import type {
   CellNote,
   CellRef,
@@ -142,7 +142,12 @@ function costData(refs: readonly CellRef[], plotted: ReadonlyArray<{ ref: Series
         notes.push({ key: p.ref.key, name: p.ref.name, reason: `${ref.label}: no cost measured` });
         continue;
       }
-      row[`${p.ref.key}_cpu`] = round(cell.cost.coreSecondsPer1000);
+      const per1000 = costPer1000(cell.cost);
+      if (per1000 === undefined) {
+        notes.push({ key: p.ref.key, name: p.ref.name, reason: `${ref.label}: the stable phase completed no request, so its cost per request is unknown` });
+        continue;
+      }
+      row[`${p.ref.key}_cpu`] = round(per1000);
       row[`${p.ref.key}_tpc`] = round(cell.cost.throughputPerCore);
       any = true;
     }

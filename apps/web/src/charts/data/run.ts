@@ -3,7 +3,7 @@
  * JSON. A failed run gets no cells (nothing of it is plotted) and says why;
  * an invalid cell carries its invalidReason and no numbers.
  */
-import { KNEE_STOP_TEXT, parseCpuList, rankable, replacedByRepeat, type Cell, type MaxThroughput, type ResultDocument } from "@sfbench/core";
+import { costPer1000, KNEE_STOP_TEXT, parseCpuList, rankable, replacedByRepeat, type Cell, type MaxThroughput, type ResultDocument } from "@sfbench/core";
 import { fmtResolution, rateUnit } from "../../shared/format.ts";
 import type { RampData, Row, RunCell, RunData, RunSeriesData, SeriesRef } from "../types.ts";
 import { analyticsData, cartSizeData } from "./bytag.ts";
@@ -84,7 +84,7 @@ function runCell(cell: Cell, system: SeriesRef, givenCores: number | undefined):
     breakdownPhase: breakdownPhaseText(cell),
     cost: cell.cost
       ? {
-          coreSecondsPer1000: round(cell.cost.coreSecondsPer1000),
+          coreSecondsPer1000: nullableRound(costPer1000(cell.cost)),
           throughputPerCore: round(cell.cost.throughputPerCore),
           peakRssBytes: cell.cost.peakRssBytes,
           generatorCpuShare: round(cell.cost.generatorCpuShare),
@@ -96,6 +96,8 @@ function runCell(cell: Cell, system: SeriesRef, givenCores: number | undefined):
     anomalies: cell.anomalies ? { total: cell.anomalies.total, kinds: { ...cell.anomalies.kinds }, examples: [...(cell.anomalies.examples ?? [])] } : null,
   };
 }
+
+const nullableRound = (x: number | undefined) => (x === undefined ? null : round(x));
 
 const ratioText = (r: number | null) => (r === null ? "-" : `${r.toFixed(2)}x`);
 

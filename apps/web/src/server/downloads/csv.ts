@@ -3,7 +3,7 @@
  * tables) and one row per cell and second (the series). RFC 4180 quoting; a
  * value that a spreadsheet would run as a formula is prefixed with '.
  */
-import type { ResultDocument } from "@sfbench/core";
+import { costPer1000, type ResultDocument } from "@sfbench/core";
 
 type Value = string | number | boolean | null | undefined;
 
@@ -68,7 +68,7 @@ export function cellsCsv(doc: ResultDocument): string {
       s?.latency.mean,
       s?.latency.max,
       cost?.throughputPerCore,
-      cost?.coreSecondsPer1000,
+      costPer1000(cost),
       cost?.peakRssBytes,
       cost?.generatorCpuShare,
       numbers ? c.anomalies?.total : undefined,

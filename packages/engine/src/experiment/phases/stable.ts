@@ -27,7 +27,10 @@ declare module "../phase.ts" {
  * read (a target counted by its container's cgroup); undefined when its
  * processes are unknown.
  */
-function stableCost(ctx: RunContext, stable: LoadOutcome): Cell["cost"] {
+export function stableCost(
+  ctx: Pick<RunContext, "targetPids" | "split">,
+  stable: Pick<LoadOutcome, "usage" | "agg" | "step" | "generatorCpuShare">,
+): Cell["cost"] {
   const pids = ctx.targetPids();
   const usage = stable.usage;
   if (!usage || !pids.length) return undefined;
@@ -35,10 +38,11 @@ function stableCost(ctx: RunContext, stable: LoadOutcome): Cell["cost"] {
   const g = cpuOver(usage, "generator", stable.agg) ?? { cpuSeconds: usage.groups.generator!.cpuSeconds, seconds: usage.wallSeconds };
   const successful = stable.step.successful;
   const coresUsed = t.cpuSeconds / t.seconds;
-  const coreSecondsPer1000 = successful ? (t.cpuSeconds / successful) * 1000 : 0;
-  const split = splitByProcess(usage.groups.target!.byProcess, coreSecondsPer1000);
+  // with no successful request the cost of one is unknown, not zero: left out
+  const coreSecondsPer1000 = successful ? (t.cpuSeconds / successful) * 1000 : undefined;
+  const split = coreSecondsPer1000 === undefined ? undefined : splitByProcess(usage.groups.target!.byProcess, coreSecondsPer1000);
   return {
-    coreSecondsPer1000,
+    ...(coreSecondsPer1000 === undefined ? {} : { coreSecondsPer1000 }),
     throughputPerCore: coresUsed > 0 ? stable.step.achievedRate / coresUsed : 0,
     peakRssBytes: usage.groups.target!.peakRssBytes,
     targetCpuSeconds: t.cpuSeconds,
