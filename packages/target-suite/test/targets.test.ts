@@ -186,18 +186,29 @@ for (const [index, bundled] of catalogue.entries()) {
         }
         if (tracing) {
           // the knee search and the stable phase sent unsampled requests: none of theirs wrote a span (SPEC 3), the traced phase's did
-          const spanTraces = new Set(spansIn(target, name).map((span) => span.traceId));
+          const spans = spansIn(target, name);
+          const spanTraces = new Set(spans.map((span) => span.traceId));
           const recordsOf = async (part: string) =>
-            (await readAuditRecords(join(doc.rawData.dir, `checkout-uniform-${part}.console.log`))).checkouts.flatMap((c) => c.traceId ?? []);
-          const stableIds = await recordsOf("stable");
+            (await readAuditRecords(join(doc.rawData.dir, `checkout-uniform-${part}.console.log`))).checkouts.filter((c) => c.traceId);
+          const stableIds = (await recordsOf("stable")).map((c) => c.traceId!);
           expect(stableIds.length).toBeGreaterThan(0);
           expect(stableIds.filter((id) => spanTraces.has(id))).toEqual([]);
-          expect((await recordsOf("traced")).some((id) => spanTraces.has(id))).toBe(true);
+          const traced = await recordsOf("traced");
+          expect(traced.some((c) => spanTraces.has(c.traceId!))).toBe(true);
           expect(cell.traced!.offeredRate).toBe(cell.stable!.offeredRate);
-          const breakdown = cell.breakdown as { overall?: { functionMs: Record<string, number>; count: number } };
-          expect(breakdown.overall!.count).toBeGreaterThan(0);
-          // which entities' time shows depends on the system's design (a saga in the cart or in the order): some, not which
-          expect(Object.keys(breakdown.overall!.functionMs).length, JSON.stringify(breakdown.overall)).toBeGreaterThan(0);
+          // the breakdown is of the traced checkouts that were answered and whose gateway wrote its span
+          const gatewayTraces = new Set(spans.filter((span) => span.kind === "gateway").map((span) => span.traceId));
+          const answered = traced.filter((c) => (c.status === 200 || c.status === 409) && gatewayTraces.has(c.traceId!));
+          const breakdown = cell.breakdown as { overall?: { functionMs: Record<string, number>; count: number } } | undefined;
+          if (answered.length > 0) {
+            expect(breakdown?.overall?.count, JSON.stringify(cell.traced)).toBeGreaterThan(0);
+            // which entities' time shows depends on the system's design (a saga in the cart or in the order): some, not which
+            expect(Object.keys(breakdown!.overall!.functionMs).length, JSON.stringify(breakdown!.overall)).toBeGreaterThan(0);
+          } else {
+            // a machine too loaded for a slow target to answer a traced checkout within the quick profile's
+            // traced phase leaves nothing to break down: the cell has no breakdown rather than an empty one
+            expect(breakdown, JSON.stringify(cell.traced)).toBeUndefined();
+          }
         }
       }),
     );
