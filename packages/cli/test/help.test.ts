@@ -1,8 +1,14 @@
 /**
  * Every command answers --help and -h with its flags and an example, exit 0,
  * and the flags its help lists are exactly the ones its parser accepts (the
- * "allowed:" list of an unknown-flag error).
+ * "allowed:" list of an unknown-flag error). `run --help` loads only what a
+ * run on this machine needs (test/record-imports.mjs lists what it loaded).
  */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { COMMAND_HELP, GROUPS } from "../src/usage.ts";
 import { sfbench } from "./helpers.ts";
@@ -41,5 +47,26 @@ describe("sfbench <command> --help", () => {
     const r = await sfbench([group, "--help"]);
     expect(r.code).toBe(0);
     for (const sub of GROUPS[group]!) expect(r.stdout).toMatch(new RegExp(`^  sfbench ${group} ${sub}\\b`, "m"));
+  });
+
+  it("sfbench run --help loads neither the cluster program's provider nor Pulumi's SDK: every run and campaign starts up without them", () => {
+    const log = join(mkdtempSync(join(tmpdir(), "sfbench-imports-")), "imports.log");
+    const r = spawnSync(
+      process.execPath,
+      [
+        "--import",
+        fileURLToPath(new URL("./record-imports.mjs", import.meta.url)),
+        fileURLToPath(new URL("../bin/sfbench.mjs", import.meta.url)),
+        "run",
+        "--help",
+      ],
+      { env: { ...process.env, SFBENCH_IMPORTS_LOG: log }, encoding: "utf8" },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    const loaded = readFileSync(log, "utf8").split("\n");
+    // the recorder sees the run command's own graph (the harness is in it)...
+    expect(loaded.some((url) => url.includes("/packages/engine/src/"))).toBe(true);
+    // ...and nothing of the cluster program, which only --kube-play needs
+    expect(loaded.filter((url) => url.includes("/node_modules/@pulumi/") || url.includes("/packages/providers/kubernetes/"))).toEqual([]);
   });
 });
