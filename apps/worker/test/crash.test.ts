@@ -12,6 +12,7 @@ import type { Db } from "@sfbench/db";
 import { runningTarget } from "@sfbench/provider-local";
 import { redisUrl } from "@sfbench/services";
 import { createRunQueue, enqueueRun, redisConnection, type RunJob } from "../src/queue.ts";
+import { deadLock } from "../src/run-lock.ts";
 import { createRun, FIXTURE_TARGETS, freshDb, manifestOf, stageWithTarget, startWorkerProcess, tempDir, uniqueQueue, waitFor } from "./helpers.ts";
 
 let db: Db;
@@ -86,6 +87,9 @@ describe("a worker killed mid-run", () => {
       expect(runningTarget(target)).toBeUndefined();
       await waitFor("the target's port to be free", () => portFree(port), 10_000);
       await waitFor("the run's k6 processes to be gone", async () => processesOf(runId).length === 0, 10_000);
+      // the sweep records the run as ended before it clears the dead worker's lock: the next run on this
+      // machine needs the lock gone, and a loaded machine can show the record well before the lock goes
+      await waitFor("the sweep to clear the lost worker's run lock", async () => deadLock() === undefined, 10_000);
       expect(await db.cellResult.count({ where: { runId } })).toBe(0);
     } finally {
       second.child.kill("SIGTERM");
