@@ -96,7 +96,7 @@ node scripts/test-times.mjs --step "bootstrap=$bootstrap_secs" --step "typecheck
 if [ "$tests" -ne 0 ]; then
   # the failures again at the end, where a truncated CI log still shows them
   echo "sfbench test: the failed tests (full output above):" >&2
-  cat "$logs"/*.log | sed 's/\x1b\[[0-9;]*m//g' | grep -E "(#test: +ERROR| FAIL | × |AssertionError|Error: | ❯ [^ ]+:[0-9]+:[0-9]+)" | head -60 >&2
+  cat "$logs"/*.log | sed 's/\x1b\[[0-9;]*m//g' | grep -E "(#test: +ERROR| FAIL | × |AssertionError|Error: |target said: | ❯ [^ ]+:[0-9]+:[0-9]+)" | head -60 >&2
 fi
 rm -rf "$logs"
 

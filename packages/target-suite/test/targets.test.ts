@@ -22,6 +22,7 @@ import {
   startTarget,
   stopTarget,
   storageFingerprint,
+  type RunningTarget,
   type StartedTarget,
 } from "@sfbench/provider-local";
 import { findTarget, listTargets, type BundledTarget } from "@sfbench/catalogue";
@@ -65,6 +66,9 @@ for (const [index, bundled] of catalogue.entries()) {
   describe(name, () => {
     let started: StartedTarget | undefined;
     let startFailure: string | undefined;
+    /** the kill -9 test's: the target it killed, then the one it restarted */
+    let killedOnPurpose = false;
+    let restarted: RunningTarget | undefined;
     let since = 0;
     const tracing = manifest.tracing;
 
@@ -85,7 +89,29 @@ for (const [index, bundled] of catalogue.entries()) {
       }
       return [...logsSeen];
     };
-    const explained = (body: () => Promise<void>) => () => withOutputOnFailure(logs, body);
+    /**
+     * Why the target is no longer serving, once it is not: a test that then fails says so first. A launcher that
+     * lost a child stops the others before it exits (seconds), so a target that stopped answering is given that
+     * long to exit and say why.
+     */
+    const stopped = async (): Promise<string | undefined> => {
+      if (restarted) return isAlive(restarted.pid) ? undefined : `${name} is not running any more since its restart`;
+      const target = started;
+      if (!target || killedOnPurpose) return undefined;
+      const exited = () => target.exited() ?? (isAlive(target.pid) ? undefined : "an unknown code");
+      if (exited() === undefined) {
+        const healthy = await fetch(target.url + manifest.health, { signal: AbortSignal.timeout(5000) }).then(
+          (r) => r.status === 200,
+          () => false,
+        );
+        if (healthy) return undefined;
+        const deadline = Date.now() + 15_000;
+        while (exited() === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      }
+      const how = exited();
+      return how === undefined ? `${name} no longer answers its health route` : `${name} is not running any more: its launcher exited with ${how}`;
+    };
+    const explained = (body: () => Promise<void>) => () => withOutputOnFailure(logs, body, stopped);
 
     beforeAll(async () => {
       since = performance.now();
@@ -259,6 +285,7 @@ for (const [index, bundled] of catalogue.entries()) {
         await eventually(async () => expect((await call(before.url, "GET", `/products/${b}/freq-items`)).body).toEqual([a]));
         await new Promise((r) => setTimeout(r, 1000));
 
+        killedOnPurpose = true;
         const killed = await killTarget(name);
         expect(killed.nodes.filter((n) => n.goneAt === undefined)).toEqual([]);
         expect(
@@ -267,7 +294,7 @@ for (const [index, bundled] of catalogue.entries()) {
             () => "nothing answers",
           ),
         ).toBe("nothing answers");
-        const after = await restartTarget(name);
+        const after = (restarted = await restartTarget(name));
         const t = shopper(after.url);
 
         expect(await t.ok("GET", `/products/${a}`)).toEqual({ id: a, price: 11, stock: 105 - 2 });

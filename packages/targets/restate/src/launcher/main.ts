@@ -44,7 +44,12 @@ const children = new Children((child) => {
   log(`${child.name} exited with ${child.exited}; stopping the target`);
   void shutdown(1);
 });
-for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => void shutdown(0));
+for (const signal of ["SIGTERM", "SIGINT"] as const)
+  process.once(signal, () => {
+    // a target that stops in the middle of a test says here whether it was told to
+    log(`${signal} received; stopping the target`);
+    void shutdown(0);
+  });
 
 try {
   mkdirSync(env.SFBENCH_DATA_DIR, { recursive: true });
