@@ -9,7 +9,7 @@ import { nodeSupport, type TargetControl } from "@sfbench/core";
 import { findTarget, TargetError } from "@sfbench/catalogue";
 import { addNode, killNode, killTarget, restartNode, restartTarget, targetPids } from "./nodes.ts";
 import type { StartedTarget } from "./run.ts";
-import { isAlive, nodesOf, readState } from "./target-process.ts";
+import { isAlive, nodeRuns, nodesOf, readState } from "./target-process.ts";
 
 export interface LocalTargetControl extends TargetControl {
   name: string;
@@ -57,7 +57,7 @@ export function localTargetControl(started: StartedTarget, opts: { onProgress?: 
       const state = readState(name);
       if (!state) return "its state file is gone (stopped)";
       const killed = new Set(state.killed ?? []);
-      const gone = nodesOf(state).filter((n) => !killed.has(n.index) && !isAlive(n.pid));
+      const gone = nodesOf(state).filter((n) => !killed.has(n.index) && !nodeRuns(n));
       return gone.length ? `node ${gone.map((n) => `${n.index} (pid ${n.pid})`).join(", ")} gone` : undefined;
     },
     pids() {

@@ -17,6 +17,7 @@ import {
   freePort,
   isAlive,
   killGroup,
+  nodeRuns,
   nodesOf,
   readState,
   spawnNode,
@@ -81,7 +82,7 @@ function planOf(state: RunningTarget, node: RunningNode): NodePlan {
 export async function killNode(name: string, index: number, signal: NodeJS.Signals = "SIGKILL"): Promise<KilledNode> {
   const state = stateOf(name);
   const node = nodeOf(state, index);
-  if (!isAlive(node.pid)) throw new TargetError(`node ${index} of ${name} (pid ${node.pid}) is not running`);
+  if (!nodeRuns(node)) throw new TargetError(`node ${index} of ${name} (pid ${node.pid}) is not running`);
   state.killed = [...new Set([...(state.killed ?? []), index])];
   writeState(state);
   const at = Date.now();
@@ -112,7 +113,7 @@ export interface KilledTarget {
  */
 export async function killTarget(name: string, signal: NodeJS.Signals = "SIGKILL"): Promise<KilledTarget> {
   const state = stateOf(name);
-  const nodes = nodesOf(state).filter((n) => isAlive(n.pid));
+  const nodes = nodesOf(state).filter(nodeRuns);
   if (!nodes.length && !(state.postgres && isAlive(state.postgres.pid))) throw new TargetError(`target ${name} has no running process to kill`);
   writeState({ ...state, killed: nodesOf(state).map((n) => n.index) });
   const at = Date.now();
@@ -172,7 +173,7 @@ function record(name: string, node: RunningNode): RunningTarget {
 export async function restartNode(name: string, index: number, opts: NodeOpOptions = {}): Promise<RunningNode> {
   const state = stateOf(name);
   const node = nodeOf(state, index);
-  if (isAlive(node.pid)) throw new TargetError(`node ${index} of ${name} (pid ${node.pid}) is still running; kill it first (killNode)`);
+  if (nodeRuns(node)) throw new TargetError(`node ${index} of ${name} (pid ${node.pid}) is still running; kill it first (killNode)`);
   const target = targetOf(state);
   await restartServers(state, target, opts);
   const started = await startAgain(stateOf(name), target, node, opts);
@@ -231,7 +232,7 @@ export async function restartTarget(name: string, opts: NodeOpOptions = {}): Pro
   const state = stateOf(name);
   const target = targetOf(state);
   const nodes = nodesOf(state);
-  const alive = nodes.filter((n) => isAlive(n.pid));
+  const alive = nodes.filter(nodeRuns);
   writeState({ ...state, killed: nodes.map((n) => n.index) });
   for (const n of alive) killGroup(n.pid, "SIGKILL");
   for (const n of alive) await waitGone(n.pid, 10_000);

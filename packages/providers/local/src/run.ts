@@ -24,6 +24,7 @@ import {
   targetDataDir,
   freePort,
   isAlive,
+  nodeRuns,
   killGroup,
   nodesOf,
   portAnswers,
@@ -49,6 +50,7 @@ export {
   freePort,
   groupMembers,
   isAlive,
+  nodeRuns,
   nodeDataDir,
   portFree,
   targetDataDir,
@@ -299,7 +301,12 @@ export async function stopTarget(name: string): Promise<boolean> {
     releaseClaim(name);
     return stopped;
   }
-  const pids = [...nodesOf(state).map((n) => n.pid), ...(state.balancer ? [state.balancer.pid] : [])].filter(isAlive);
+  const pids = [
+    ...nodesOf(state)
+      .filter(nodeRuns)
+      .map((n) => n.pid),
+    ...(state.balancer && isAlive(state.balancer.pid) ? [state.balancer.pid] : []),
+  ];
   for (const pid of pids) killGroup(pid, "SIGTERM");
   await Promise.all(
     pids.map(async (pid) => {

@@ -17,6 +17,24 @@ export { ephemeralLow, freePort, portAnswers, portFree } from "@sfbench/services
 /** Whether a process runs: a zombie whose threads have all exited does not (one argument, for filter). */
 export const isAlive = (pid: number): boolean => processAlive(pid);
 
+/**
+ * Whether a node's own process still runs, not merely something under its pid. Pids here go up to 32768 and a
+ * busy machine reuses a dead node's within minutes; a signal to that pid's group would reach whatever holds it now
+ * (another test lane's target, a user's program). Every node is started with SFBENCH_DATA_DIR naming its own data
+ * directory, which no other process has: one whose environment names another is not the node. An environment that
+ * cannot be read (no /proc, another user's process, a zombie's empty one) leaves kill(0)'s answer.
+ */
+export function nodeRuns(node: Pick<RunningNode, "pid" | "dataDir">): boolean {
+  if (!isAlive(node.pid)) return false;
+  let environ: string;
+  try {
+    environ = readFileSync(`/proc/${node.pid}/environ`, "latin1");
+  } catch {
+    return true;
+  }
+  return environ === "" || environ.split("\0").includes(`SFBENCH_DATA_DIR=${node.dataDir}`);
+}
+
 /** One process of a target. A single-process target is node 0 of 1. */
 export interface RunningNode {
   index: number;

@@ -1,13 +1,13 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { readClaim } from "../src/claim.ts";
-import { restartTarget } from "../src/nodes.ts";
+import { killTarget, restartTarget } from "../src/nodes.ts";
 import { isAlive, runningTarget, startTarget, stopTarget } from "../src/run.ts";
-import { stateDir } from "../src/target-process.ts";
+import { stateDir, targetDataDir, writeState } from "../src/target-process.ts";
 
 const fixtures = fileURLToPath(new URL("./fixtures", import.meta.url));
 const opts = { targetsRoot: fixtures };
@@ -60,6 +60,33 @@ describe("starting and stopping a local target", () => {
     expect(isAlive(t.pid)).toBe(false);
     expect(runningTarget("healthy")).toBeUndefined();
     expect(await stopTarget("healthy")).toBe(false);
+  });
+
+  it("never signals a process that took a dead target's pid: stop and kill -9 leave it running", async () => {
+    // a busy machine reuses pids within minutes (32768 of them here): a state file left by a target that died names one
+    const stranger = spawn("sleep", ["60"], { detached: true, stdio: "ignore", env: { PATH: process.env.PATH ?? "" } });
+    const pid = stranger.pid!;
+    try {
+      const at = new Date().toISOString();
+      const url = "http://127.0.0.1:18301";
+      const log = join(stateDir(), "healthy.log");
+      writeState({
+        name: "healthy",
+        pid,
+        port: 18301,
+        url,
+        log,
+        startedAt: at,
+        targetsRoot: fixtures,
+        nodes: [{ index: 0, pid, port: 18301, url, log, dataDir: targetDataDir("healthy"), startedAt: at }],
+      });
+      await expect(killTarget("healthy")).rejects.toThrow(/no running process to kill/);
+      expect(await stopTarget("healthy")).toBe(true);
+      expect(isAlive(pid)).toBe(true);
+      expect(runningTarget("healthy")).toBeUndefined();
+    } finally {
+      process.kill(-pid, "SIGKILL");
+    }
   });
 
   it('with port "free" starts on another port while something else holds the manifest\'s', async () => {
