@@ -19,6 +19,8 @@ import {
   killGroup,
   nodeRuns,
   nodesOf,
+  postgresRuns,
+  redisRuns,
   readState,
   spawnNode,
   descendants,
@@ -114,14 +116,14 @@ export interface KilledTarget {
 export async function killTarget(name: string, signal: NodeJS.Signals = "SIGKILL"): Promise<KilledTarget> {
   const state = stateOf(name);
   const nodes = nodesOf(state).filter(nodeRuns);
-  if (!nodes.length && !(state.postgres && isAlive(state.postgres.pid))) throw new TargetError(`target ${name} has no running process to kill`);
+  if (!nodes.length && !(state.postgres && postgresRuns(state.postgres))) throw new TargetError(`target ${name} has no running process to kill`);
   writeState({ ...state, killed: nodesOf(state).map((n) => n.index) });
   const at = Date.now();
   for (const n of nodes) killGroup(n.pid, signal);
   // PostgreSQL's children make themselves group leaders (setsid): the postmaster and each of them, together
-  const pgProcesses = state.postgres && isAlive(state.postgres.pid) ? [state.postgres.pid, ...descendants(state.postgres.pid)] : [];
+  const pgProcesses = state.postgres && postgresRuns(state.postgres) ? [state.postgres.pid, ...descendants(state.postgres.pid)] : [];
   for (const pid of pgProcesses) killGroup(pid, signal);
-  const redisPid = state.redis && isAlive(state.redis.pid) ? state.redis.pid : undefined;
+  const redisPid = state.redis && redisRuns(state.redis) ? state.redis.pid : undefined;
   if (redisPid) killGroup(redisPid, signal);
   const killed = await Promise.all(
     nodes.map(async (n): Promise<KilledNode> => ({
@@ -206,8 +208,8 @@ async function clearStaleLock(name: string): Promise<void> {
 
 /** The target's own servers that died with it, started again on their kept data (new ports: the nodes get the new URLs). */
 async function restartServers(state: RunningTarget, target: BundledTarget, opts: NodeOpOptions): Promise<void> {
-  if (state.postgres && !isAlive(state.postgres.pid)) await restartPostgres(state, target, opts);
-  if (state.redis && !isAlive(state.redis.pid)) {
+  if (state.postgres && !postgresRuns(state.postgres)) await restartPostgres(state, target, opts);
+  if (state.redis && !redisRuns(state.redis)) {
     const cpus = opts.cpus ?? state.cores?.list;
     const redis = await startTargetRedis(state.name, target.manifest, { keepData: true, onProgress: opts.onProgress, ...(cpus ? { cpus } : {}) });
     writeState({ ...stateOf(state.name), redis });

@@ -35,6 +35,12 @@ export function nodeRuns(node: Pick<RunningNode, "pid" | "dataDir">): boolean {
   return environ === "" || environ.split("\0").includes(`SFBENCH_DATA_DIR=${node.dataDir}`);
 }
 
+/** Whether a target's own PostgreSQL still runs under its pid: the postmaster's command line names its data directory. */
+export const postgresRuns = (pg: { pid: number; dir: string }): boolean => processAlive(pg.pid, pg.dir);
+
+/** Whether a target's own Redis still runs under its pid (Redis sets its command line to `redis-server <address>`). */
+export const redisRuns = (redis: { pid: number; port: number }): boolean => processAlive(redis.pid, `redis-server 127.0.0.1:${redis.port}`);
+
 /** One process of a target. A single-process target is node 0 of 1. */
 export interface RunningNode {
   index: number;

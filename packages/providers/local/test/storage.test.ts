@@ -19,6 +19,7 @@ import { localTargetProvider } from "../src/provider.ts";
 import { descendants, isAlive, runningTarget, startTarget, stopTarget, targetDataDir } from "../src/run.ts";
 import { costPids, storageFingerprint, targetPostgresDir } from "../src/storage.ts";
 import { snapshotTarget } from "../src/snapshot.ts";
+import { killTarget } from "../src/nodes.ts";
 
 const fixtures = fileURLToPath(new URL("./fixtures", import.meta.url));
 const opts = { targetsRoot: fixtures };
@@ -97,6 +98,13 @@ describe("a target's own PostgreSQL", () => {
     expect(isAlive(again.postgres!.pid)).toBe(false);
     expect(await stopTarget("durable-db")).toBe(false);
     expect(again.postgres!.dir).toBe(targetPostgresDir("durable-db"));
+
+    // a crash of the whole target takes its PostgreSQL, known as the target's by the data directory it serves
+    const third = await startTarget("durable-db", opts);
+    const crash = await killTarget("durable-db");
+    expect(crash.postgres?.goneAt).toBeDefined();
+    expect(isAlive(third.postgres!.pid)).toBe(false);
+    expect(await stopTarget("durable-db")).toBe(true);
   });
 
   it("is copied with the target's data while stopped, and a restored copy is what the next start finds", { timeout: 180_000 }, async () => {
