@@ -137,13 +137,21 @@ export function microLines(doc: ResultDocument): string[] {
  * along the critical path), and one per traced phase: its p50 against the
  * untraced stable phase's at the same rate, what tracing cost this run.
  */
+/** The target's CPU in the traced phase, and its cost per request against the stable phase's, when sampled. */
+function tracedCpu(cost: NonNullable<ResultDocument["cells"][number]["traced"]>["cost"]): string {
+  if (!cost) return "";
+  const per1000 = cost.coreSecondsPer1000 === undefined ? "" : `, ${f(cost.coreSecondsPer1000, 1)} core-s per 1000`;
+  const vs = cost.vsStable === undefined ? "" : ` (${f(cost.vsStable, 2)}x the stable phase's)`;
+  return `; target CPU ${f(cost.targetCores, 2)} cores${per1000}${vs}`;
+}
+
 function breakdownLines(doc: ResultDocument): string[] {
   const lines: string[] = [];
   for (const c of doc.cells) {
     const t = c.traced;
     if (t)
       lines.push(
-        `traced ${c.workload}/${c.distribution}: ${f(t.offeredRate, 1)}/s for ${t.durationS} s, p50 ${f(t.latency.p50, 2)} ms, p99 ${f(t.latency.p99, 1)} ms${t.overhead.p50 !== null ? ` (${f(t.overhead.p50, 2)}x and ${f(t.overhead.p99 ?? NaN, 2)}x the untraced stable phase's)` : ""}`,
+        `traced ${c.workload}/${c.distribution}: ${f(t.offeredRate, 1)}/s for ${t.durationS} s, p50 ${f(t.latency.p50, 2)} ms, p99 ${f(t.latency.p99, 1)} ms${t.overhead.p50 !== null ? ` (${f(t.overhead.p50, 2)}x and ${f(t.overhead.p99 ?? NaN, 2)}x the untraced stable phase's)` : ""}${tracedCpu(t.cost)}`,
       );
     const overall = c.breakdown?.overall as { gatewayMs?: number; functionMs?: Record<string, number>; networkMs?: number; count?: number } | undefined;
     if (!overall || typeof overall.gatewayMs !== "number") continue;

@@ -135,13 +135,18 @@ describe("sfbench run --profile quick against node-postgres", () => {
     expect(stdout).toMatch(
       /\nbreakdown checkout\/uniform \(mean ms of \d+ traced requests\): gateway [\d.]+, product [\d.]+, user [\d.]+, cart [\d.]+, order [\d.]+, network \+ queueing [\d.]+\n/,
     );
-    expect(stdout).toMatch(/\ntraced checkout\/uniform: [\d.]+\/s for 3 s, p50 [\d.]+ ms, p99 [\d.]+ ms \([\d.]+x and [\d.]+x the untraced stable phase's\)\n/);
+    expect(stdout).toMatch(
+      /\ntraced checkout\/uniform: [\d.]+\/s for 3 s, p50 [\d.]+ ms, p99 [\d.]+ ms \([\d.]+x and [\d.]+x the untraced stable phase's\); target CPU [\d.]+ cores, [\d.]+ core-s per 1000 \([\d.]+x the stable phase's\)\n/,
+    );
     const cell = doc.cells[0]!;
     const traced = cell.traced!;
     // the stable phase's rate again, for the profile's traced seconds, and what it cost against the stable phase
     expect(traced).toMatchObject({ offeredRate: cell.stable!.offeredRate, durationS: 3 });
     expect(cell.parameters.tracedS).toBe(3);
     expect(traced.overhead.p50).toBeCloseTo(traced.latency.p50 / cell.stable!.latency.p50, 2);
+    // and in CPU: the target sampled as in the stable phase, its cost per request over the stable phase's
+    expect(traced.cost!.targetCores).toBeGreaterThan(0);
+    expect(traced.cost!.vsStable).toBeCloseTo(traced.cost!.coreSecondsPer1000! / cell.cost!.coreSecondsPer1000!, 2);
     expect(doc.rawData.files).toContain("checkout-uniform-traced.csv.gz");
 
     // the spans in the target's log are the traced phase's: no request of the ramp or the stable phase wrote one

@@ -245,6 +245,18 @@ export const TracedPhase = z.strictObject({
   latency: LatencyStats,
   /** the measured request's p50 and p99 here / in the stable phase just before (1.05: tracing added 5%); null when either has no sample */
   overhead: z.strictObject({ p50: nonneg.nullable(), p99: nonneg.nullable() }),
+  /**
+   * The target's CPU here, sampled as in the stable phase (absent in older documents and where the target's
+   * processes are unknown): the cores it used while the phase's requests ran, core-seconds per 1000 successful
+   * requests, and that over the stable phase's (1.1: tracing cost a tenth more CPU per request)
+   */
+  cost: z
+    .strictObject({
+      targetCores: nonneg,
+      coreSecondsPer1000: nonneg.optional(),
+      vsStable: nonneg.optional(),
+    })
+    .optional(),
 });
 export type TracedPhase = z.infer<typeof TracedPhase>;
 

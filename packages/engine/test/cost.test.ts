@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { descendants, labelOf, processLabel, readStat } from "../src/cost/proc.ts";
 import { cpuBetween, cpuByLabel, ProcessSampler } from "../src/cost/sampler.ts";
 import { splitByProcess, stableCost } from "../src/experiment/phases/stable.ts";
+import { tracedCost } from "../src/experiment/phases/traced.ts";
 import { planSplit } from "../src/cost/affinity.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -197,6 +198,34 @@ describe("process sampling from /proc", () => {
     expect(some.coreSecondsPer1000).toBe(10);
     expect(some.cpuByProcess).toEqual({ "restate-server": 6.667, "node app/main.ts": 3.333 });
     expect(some.throughputPerCore).toBe(100);
+  });
+
+  it("reads the traced phase's CPU as the stable phase's, and its cost per request against the stable phase's", () => {
+    const series = [
+      { t: 0, cpuSeconds: 0 },
+      { t: 1_000, cpuSeconds: 0.2 },
+      { t: 9_000, cpuSeconds: 6.6 },
+      { t: 10_000, cpuSeconds: 6.8 },
+    ];
+    const usage = {
+      wallSeconds: 10,
+      samples: 4,
+      series: { target: series, generator: series.map((p) => ({ ...p, cpuSeconds: p.cpuSeconds / 9 })) },
+      groups: {
+        target: { cpuSeconds: 6.8, peakRssBytes: 1 << 28, processes: 1, cpuFrom: "process-tree" as const },
+        generator: { cpuSeconds: 0.7, peakRssBytes: 1 << 26, processes: 1, cpuFrom: "process-tree" as const },
+      },
+    };
+    const traced = (successful: number) =>
+      ({ usage, agg: { startMs: 1_000, endMs: 9_000 }, step: { successful, achievedRate: successful / 8 } }) as unknown as Parameters<typeof tracedCost>[1];
+    // 6.4 core-s over the 8 s the requests ran: 0.8 cores; 800 requests: 8 core-s per 1000, 1.6x the stable phase's 5
+    expect(tracedCost({ targetPids: () => [1] }, traced(800), 5)).toEqual({ targetCores: 0.8, coreSecondsPer1000: 8, vsStable: 1.6 });
+    expect(tracedCost({ targetPids: () => [1] }, traced(800), undefined)).toEqual({ targetCores: 0.8, coreSecondsPer1000: 8 });
+    // nothing completed: the cores it used, no cost per request
+    expect(tracedCost({ targetPids: () => [1] }, traced(0), 5)).toEqual({ targetCores: 0.8 });
+    // its processes unknown, or not sampled: nothing
+    expect(tracedCost({ targetPids: () => [] }, traced(800), 5)).toBeUndefined();
+    expect(tracedCost({ targetPids: () => [1] }, { ...traced(800), usage: undefined }, 5)).toBeUndefined();
   });
 
   it("splits the cost per 1000 in the shares of the phase, and not at all without CPU", () => {

@@ -110,7 +110,11 @@ const ratioText = (r: number | null) => (r === null ? "-" : `${r.toFixed(2)}x`);
 export function breakdownPhaseText(cell: Pick<Cell, "traced" | "breakdown">): string | null {
   const t = cell.traced;
   if (t)
-    return `from a traced phase of ${t.durationS} s at the stable rate (${round(t.offeredRate)}/s): p50 ${ratioText(t.overhead.p50)}, p99 ${ratioText(t.overhead.p99)} the untraced stable phase's`;
+    return `from a traced phase of ${t.durationS} s at the stable rate (${round(t.offeredRate)}/s): p50 ${ratioText(t.overhead.p50)}, p99 ${ratioText(t.overhead.p99)} the untraced stable phase's${
+      t.cost?.vsStable !== undefined
+        ? `; CPU per request ${ratioText(t.cost.vsStable)} the stable phase's (the target used ${round(t.cost.targetCores, 2)} cores)`
+        : ""
+    }`;
   return cell.breakdown ? "from the stable phase, traced (a run from before the knee and the stable phase ran without spans)" : null;
 }
 

@@ -10,8 +10,9 @@
 import type { TracedPhase } from "@sfbench/core";
 import { stableResult } from "../../analysis/result-parts.ts";
 import { openTraceWindow, phaseBreakdown } from "../breakdown.ts";
-import { runLoadStep } from "../load-step.ts";
-import type { LoadOutcome, Phase } from "../phase.ts";
+import { runLoadStep, targetCpu } from "../load-step.ts";
+import type { LoadOutcome, Phase, RunContext } from "../phase.ts";
+import { stableCost } from "./stable.ts";
 
 declare module "../phase.ts" {
   interface CellState {
@@ -22,6 +23,28 @@ declare module "../phase.ts" {
 /** this phase's value / the stable phase's, when both have one */
 export function ratio(traced: number, untraced: number, samples: number): number | null {
   return samples > 0 && untraced > 0 ? Number((traced / untraced).toFixed(3)) : null;
+}
+
+/**
+ * The target's CPU in the traced phase, read as the stable phase's is (targetCpu: while the requests ran), and its
+ * cost per request against the stable phase's: what writing its spans costs this system in CPU, beside what it
+ * costs in latency. Undefined when the target's processes are unknown.
+ */
+export function tracedCost(
+  ctx: Pick<RunContext, "targetPids">,
+  traced: Pick<LoadOutcome, "usage" | "agg" | "step">,
+  stablePer1000: number | undefined,
+): TracedPhase["cost"] {
+  if (!traced.usage || !ctx.targetPids().length) return undefined;
+  const t = targetCpu(traced.usage, traced.agg);
+  if (!t || !(t.seconds > 0)) return undefined;
+  const round = (x: number) => Math.round(x * 1000) / 1000;
+  const per1000 = traced.step.successful > 0 ? (t.cpuSeconds / traced.step.successful) * 1000 : undefined;
+  return {
+    targetCores: round(t.cpuSeconds / t.seconds),
+    ...(per1000 === undefined ? {} : { coreSecondsPer1000: round(per1000) }),
+    ...(per1000 !== undefined && stablePer1000 ? { vsStable: round(per1000 / stablePer1000) } : {}),
+  };
 }
 
 export const traced: Phase = {
@@ -45,7 +68,8 @@ export const traced: Phase = {
         stage: `traced load at ${rate}/s`,
         phase: "traced",
         detail: `traced load at ${rate}/s (the breakdown)`,
-        sampleTarget: false,
+        // sampled as the stable phase is, so the two phases' latency and CPU compare on equal terms
+        sampleTarget: true,
         traced: true,
       });
     } catch (e) {
@@ -63,6 +87,8 @@ export const traced: Phase = {
       latency: stats.latency,
       overhead: { p50: ratio(stats.latency.p50, stable.latency.p50, count), p99: ratio(stats.latency.p99, stable.latency.p99, count) },
     };
+    const cost = tracedCost(ctx, outcome, stableCost(ctx, state.stable!.outcome)?.coreSecondsPer1000);
+    if (cost) phase.cost = cost;
     return {
       state: { traced: { outcome } },
       result: { traced: phase, ...(breakdown ? { breakdown } : {}) },
