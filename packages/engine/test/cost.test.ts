@@ -12,6 +12,26 @@ import { planSplit } from "../src/cost/affinity.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A load step's sampler result: the target's CPU as `series` says over 10 s (split by `byProcess`), k6 at a ninth of it. */
+function phaseUsage(series: Array<{ t: number; cpuSeconds: number }>, byProcess?: Record<string, number>) {
+  const cpuSeconds = series.at(-1)!.cpuSeconds;
+  return {
+    wallSeconds: 10,
+    samples: series.length,
+    series: { target: series, generator: series.map((p) => ({ ...p, cpuSeconds: p.cpuSeconds / 9 })) },
+    groups: {
+      target: {
+        cpuSeconds,
+        peakRssBytes: 1 << 28,
+        processes: byProcess ? Object.keys(byProcess).length : 1,
+        cpuFrom: "process-tree" as const,
+        ...(byProcess ? { byProcess } : {}),
+      },
+      generator: { cpuSeconds: cpuSeconds / 9, peakRssBytes: 1 << 26, processes: 1, cpuFrom: "process-tree" as const },
+    },
+  };
+}
+
 /**
  * A shell whose child burns `seconds` of CPU time (not of wall time: on a
  * loaded machine it simply takes longer), so the tree has depth 2.
@@ -168,21 +188,7 @@ describe("process sampling from /proc", () => {
       { t: 0, cpuSeconds: 0 },
       { t: 10_000, cpuSeconds: 9 },
     ];
-    const usage = {
-      wallSeconds: 10,
-      samples: 2,
-      series: { target: series, generator: series.map((p) => ({ ...p, cpuSeconds: p.cpuSeconds / 9 })) },
-      groups: {
-        target: {
-          cpuSeconds: 9,
-          peakRssBytes: 1 << 28,
-          processes: 2,
-          cpuFrom: "process-tree" as const,
-          byProcess: { "restate-server": 6, "node app/main.ts": 3 },
-        },
-        generator: { cpuSeconds: 1, peakRssBytes: 1 << 26, processes: 1, cpuFrom: "process-tree" as const },
-      },
-    };
+    const usage = phaseUsage(series, { "restate-server": 6, "node app/main.ts": 3 });
     const cost = (successful: number, achievedRate: number) =>
       stableCost({ targetPids: () => [1], split: undefined }, {
         usage,
@@ -207,15 +213,7 @@ describe("process sampling from /proc", () => {
       { t: 9_000, cpuSeconds: 6.6 },
       { t: 10_000, cpuSeconds: 6.8 },
     ];
-    const usage = {
-      wallSeconds: 10,
-      samples: 4,
-      series: { target: series, generator: series.map((p) => ({ ...p, cpuSeconds: p.cpuSeconds / 9 })) },
-      groups: {
-        target: { cpuSeconds: 6.8, peakRssBytes: 1 << 28, processes: 1, cpuFrom: "process-tree" as const },
-        generator: { cpuSeconds: 0.7, peakRssBytes: 1 << 26, processes: 1, cpuFrom: "process-tree" as const },
-      },
-    };
+    const usage = phaseUsage(series);
     const traced = (successful: number) =>
       ({ usage, agg: { startMs: 1_000, endMs: 9_000 }, step: { successful, achievedRate: successful / 8 } }) as unknown as Parameters<typeof tracedCost>[1];
     // 6.4 core-s over the 8 s the requests ran: 0.8 cores; 800 requests: 8 core-s per 1000, 1.6x the stable phase's 5
