@@ -18,6 +18,7 @@ import {
   isAlive,
   killGroup,
   nodeRuns,
+  balancerRuns,
   nodesOf,
   postgresRuns,
   redisRuns,
@@ -243,7 +244,7 @@ export async function restartTarget(name: string, opts: NodeOpOptions = {}): Pro
   record(name, first);
   await Promise.all(nodes.slice(1).map(async (n) => record(name, await startAgain(stateOf(name), target, n, opts))));
   let now = stateOf(name);
-  if (now.balancer && !isAlive(now.balancer.pid)) {
+  if (now.balancer && !balancerRuns(now.balancer)) {
     now = { ...now, balancer: await spawnBalancer(name, now.port, nodesOf(now)) };
     writeState(now);
   }
@@ -286,9 +287,12 @@ export async function addNode(name: string, opts: NodeOpOptions = {}): Promise<R
     throw e;
   }
   const now = stateOf(name);
-  if (now.balancer) {
+  if (now.balancer && balancerRuns(now.balancer)) {
     writeBackends(name, nodesOf(now));
     process.kill(now.balancer.pid, "SIGHUP");
+  } else if (now.balancer) {
+    // SIGHUP's default action ends a process: never send it to whatever took a dead balancer's pid
+    writeState({ ...now, balancer: await spawnBalancer(name, now.port, nodesOf(now)) });
   }
   return s.node;
 }
@@ -307,7 +311,7 @@ export interface TargetPids {
 export function targetPids(name: string): TargetPids {
   const state = stateOf(name);
   return {
-    nodes: nodesOf(state).map((n) => ({ index: n.index, pid: n.pid, alive: isAlive(n.pid) })),
+    nodes: nodesOf(state).map((n) => ({ index: n.index, pid: n.pid, alive: nodeRuns(n) })),
     ...(state.postgres ? { postgres: state.postgres.pid } : {}),
     ...(state.kafka ? { kafka: state.kafka.pid } : {}),
     ...(state.redis ? { redis: state.redis.pid } : {}),

@@ -23,7 +23,7 @@ import {
   baseEnv,
   targetDataDir,
   freePort,
-  isAlive,
+  balancerRuns,
   nodeRuns,
   killGroup,
   nodesOf,
@@ -110,7 +110,8 @@ const PACKAGE_DIR = dirname(dirname(BALANCER_MAIN));
 export function runningTarget(name: string): RunningTarget | undefined {
   const state = readState(name);
   if (!state) return undefined;
-  const alive = nodesOf(state).some((n) => isAlive(n.pid)) || (state.balancer !== undefined && isAlive(state.balancer.pid));
+  // a pid reused by another program since the target died does not keep it "running" (a start would refuse for it)
+  const alive = nodesOf(state).some(nodeRuns) || (state.balancer !== undefined && balancerRuns(state.balancer));
   if (alive || (state.killed?.length ?? 0) > 0) return state;
   rmSync(stateFile(name), { force: true });
   return undefined;
@@ -305,7 +306,7 @@ export async function stopTarget(name: string): Promise<boolean> {
     ...nodesOf(state)
       .filter(nodeRuns)
       .map((n) => n.pid),
-    ...(state.balancer && isAlive(state.balancer.pid) ? [state.balancer.pid] : []),
+    ...(state.balancer && balancerRuns(state.balancer) ? [state.balancer.pid] : []),
   ];
   for (const pid of pids) killGroup(pid, "SIGTERM");
   await Promise.all(

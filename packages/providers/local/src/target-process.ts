@@ -41,6 +41,9 @@ export const postgresRuns = (pg: { pid: number; dir: string }): boolean => proce
 /** Whether a target's own Redis still runs under its pid (Redis sets its command line to `redis-server <address>`). */
 export const redisRuns = (redis: { pid: number; port: number }): boolean => processAlive(redis.pid, `redis-server 127.0.0.1:${redis.port}`);
 
+/** Whether sfbench's balancer still runs under its pid: its command line names its own backends file. */
+export const balancerRuns = (balancer: Pick<RunningBalancer, "pid" | "backendsFile">): boolean => processAlive(balancer.pid, balancer.backendsFile);
+
 /** One process of a target. A single-process target is node 0 of 1. */
 export interface RunningNode {
   index: number;

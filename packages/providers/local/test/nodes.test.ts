@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { localTargetControl } from "../src/control.ts";
 import { addNode, killNode, killTarget, nodeLogs, restartNode, restartTarget, targetPids } from "../src/nodes.ts";
-import { isAlive, runningTarget, startTarget, stopTarget } from "../src/run.ts";
+import { isAlive, runningTarget, startTarget, stopTarget, waitGone } from "../src/run.ts";
 import { costPids } from "../src/storage.ts";
 import { ephemeralLow } from "../src/target-process.ts";
 
@@ -101,8 +101,13 @@ describe("a target with nodes behind sfbench's balancer", () => {
     await new Promise((r) => setTimeout(r, 600));
     expect(new Set(await answering(t.url, 6))).toEqual(new Set([0, 1]));
 
-    // a third node joins while the target runs and gets its share
+    // a third node joins while the target runs and gets its share; the balancer had died meanwhile, so a new one
+    // serves it (a SIGHUP to the old pid would reach whatever took it)
+    const oldBalancer = targetPids("shared-counter").balancer!;
+    process.kill(-oldBalancer, "SIGKILL");
+    expect(await waitGone(oldBalancer, 10_000)).toBe(true);
     const added = await addNode("shared-counter");
+    expect(targetPids("shared-counter").balancer).not.toBe(oldBalancer);
     expect(added.index).toBe(2);
     expect(added.port).toBeLessThan(ephemeralLow());
     const w2 = await getJson<WhoAmI>(`${added.url}/whoami`);

@@ -62,7 +62,7 @@ describe("starting and stopping a local target", () => {
     expect(await stopTarget("healthy")).toBe(false);
   });
 
-  it("never signals a process that took a dead target's pid: stop and kill -9 leave it running", async () => {
+  it("never signals a process that took a dead target's pid, and starts it again while that process runs", async () => {
     // a busy machine reuses pids within minutes (32768 of them here): a state file left by a target that died names one
     const stranger = spawn("sleep", ["60"], { detached: true, stdio: "ignore", env: { PATH: process.env.PATH ?? "" } });
     const pid = stranger.pid!;
@@ -70,7 +70,7 @@ describe("starting and stopping a local target", () => {
       const at = new Date().toISOString();
       const url = "http://127.0.0.1:18301";
       const log = join(stateDir(), "healthy.log");
-      writeState({
+      const dead = {
         name: "healthy",
         pid,
         port: 18301,
@@ -79,11 +79,19 @@ describe("starting and stopping a local target", () => {
         startedAt: at,
         targetsRoot: fixtures,
         nodes: [{ index: 0, pid, port: 18301, url, log, dataDir: targetDataDir("healthy"), startedAt: at }],
-      });
+        balancer: { pid, port: 18301, log, backendsFile: join(stateDir(), "healthy.balancer.json") },
+      };
+      writeState(dead);
       await expect(killTarget("healthy")).rejects.toThrow(/no running process to kill/);
+      writeState(dead);
+      expect(await stopTarget("healthy")).toBe(false);
+      expect(isAlive(pid)).toBe(true);
+      writeState(dead);
+      expect(runningTarget("healthy")).toBeUndefined();
+      const t = await startTarget("healthy", { ...opts, port: "free" });
+      expect(await (await fetch(`${t.url}/`)).text()).toBe("127.0.0.1");
       expect(await stopTarget("healthy")).toBe(true);
       expect(isAlive(pid)).toBe(true);
-      expect(runningTarget("healthy")).toBeUndefined();
     } finally {
       process.kill(-pid, "SIGKILL");
     }
