@@ -102,3 +102,53 @@ export function campaignMarkdown(doc: CampaignDocument, link?: string): string {
     ].join("\n") + "\n"
   );
 }
+
+/** The cells the board ranks by default: SPEC's checkout and the analytics workload, both uniform. */
+export const EVIDENCE_CELLS = ["checkout/uniform", "analytics/uniform"] as const;
+/** The trials per system a kept campaign needs before its figure counts as evidence (docs/running.md, "Trials and campaigns"). */
+export const EVIDENCE_TRIALS = 5;
+
+/**
+ * Per system and cell, the kept campaign that measured it with the most
+ * trials (the newest of equals), beside the reference in the same rounds:
+ * what the board's ratio for that system rests on, and where fewer than
+ * EVIDENCE_TRIALS trials or none back it. Only completed campaigns of the
+ * standard profile with a reference count.
+ */
+export function evidenceRows(docs: readonly CampaignDocument[], systems: readonly string[]): string[][] {
+  const kept = docs.filter((d) => d.status === "completed" && d.profile === "standard" && d.reference);
+  return systems.map((system) => [
+    system,
+    ...EVIDENCE_CELLS.map((cell) => {
+      let best: { doc: CampaignDocument; s: CampaignDocument["statistics"][number] } | undefined;
+      for (const doc of kept)
+        for (const s of doc.statistics)
+          if (s.target === system && `${s.workload}/${s.distribution}` === cell && s.n > 0)
+            if (!best || s.n > best.s.n || (s.n === best.s.n && doc.startedAt > best.doc.startedAt)) best = { doc, s };
+      if (!best) return "none";
+      const { doc, s } = best;
+      const r = s.ratioToReference;
+      const figure =
+        system === doc.reference
+          ? `${num(s.median)} ${s.unit}, the reference`
+          : r
+            ? `${r.ratio.toFixed(2)}x${r.interval ? ` (${r.interval.low.toFixed(2)} .. ${r.interval.high.toFixed(2)})` : ""} of ${r.reference}`
+            : `${num(s.median)} ${s.unit}, no ratio`;
+      const short = `${s.n < EVIDENCE_TRIALS ? `, fewer than ${EVIDENCE_TRIALS}` : ""}${s.busy ? `, ${s.busy} busy` : ""}`;
+      const version = doc.targets.find((t) => t.name === system)?.version;
+      return `n = ${s.n}${short}: ${figure}; ${version ? `${version}, ` : ""}${doc.startedAt.slice(0, 10)} ${doc.campaignId.slice(0, 8)}, ${doc.machine.cpuModel.replace(/\(R\)/g, "")}`;
+    }),
+  ]);
+}
+
+/** evidenceRows as a markdown table. */
+export function evidenceMarkdown(docs: readonly CampaignDocument[], systems: readonly string[]): string {
+  const head = ["system", ...EVIDENCE_CELLS];
+  return (
+    [
+      `| ${head.join(" | ")} |`,
+      `|${head.map(() => "---").join("|")}|`,
+      ...evidenceRows(docs, systems).map((r) => `| ${r.map((v) => v.replace(/\|/g, "\\|")).join(" | ")} |`),
+    ].join("\n") + "\n"
+  );
+}
