@@ -109,40 +109,49 @@ export const EVIDENCE_CELLS = ["checkout/uniform", "analytics/uniform"] as const
 export const EVIDENCE_TRIALS = 5;
 
 /**
- * Per system and cell, the kept campaign that measured it with the most
- * trials (the newest of equals), beside the reference in the same rounds:
- * what the board's ratio for that system rests on, and where fewer than
- * EVIDENCE_TRIALS trials or none back it. Only completed campaigns of the
- * standard profile with a reference count.
+ * Per system and cell, the kept campaign that measured its current version
+ * with the most trials (the newest of equals), beside the reference in the
+ * same rounds: what the evidence for that system amounts to, and where
+ * fewer than EVIDENCE_TRIALS trials or none back it. Without a campaign of
+ * the current version, the best of an earlier one, said as such. Only
+ * completed campaigns of the standard profile with a reference count.
  */
-export function evidenceRows(docs: readonly CampaignDocument[], systems: readonly string[]): string[][] {
+export function evidenceRows(docs: readonly CampaignDocument[], systems: readonly { name: string; version: string }[]): string[][] {
   const kept = docs.filter((d) => d.status === "completed" && d.profile === "standard" && d.reference);
-  return systems.map((system) => [
-    system,
+  const versionIn = (doc: CampaignDocument, name: string) => doc.targets.find((t) => t.name === name)?.version;
+  return systems.map(({ name, version }) => [
+    name,
     ...EVIDENCE_CELLS.map((cell) => {
-      let best: { doc: CampaignDocument; s: CampaignDocument["statistics"][number] } | undefined;
-      for (const doc of kept)
-        for (const s of doc.statistics)
-          if (s.target === system && `${s.workload}/${s.distribution}` === cell && s.n > 0)
-            if (!best || s.n > best.s.n || (s.n === best.s.n && doc.startedAt > best.doc.startedAt)) best = { doc, s };
-      if (!best) return "none";
-      const { doc, s } = best;
+      const best = (current: boolean) => {
+        let found: { doc: CampaignDocument; s: CampaignDocument["statistics"][number] } | undefined;
+        for (const doc of kept)
+          if ((versionIn(doc, name) === version) === current)
+            for (const s of doc.statistics)
+              if (s.target === name && `${s.workload}/${s.distribution}` === cell && s.n > 0)
+                if (!found || s.n > found.s.n || (s.n === found.s.n && doc.startedAt > found.doc.startedAt)) found = { doc, s };
+        return found;
+      };
+      const found = best(true) ?? best(false);
+      if (!found) return "none";
+      const { doc, s } = found;
       const r = s.ratioToReference;
       const figure =
-        system === doc.reference
+        name === doc.reference
           ? `${num(s.median)} ${s.unit}, the reference`
           : r
             ? `${r.ratio.toFixed(2)}x${r.interval ? ` (${r.interval.low.toFixed(2)} .. ${r.interval.high.toFixed(2)})` : ""} of ${r.reference}`
             : `${num(s.median)} ${s.unit}, no ratio`;
       const short = `${s.n < EVIDENCE_TRIALS ? `, fewer than ${EVIDENCE_TRIALS}` : ""}${s.busy ? `, ${s.busy} busy` : ""}`;
-      const version = doc.targets.find((t) => t.name === system)?.version;
-      return `n = ${s.n}${short}: ${figure}; ${version ? `${version}, ` : ""}${doc.startedAt.slice(0, 10)} ${doc.campaignId.slice(0, 8)}, ${doc.machine.cpuModel.replace(/\(R\)/g, "")}`;
+      const cpu = s.kneeCoreShare ? `; CPU at knee ${kneeCpu(s.kneeCoreShare)}` : "";
+      const measured = versionIn(doc, name);
+      const of = measured === version ? measured : `${measured}, none yet of ${version}`;
+      return `n = ${s.n}${short}: ${figure}${cpu}; ${of}, ${doc.startedAt.slice(0, 10)} ${doc.campaignId.slice(0, 8)}, ${doc.machine.cpuModel.replace(/\(R\)/g, "")}`;
     }),
   ]);
 }
 
 /** evidenceRows as a markdown table. */
-export function evidenceMarkdown(docs: readonly CampaignDocument[], systems: readonly string[]): string {
+export function evidenceMarkdown(docs: readonly CampaignDocument[], systems: readonly { name: string; version: string }[]): string {
   const head = ["system", ...EVIDENCE_CELLS];
   return (
     [

@@ -20,6 +20,9 @@ const kept = (() => {
   return parsed.campaign;
 })();
 
+const statefunVersion = kept.targets.find((t) => t.name === "statefun")!.version;
+const systems = (...names: string[]) => names.map((name) => ({ name, version: name === "statefun" ? statefunVersion : "0.2.0" }));
+
 /** the kept campaign as if it had kept only its first `n` statefun figures, started at `startedAt` */
 function fewer(n: number, startedAt: string, changes: Partial<CampaignDocument> = {}): CampaignDocument {
   return {
@@ -35,18 +38,27 @@ function fewer(n: number, startedAt: string, changes: Partial<CampaignDocument> 
 
 describe("the evidence per system", () => {
   it("takes the campaign with the most trials, names its ratio, version, date and machine, and says none where nothing was measured", () => {
-    const rows = evidenceRows([fewer(3, "2026-12-07T00:00:00.000Z"), kept], ["node-postgres", "restate", "statefun"]);
+    const rows = evidenceRows([fewer(3, "2026-12-07T00:00:00.000Z"), kept], systems("node-postgres", "restate", "statefun"));
     expect(rows).toEqual([
       // as many reference trials in both: the newer campaign
       ["node-postgres", "n = 10: 157 checkouts/s, the reference; 0.2.0, 2026-12-07 2026abcd, AMD EPYC", "none"],
       ["restate", "none", "none"],
-      ["statefun", expect.stringMatching(/^n = 10: 2\.22x \(1\.99 \.\. 2\.48\) of node-postgres; \d+\.\d+\.\d+, 2026-11-29 a4a20181, AMD EPYC$/), "none"],
+      ["statefun", `n = 10: 2.22x (1.99 .. 2.48) of node-postgres; ${statefunVersion}, 2026-11-29 a4a20181, AMD EPYC`, "none"],
     ]);
   });
 
   it("prefers the newest of campaigns with as many trials, and says fewer than five and busy trials", () => {
-    const rows = evidenceRows([fewer(3, "2026-11-01T00:00:00.000Z"), fewer(3, "2026-12-07T00:00:00.000Z")], ["statefun"]);
+    const rows = evidenceRows([fewer(3, "2026-11-01T00:00:00.000Z"), fewer(3, "2026-12-07T00:00:00.000Z")], systems("statefun"));
     expect(rows[0]![1]).toMatch(/^n = 3, fewer than 5, 1 busy: 1\.50x of node-postgres; .*, 2026-12-07 2026abcd, AMD EPYC$/);
+  });
+
+  it("takes the current version's campaign over an earlier version's with more trials, and says when only an earlier one exists", () => {
+    const current = fewer(3, "2026-12-07T00:00:00.000Z", { targets: kept.targets.map((t) => (t.name === "statefun" ? { ...t, version: "9.0.0" } : t)) });
+    const next = [{ name: "statefun", version: "9.0.0" }];
+    expect(evidenceRows([kept, current], next)[0]![1]).toMatch(/^n = 3, fewer than 5, 1 busy: 1\.50x of node-postgres; 9\.0\.0, 2026-12-07/);
+    expect(evidenceRows([kept], next)[0]![1]).toMatch(
+      new RegExp(`^n = 10: 2\\.22x .*; ${statefunVersion.replace(/\./g, "\\.")}, none yet of 9\\.0\\.0, 2026-11-29 a4a20181`),
+    );
   });
 
   it("leaves out campaigns without a reference, of another profile, or not completed", () => {
@@ -55,11 +67,11 @@ describe("the evidence per system", () => {
       fewer(10, "2026-12-07T00:00:00.000Z", { profile: "thesis" }),
       fewer(10, "2026-12-07T00:00:00.000Z", { status: "failed" }),
     ];
-    expect(evidenceRows(others, ["statefun"])).toEqual([["statefun", "none", "none"]]);
+    expect(evidenceRows(others, systems("statefun"))).toEqual([["statefun", "none", "none"]]);
   });
 
   it("is a markdown table with a header row per cell", () => {
-    const md = evidenceMarkdown([kept], ["statefun"]);
+    const md = evidenceMarkdown([kept], systems("statefun"));
     expect(md.split("\n").slice(0, 2)).toEqual(["| system | checkout/uniform | analytics/uniform |", "|---|---|---|"]);
     expect(md).toContain("| statefun | n = 10: 2.22x");
   });
