@@ -105,7 +105,7 @@ export function campaignMarkdown(doc: CampaignDocument, link?: string): string {
 
 /** The cells the board ranks by default: SPEC's checkout and the analytics workload, both uniform. */
 export const EVIDENCE_CELLS = ["checkout/uniform", "analytics/uniform"] as const;
-/** The trials per system a kept campaign needs before its figure counts as evidence (docs/running.md, "Trials and campaigns"). */
+/** The trials per system and cell the kept quiet-machine campaigns aim at; a system with fewer is said to have fewer, not hidden. */
 export const EVIDENCE_TRIALS = 5;
 
 /**
