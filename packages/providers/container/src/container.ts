@@ -53,7 +53,7 @@ import {
 import { z } from "zod";
 import { MachineClass } from "./machine.ts";
 import { podman, podmanEnv, podmanRemove } from "./podman.ts";
-import { createRunNetwork, removeRunNetwork, runNetworks } from "./run-network.ts";
+import { createRunNetwork, forwardsOf, removeRunNetwork, removeStaleForwards, runNetworks } from "./run-network.ts";
 import { mountRunVolume, runDiskMib, unmountRunVolume } from "./run-volume.ts";
 import { keepRunData, restoreRunData } from "./run-data.ts";
 
@@ -511,6 +511,13 @@ export async function startContainerTarget(opts: ContainerStartOptions): Promise
   const port = opts.port ?? manifest.port;
   // a taken port would let the health check reach someone else's server
   if (!(await portFree(port))) throw new TargetBusyError(`port ${port} on 127.0.0.1 is in use; choose another port`);
+  // a forward in the kernel wins over any listener: a dead run's is taken back, one whose network podman still holds is refused
+  await removeStaleForwards([port]);
+  const holders = await forwardsOf(port);
+  if (holders.length)
+    throw new TargetBusyError(
+      `port ${port} on 127.0.0.1 is forwarded to podman network ${holders.join(", ")}; choose another port (a network whose run is gone gives the port back after podman network rm --force ${holders[0]})`,
+    );
   // a pod's published ports are fixed when it is made: one for every node the run may come to have
   const slots = cluster ? nodeSupport(manifest).max : 1;
   const published: number[] = [];

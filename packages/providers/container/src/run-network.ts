@@ -129,6 +129,20 @@ export async function removeStaleForwards(ports: readonly number[]): Promise<str
 }
 
 /**
+ * The networks whose forwards hold `port` on this machine: none where no
+ * forward was ever made or no firewall can be read.
+ */
+export async function forwardsOf(port: number): Promise<string[]> {
+  let listing: string;
+  try {
+    listing = await firewall("iptables", ["-t", "nat", "-S", HOSTPORT_CHAIN]);
+  } catch {
+    return [];
+  }
+  return [...new Set(parseForwards(listing).flatMap((f) => (f.port === port ? [f.network] : [])))];
+}
+
+/**
  * Makes the run's bridge (no DNS, named interface, labelled) and fences it;
  * removes what it made if the fence cannot be put up. `publishes`: the host
  * ports the run will publish, taken back first from a dead run's forwards.

@@ -24,7 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runConformance } from "@sfbench/conformance";
 import { isAlive } from "@sfbench/provider-local";
 import { findTarget } from "@sfbench/catalogue";
-import { k6Path, paths, up } from "@sfbench/services";
+import { freePort, k6Path, paths, up } from "@sfbench/services";
 import { runBenchmark } from "@sfbench/engine";
 import { manifestDigest } from "@sfbench/core";
 import { buildTargetImage } from "../src/image.ts";
@@ -34,7 +34,6 @@ import { containerTargetControl } from "../src/control.ts";
 import { imageTargetProvider } from "../src/provider.ts";
 
 const exec = promisify(execFile);
-const PORT = 19101;
 const runId = `test-${randomUUID().slice(0, 8)}`;
 const { manifest } = findTarget("node-postgres");
 const machine = { name: "test-1cpu-1gib", cpus: 1, memoryBytes: 2 ** 30 };
@@ -107,6 +106,8 @@ async function probeFromInside(container: string, network: string): Promise<Reco
 
 describe("node-postgres from its image, in a podman container", () => {
   it("starts with the machine class's limits, verifies, runs the quick profile, survives kill -9 and is torn down", async () => {
+    // a port handed out like a run's: a fixed one may be held by a forward a killed run left in the kernel
+    const PORT = await freePort();
     const started = await startContainerTarget({ runId, image, manifest, machine, port: PORT, trace: false, onProgress: (m) => console.log(m) });
     expect(started.url).toBe(`http://127.0.0.1:${PORT}`);
     const control = await containerTargetControl(started, manifest);

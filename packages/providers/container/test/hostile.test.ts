@@ -151,12 +151,13 @@ describe("a hostile image", () => {
   it("reaches nothing of the installation or of another run, stops at the pids limit, the disk quota and its read-only files, and still runs with a Redis and a Kafka of its own", async () => {
     const machine = { name: "test-1cpu-2gib", cpus: 1, memoryBytes: 2 * 2 ** 30 };
     const hello = findTarget("hello", targetsRoot).manifest;
+    const otherPort = await freePort();
     const other = await startContainerTarget({
       runId: otherRun,
       image: (await buildTargetImage("hello", { targetsRoot })).ref,
       manifest: hello,
       machine,
-      port: 19112,
+      port: otherPort,
     });
     const own = Object.values(networkInterfaces())
       .flat()
@@ -170,7 +171,7 @@ describe("a hostile image", () => {
       "an SMTP relay": await listen("127.0.0.1", "220 relay.example ESMTP\r\n"),
       "a server on the host's loopback": await listen("127.0.0.1"),
       "a server on all the host's addresses": await listen("0.0.0.0"),
-      "another run's target": 19112,
+      "another run's target": otherPort,
     };
     const base = findTarget("hostile", targetsRoot).manifest;
     const manifest = {
@@ -186,7 +187,7 @@ describe("a hostile image", () => {
       },
     };
     const image = (await buildTargetImage("hostile", { targetsRoot })).ref;
-    const started = await startContainerTarget({ runId: hostileRun, image, manifest, machine, port: 19113 });
+    const started = await startContainerTarget({ runId: hostileRun, image, manifest, machine, port: await freePort() });
     const report = (await (await fetch(`${started.url}/report`)).json()) as {
       gateway: string;
       reached: Record<string, string>;

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { findTarget } from "@sfbench/catalogue";
+import { freePort } from "@sfbench/core/ports";
 import { loadImageArchive, requireImage } from "../src/archive.ts";
 import { imageExists } from "../src/bases.ts";
 import { runContainers, startContainerTarget, teardownRun } from "../src/container.ts";
@@ -63,10 +64,11 @@ describe("a target's image", () => {
   });
 
   it("runs as the image's user on a loopback port, with /data its own, and leaves nothing after teardown", async () => {
-    const { manifest } = findTarget("hello", targetsRoot);
+    // the manifest's port, when the run is given none
+    const manifest = { ...findTarget("hello", targetsRoot).manifest, port: await freePort() };
     const image = (await buildTargetImage("hello", { targetsRoot })).ref;
     const started = await startContainerTarget({ runId, image, manifest, machine: { name: "test", cpus: 0.5, memoryBytes: 256 * 2 ** 20 } });
-    expect(started.url).toBe("http://127.0.0.1:19110");
+    expect(started.url).toBe(`http://127.0.0.1:${manifest.port}`);
     // every address of the run's pod: its port is published to the pod's side of the bridge
     expect(await (await fetch(started.url)).json()).toEqual({ uid: 1000, host: "0.0.0.0" });
     expect(await runContainers(runId)).toEqual([`sfbench-${runId}-node-0`]);

@@ -12,12 +12,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import { runConformance } from "@sfbench/conformance";
 import { ensureBuilt } from "@sfbench/provider-local";
 import { findTarget } from "@sfbench/catalogue";
+import { freePort } from "@sfbench/core/ports";
 import { buildTargetImage } from "../src/image.ts";
 import { podman } from "../src/podman.ts";
 import { runContainers, startContainerTarget, teardownRun } from "../src/container.ts";
 import { JRE_BASE } from "../src/jre-bases.ts";
 
-const PORT = 21110;
 const runId = `test-${randomUUID().slice(0, 8)}`;
 const { manifest } = findTarget("pekko");
 const machine = { name: "test-1cpu-1gib", cpus: 1, memoryBytes: 2 ** 30 };
@@ -40,6 +40,7 @@ describe("pekko from its image, built from the host's Maven build", () => {
     expect(inImage).toBe(onHost);
     expect((await podman(["image", "inspect", "--format", "{{.Id}}", JRE_BASE])).stdout.trim()).not.toBe("");
 
+    const PORT = await freePort();
     const started = await startContainerTarget({ runId, image: built.ref, manifest, machine, port: PORT, trace: false, onProgress: (m) => console.log(m) });
     expect(started.url).toBe(`http://127.0.0.1:${PORT}`);
     const report = await runConformance(started.url, { micro: false });

@@ -13,13 +13,12 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isAlive, portFree } from "@sfbench/provider-local";
 import { findTarget } from "@sfbench/catalogue";
-import { paths } from "@sfbench/services";
+import { freePort, paths } from "@sfbench/services";
 import { buildTargetImage } from "../src/image.ts";
 import { podman } from "../src/podman.ts";
 import { readContainerState, runContainers, startContainerTarget, teardownRun } from "../src/container.ts";
 import { containerTargetControl } from "../src/control.ts";
 
-const PORT = 19610;
 const runId = `test-nodes-${randomUUID().slice(0, 8)}`;
 const { manifest } = findTarget("node-postgres");
 const machine = { name: "test-1cpu-512mib", cpus: 1, memoryBytes: 512 * 2 ** 20 };
@@ -56,6 +55,7 @@ const answers = async (url: string) => {
 
 describe("node-postgres from its image as several containers", () => {
   it("runs 2 nodes behind the balancer, survives kill -9 of one, restarts it, adds a third, and is torn down", async () => {
+    const PORT = await freePort();
     const started = await startContainerTarget({ runId, image, manifest, machine, port: PORT, nodes: 2, onProgress: (m) => console.log(m) });
     const control = await containerTargetControl(started, manifest);
     expect(control.maxNodes).toBe(4);

@@ -1,19 +1,24 @@
 /**
  * The pieces of a run's own network and disk that need no container: a dead
- * run's port forwards on the host's real firewall, and freePort stepping
+ * run's port forwards on the host's real firewall, one whose network podman
+ * still holds refused to a run that asks for its port, and freePort stepping
  * around them (reading the listings is tested in @sfbench/core, with the
  * ports), the data services a run from an image can be given, the disk
  * quota's setting and the host ids of a run's user namespace.
  */
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ephemeralLow, forwardedPorts, freePort, portFree } from "@sfbench/core/ports";
 import { describe, expect, it, vi } from "vitest";
-import { userNamespaceBase } from "../src/container.ts";
-import { removeStaleForwards } from "../src/run-network.ts";
+import { findTarget, TargetBusyError } from "@sfbench/catalogue";
+import { runDir, startContainerTarget, userNamespaceBase } from "../src/container.ts";
+import { podman } from "../src/podman.ts";
+import { forwardsOf, removeStaleForwards } from "../src/run-network.ts";
 import { testForwards } from "./port-forwards.ts";
 import { DEFAULT_RUN_DISK_MIB, runDiskMib } from "../src/run-volume.ts";
+
+const machine = { name: "test-1cpu-512mib", cpus: 1, memoryBytes: 512 * 2 ** 20 };
 
 describe("a dead run's port forwards", () => {
   it("are removed from the host's firewall for the ports a new run publishes, and nothing else is", async () => {
@@ -37,6 +42,31 @@ describe("a dead run's port forwards", () => {
       // nothing left to remove: the same call again changes nothing
       expect(await removeStaleForwards([port])).toEqual([]);
     } finally {
+      forwards.removeAll();
+    }
+  });
+});
+
+describe("a port forwarded to a network podman still holds", () => {
+  it("is refused to a run, naming the network, and taken back once that network is removed", async () => {
+    const forwards = testForwards();
+    const port = await freePort();
+    // a run killed with its processes but not its network: podman holds the network, the kernel its forward
+    const held = `sfbench-test-held-${forwards.tag}`;
+    const runId = `test-held-${forwards.tag}`;
+    try {
+      await podman(["network", "create", "--disable-dns", held]);
+      forwards.forward(port, held, `SFB-DN-HELD-${forwards.tag}`);
+      expect(await removeStaleForwards([port])).toEqual([]);
+      const start = startContainerTarget({ runId, image: "localhost/sfbench/none:0", manifest: findTarget("node-postgres").manifest, machine, port });
+      await expect(start).rejects.toThrow(TargetBusyError);
+      await expect(start).rejects.toThrow(`port ${port} on 127.0.0.1 is forwarded to podman network ${held}; choose another port`);
+      expect(existsSync(runDir(runId))).toBe(false);
+      await podman(["network", "rm", "--force", held]);
+      expect(await removeStaleForwards([port])).toEqual([held]);
+      expect(await forwardsOf(port)).toEqual([]);
+    } finally {
+      await podman(["network", "rm", "--force", held]).catch(() => undefined);
       forwards.removeAll();
     }
   });
