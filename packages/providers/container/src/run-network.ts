@@ -22,7 +22,7 @@
  * publishes on 127.0.0.1 only: a DNAT in the kernel, no user-space proxy in
  * the measured path.
  */
-import { HOSTPORT_CHAIN, parseForwards, splitRule } from "@sfbench/core/ports";
+import { HOSTPORT_CHAIN, parseForwards, splitRule, type PortForward } from "@sfbench/core/ports";
 import { hostCommand } from "./host-command.ts";
 import { podman } from "./podman.ts";
 
@@ -104,14 +104,8 @@ export interface RunNetwork {
  */
 export async function removeStaleForwards(ports: readonly number[]): Promise<string[]> {
   if (ports.length === 0) return [];
-  let listing: string;
-  try {
-    listing = await firewall("iptables", ["-t", "nat", "-S", HOSTPORT_CHAIN]);
-  } catch {
-    return []; // no forward was ever made on this machine (no chain), or no firewall to read
-  }
   const removed = new Set<string>();
-  for (const f of parseForwards(listing)) {
+  for (const f of await readForwards()) {
     if (!ports.includes(f.port) || !f.network.startsWith("sfbench-")) continue;
     const held = await podman(["network", "exists", f.network]).then(
       () => true,
@@ -133,13 +127,16 @@ export async function removeStaleForwards(ports: readonly number[]): Promise<str
  * forward was ever made or no firewall can be read.
  */
 export async function forwardsOf(port: number): Promise<string[]> {
-  let listing: string;
+  return [...new Set((await readForwards()).flatMap((f) => (f.port === port ? [f.network] : [])))];
+}
+
+/** The host's port forwards: none where no forward was ever made on this machine (no chain) or no firewall can be read. */
+async function readForwards(): Promise<PortForward[]> {
   try {
-    listing = await firewall("iptables", ["-t", "nat", "-S", HOSTPORT_CHAIN]);
+    return parseForwards(await firewall("iptables", ["-t", "nat", "-S", HOSTPORT_CHAIN]));
   } catch {
     return [];
   }
-  return [...new Set(parseForwards(listing).flatMap((f) => (f.port === port ? [f.network] : [])))];
 }
 
 /**
