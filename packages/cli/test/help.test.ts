@@ -1,8 +1,11 @@
 /**
  * Every command answers --help and -h with its flags and an example, exit 0,
  * and the flags its help lists are exactly the ones its parser accepts (the
- * "allowed:" list of an unknown-flag error). `run --help` loads only what a
- * run on this machine needs (test/record-imports.mjs lists what it loaded).
+ * "allowed:" list of an unknown-flag error). The commands' help is read from
+ * the CLI's `main` in this process; the entry point itself is started for the
+ * top-level help and an unknown command (what a shell sees: the exit codes),
+ * and for `run --help`, which loads only what a run on this machine needs
+ * (test/record-imports.mjs lists what it loaded).
  */
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,7 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { COMMAND_HELP, GROUPS } from "../src/usage.ts";
-import { sfbench } from "./helpers.ts";
+import { sfbench, sfbenchInProcess } from "./helpers.ts";
 
 const flagsInHelp = (help: string) =>
   help
@@ -21,8 +24,9 @@ const flagsInHelp = (help: string) =>
 describe("sfbench <command> --help", () => {
   it.each(Object.keys(COMMAND_HELP))("%s --help and -h print the usage, the flags and an example", async (command) => {
     const words = command.split(" ").slice(1);
-    // three processes at once: each is mostly the CLI starting up (this file took 92 s one after another, 58 s so, on 2 cores)
-    const [long, short, refused] = await Promise.all([sfbench([...words, "--help"]), sfbench([...words, "-h"]), sfbench([...words, "--not-a-flag"])]);
+    const long = await sfbenchInProcess([...words, "--help"]);
+    const short = await sfbenchInProcess([...words, "-h"]);
+    const refused = await sfbenchInProcess([...words, "--not-a-flag"]);
     expect(long.code, long.stderr).toBe(0);
     expect(long.stdout).toMatch(new RegExp(`^usage: sfbench ${words.join(" ")}`));
     expect(long.stdout).toContain(`example:\n  sfbench ${words.join(" ")}`);
@@ -38,12 +42,13 @@ describe("sfbench <command> --help", () => {
     const top = await sfbench(["--help"]);
     expect(top.code).toBe(0);
     const unknown = await sfbench(["frobnicate"]);
+    expect(unknown.code).toBe(2);
     const all = /allowed: ([^(]*) \(/.exec(unknown.stderr)![1]!.split(", ");
     for (const command of all) expect(top.stdout, command).toMatch(new RegExp(`^  sfbench ${command}\\b`, "m"));
   });
 
   it.each(Object.keys(GROUPS))("sfbench %s --help lists its subcommands", async (group) => {
-    const r = await sfbench([group, "--help"]);
+    const r = await sfbenchInProcess([group, "--help"]);
     expect(r.code).toBe(0);
     for (const sub of GROUPS[group]!) expect(r.stdout).toMatch(new RegExp(`^  sfbench ${group} ${sub}\\b`, "m"));
   });

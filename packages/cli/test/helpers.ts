@@ -28,3 +28,42 @@ export function sfbench(args: string[], env: Record<string, string | undefined> 
     child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+let inProcessQueue: Promise<unknown> = Promise.resolve();
+
+/**
+ * The CLI's `main` run inside the test's own process, its stdout and stderr
+ * captured: what `bin/sfbench.mjs` would print and the exit code it would
+ * set, without a node start and a TypeScript load per call (on a loaded
+ * 2-core machine that start is 4-14 s, and help and flag checks need
+ * nothing else). One call at a time, since the capture replaces the
+ * process's own streams. For what the entry point itself does (the Prisma
+ * client's generation, what a command loads, signals), spawn `sfbench`.
+ */
+export function sfbenchInProcess(args: string[]): Promise<CliResult> {
+  const run = inProcessQueue.then(async () => {
+    const { main } = await import("../src/main.ts");
+    let stdout = "";
+    let stderr = "";
+    const out = process.stdout.write.bind(process.stdout);
+    const err = process.stderr.write.bind(process.stderr);
+    const capture = (append: (s: string) => void) =>
+      ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+        append(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
+        const done = rest.find((r) => typeof r === "function") as (() => void) | undefined;
+        done?.();
+        return true;
+      }) as typeof process.stdout.write;
+    process.stdout.write = capture((s) => (stdout += s));
+    process.stderr.write = capture((s) => (stderr += s));
+    try {
+      const code = await main(args);
+      return { code, stdout, stderr };
+    } finally {
+      process.stdout.write = out;
+      process.stderr.write = err;
+    }
+  });
+  inProcessQueue = run.catch(() => undefined);
+  return run;
+}

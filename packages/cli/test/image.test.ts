@@ -5,11 +5,11 @@
  * running on real podman: packages/providers/container's tests.)
  */
 import { describe, expect, it } from "vitest";
-import { sfbench } from "./helpers.ts";
+import { sfbenchInProcess } from "./helpers.ts";
 
 describe("sfbench image and run --image usage", () => {
-  // each row is one short CLI process that only reads its flags: the rows run side by side
-  it.concurrent.each([
+  // each row only reads its flags: the CLI's main in this process, as the shell would see it (help.test.ts starts the entry point)
+  it.each([
     [["image", "build"], /sfbench image build: missing <name\.\.\.>; bundled targets: .*node-postgres/],
     [["image", "build", "nope"], /sfbench image build: unknown target nope; bundled targets: .*node-postgres/],
     [["image", "push"], /sfbench image: unknown subcommand "push"; allowed: build/],
@@ -25,7 +25,7 @@ describe("sfbench image and run --image usage", () => {
     [["run", "--image", "localhost/x:1", "--target", "node-postgres", "--cpus", "0"], /--cpus: 0 is not a CPU quota/],
     [["run", "--image", "localhost/x:1", "--target", "node-postgres", "--memory", "lots"], /--memory: lots is not a memory limit/],
   ])("sfbench %j exits 2 with a one-line message", async (args, message) => {
-    const r = await sfbench(args);
+    const r = await sfbenchInProcess(args);
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr.trim()).toMatch(message);

@@ -12,7 +12,7 @@ import { startMemoryTarget, type MemoryTarget } from "@sfbench/conformance/testi
 import { kafkaBrokers, paths, status, up } from "@sfbench/services";
 import { readAuditRecords, roundRate, spanTopic, streamK6Csv, withAdmin } from "@sfbench/engine";
 import { isAlive, runningTarget, targetPids } from "@sfbench/provider-local";
-import { sfbench, spawnSfbench } from "./helpers.ts";
+import { sfbench, sfbenchInProcess, spawnSfbench } from "./helpers.ts";
 
 /** The shape the web charts read (a copy of apps/web/src/charts/data/breakdown.ts, strict here). */
 const ms = z.number().nonnegative();
@@ -186,8 +186,8 @@ describe("sfbench run refusals", () => {
   });
   afterAll(() => broken.close());
 
-  // each row is one short CLI process that only reads its flags: the rows run side by side
-  it.concurrent.each([
+  // each row only reads its flags: the CLI's main in this process, as the shell would see it (help.test.ts starts the entry point)
+  it.each([
     [["run", "--target", "node-postgres", "--profile", "fast"], /--profile must be one of quick, standard, thesis, got "fast"/],
     [["run", "--target", "node-postgres", "--workload", "browse"], /--workload must be one of checkout, analytics, contention, micro, all, got "browse"/],
     [["run", "--target", "node-postgres", "--distribution", "pareto"], /--distribution must be one of uniform, zipf, both, got "pareto"/],
@@ -205,17 +205,17 @@ describe("sfbench run refusals", () => {
       /--all runs every registered system: give it without --targets/,
     ],
   ])("sfbench %j exits 2 naming the flag", async (args, message) => {
-    const r = await sfbench(args);
+    const r = await sfbenchInProcess(args);
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toMatch(message);
   });
 
   // a campaign entry NAME@image is a bundled target from its own image: refused before anything is built when the name does not fit
-  it.concurrent.each([
+  it.each([
     [["campaign", "--targets", "node-postgres,nope@image"], /unknown target "nope"; bundled targets: .*node-postgres/],
     [["campaign", "--targets", "node-postgres@image,nope@image"], /unknown target "nope"; bundled targets: .*node-postgres/],
   ])("sfbench %j exits 3 naming what does not fit", async (args, message) => {
-    const r = await sfbench(args);
+    const r = await sfbenchInProcess(args);
     expect(r.code).toBe(3);
     expect(r.stderr.trim()).toMatch(message);
   });

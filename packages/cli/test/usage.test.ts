@@ -2,11 +2,11 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { sfbench } from "./helpers.ts";
+import { sfbench, sfbenchInProcess } from "./helpers.ts";
 
 describe("sfbench usage errors", () => {
-  // each row is one short CLI process that only reads its flags: the rows run side by side
-  it.concurrent.each([
+  // each row only reads its flags: the CLI's main in this process, as the shell would see it (help.test.ts starts the entry point)
+  it.each([
     [["verify", "--bogus"], /^error: sfbench verify: unknown flag --bogus; allowed: --url, --target, --json, --only, --micro$/],
     [["verify"], /give exactly one of --url URL or --target NAME/],
     [["verify", "--url", "ftp://x"], /--url must be an http\(s\) URL/],
@@ -18,7 +18,7 @@ describe("sfbench usage errors", () => {
     [["services", "up", "mysql"], /a service must be one of postgres, redis, kafka, k6, got "mysql"/],
     [["frobnicate"], /unknown command "frobnicate"/],
   ])("sfbench %j exits 2 with a one-line message", async (args, message) => {
-    const r = await sfbench(args);
+    const r = await sfbenchInProcess(args);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr.trim()).toMatch(message);
