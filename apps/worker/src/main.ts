@@ -10,7 +10,7 @@ import { readEnv } from "./env.ts";
 import { startDispatcher } from "./dispatcher.ts";
 import { startReferenceSchedule } from "./reference-campaign.ts";
 import { createRunQueue, redisConnection } from "./queue.ts";
-import { createClusterProvider, createKubePlayPlace, readClusterSetting } from "@sfbench/provider-kubernetes";
+import { createClusterProvider, readClusterSetting } from "@sfbench/provider-kubernetes/cluster";
 import { sweep } from "./sweep.ts";
 import { createWorker } from "./worker.ts";
 
@@ -27,7 +27,8 @@ const cluster =
   setting?.kind === "cluster"
     ? createClusterProvider(setting.env, { k6, home: paths.home, log })
     : setting?.kind === "kube-play"
-      ? createKubePlayPlace({ maxNodes: setting.maxNodes })
+      ? // the played cluster renders the run's program with Pulumi's SDK, seconds to load: only a worker that plays runs loads it
+        (await import("@sfbench/provider-kubernetes")).createKubePlayPlace({ maxNodes: setting.maxNodes })
       : undefined;
 log(
   cluster

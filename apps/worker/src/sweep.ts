@@ -12,7 +12,8 @@ import type { Db } from "@sfbench/db";
 import { runContainers, teardownRun } from "@sfbench/provider-container";
 import { stopTarget } from "@sfbench/provider-local";
 import { paths } from "@sfbench/services";
-import { downRun, kubePlayHome, type ClusterPlace } from "@sfbench/provider-kubernetes";
+import type { ClusterPlace } from "@sfbench/provider-kubernetes";
+import { kubePlayHome } from "@sfbench/provider-kubernetes/kube-play/home";
 import { clearLock, deadLock, type RunLock } from "./run-lock.ts";
 
 export interface SweepReport {
@@ -100,7 +101,7 @@ export async function sweepLostRun(db: Db, lost: RunLock): Promise<SweepReport> 
   // the node logs stay with the run's raw files, as after a run that ended
   await teardownRun(lost.runId, { logsTo: join(paths.home, "runs", lost.runId) });
   // only a run that played a cluster has its folder; a worker without podman never calls it
-  if (existsSync(join(kubePlayHome(), lost.runId))) await downRun(lost.runId);
+  if (existsSync(join(kubePlayHome(), lost.runId))) await (await import("@sfbench/provider-kubernetes/kube-play")).downRun(lost.runId);
   const run = await db.run.findUnique({ where: { id: lost.runId }, select: { status: true, stage: true } });
   if (run && (run.status === "running" || run.status === "queued")) {
     await db.run.update({

@@ -98,7 +98,15 @@ export async function stageWithTarget(db: Db, runId: string, stage: string, targ
   return runningTarget(target)!.port;
 }
 
-export function startWorkerProcess(env: { DATABASE_URL: string; SFBENCH_QUEUE: string; SFBENCH_RESULTS_DIR: string; SFBENCH_TARGETS_DIR?: string }): {
+export function startWorkerProcess(env: {
+  DATABASE_URL: string;
+  SFBENCH_QUEUE: string;
+  SFBENCH_RESULTS_DIR: string;
+  SFBENCH_TARGETS_DIR?: string;
+  /** with NODE_OPTIONS="--import scripts/lib/record-imports.mjs": the file every module the worker loads is listed in */
+  SFBENCH_IMPORTS_LOG?: string;
+  NODE_OPTIONS?: string;
+}): {
   child: ChildProcess;
   output: () => string;
 } {

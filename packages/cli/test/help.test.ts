@@ -5,7 +5,7 @@
  * the CLI's `main` in this process; the entry point itself is started for the
  * top-level help and an unknown command (what a shell sees: the exit codes),
  * and for `run --help`, which loads only what a run on this machine needs
- * (test/record-imports.mjs lists what it loaded).
+ * (scripts/lib/record-imports.mjs lists what it loaded).
  */
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -55,7 +55,7 @@ describe("sfbench <command> --help", () => {
 
   it("sfbench run --help loads neither the cluster program's provider nor Pulumi's SDK: every run and campaign starts up without them", async () => {
     const log = join(mkdtempSync(join(tmpdir(), "sfbench-imports-")), "imports.log");
-    const recorder = fileURLToPath(new URL("./record-imports.mjs", import.meta.url));
+    const recorder = fileURLToPath(new URL("../../../scripts/lib/record-imports.mjs", import.meta.url));
     const r = await sfbench(["run", "--help"], { SFBENCH_IMPORTS_LOG: log, NODE_OPTIONS: `--import ${recorder}` });
     expect(r.code, r.stderr).toBe(0);
     const loaded = readFileSync(log, "utf8").split("\n");

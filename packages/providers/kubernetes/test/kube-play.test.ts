@@ -24,7 +24,7 @@ import { localImageRef, podman, userNamespaceBase } from "@sfbench/provider-cont
 import { isAlive } from "@sfbench/provider-local";
 import { findTarget } from "@sfbench/catalogue";
 import { k6Path, paths } from "@sfbench/services";
-import { kubePlayHome } from "../src/kube-play/play.ts";
+import { kubePlayHome } from "../src/kube-play/home.ts";
 import { kubePlayProvider } from "../src/kube-play/provider.ts";
 
 const runId = `kp-${randomUUID().slice(0, 8)}`;

@@ -25,7 +25,8 @@ import { k6Archive } from "../cluster/archive.ts";
 import { RunnerLogError, writeRunnerOutput } from "../cluster/runner-log.ts";
 import { ensureK6Standin, STANDINS } from "./images.ts";
 import { testRunName, runnersFor } from "../testrun.ts";
-import { hostInSubnet, kubePlayHome, NO_CLUSTER, PLAY_TIMEOUT_MS, type PlayedRun, type PlayOptions } from "./play.ts";
+import { kubePlayHome } from "./home.ts";
+import { hostInSubnet, NO_CLUSTER, PLAY_TIMEOUT_MS, type PlayedRun, type PlayOptions } from "./play.ts";
 import { toKubePlay, type RunnerPod, type TestRunSpec } from "./translate.ts";
 
 /** the port of k6's REST API in a runner (translate.ts makes every runner serve it) */

@@ -9,7 +9,8 @@ export {
   type TestRunSpec,
 } from "./translate.ts";
 export { ensureK6Standin, ensureStandins, K6_STANDIN, POSTGRES_STANDIN, STANDINS } from "./images.ts";
-export { downRun, hostInSubnet, kubePlayHome, playRun, type PlayedRun, type PlayOptions } from "./play.ts";
+export { downRun, hostInSubnet, playRun, type PlayedRun, type PlayOptions } from "./play.ts";
+export { kubePlayHome } from "./home.ts";
 export { kubePlayTargetControl, playedStorage, type KubePlayTargetControl } from "./control.ts";
 export { kubePlayGenerator, type KubePlayGeneratorOptions } from "./generator.ts";
 export { kubePlayProvider, type KubePlayProviderOptions } from "./provider.ts";

@@ -12,10 +12,10 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createRunNetwork, podman, podmanRemove, removeRunNetwork, userNamespaceBase, USERNS_SIZE } from "@sfbench/provider-container";
-import { paths } from "@sfbench/services";
 import { z } from "zod";
 import { runNamespace, type RunStackConfigInput } from "@sfbench/infra-pulumi/config";
 import { renderRun } from "@sfbench/infra-pulumi/render";
+import { kubePlayHome } from "./home.ts";
 import { ensureStandins, STANDINS } from "./images.ts";
 import { toKubePlay, type KubePlayDocument } from "./translate.ts";
 
@@ -30,7 +30,6 @@ export const PLAY_TIMEOUT_MS = 300_000;
 /** each short podman command around a play: inspecting, listing, removing */
 const STEP_TIMEOUT_MS = 120_000;
 
-export const kubePlayHome = () => join(paths.home, "kube-play");
 const runDir = (runId: string) => join(kubePlayHome(), runId);
 
 export interface PlayOptions {
