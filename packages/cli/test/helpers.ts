@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { vi } from "vitest";
 
 const BIN = fileURLToPath(new URL("../bin/sfbench.mjs", import.meta.url));
 
@@ -45,23 +46,15 @@ export function sfbenchInProcess(args: string[]): Promise<CliResult> {
     const { main } = await import("../src/main.ts");
     let stdout = "";
     let stderr = "";
-    const out = process.stdout.write.bind(process.stdout);
-    const err = process.stderr.write.bind(process.stderr);
-    const capture = (append: (s: string) => void) =>
-      ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-        append(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
-        const done = rest.find((r) => typeof r === "function") as (() => void) | undefined;
-        done?.();
-        return true;
-      }) as typeof process.stdout.write;
-    process.stdout.write = capture((s) => (stdout += s));
-    process.stderr.write = capture((s) => (stderr += s));
+    const text = (chunk: string | Uint8Array) => (typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
+    const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => ((stdout += text(chunk)), true));
+    const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => ((stderr += text(chunk)), true));
     try {
       const code = await main(args);
       return { code, stdout, stderr };
     } finally {
-      process.stdout.write = out;
-      process.stderr.write = err;
+      out.mockRestore();
+      err.mockRestore();
     }
   });
   inProcessQueue = run.catch(() => undefined);
