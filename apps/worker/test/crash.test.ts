@@ -2,10 +2,9 @@
  * SIGKILL the worker during each stage, then start it again: the start-up
  * sweep ends the run as interrupted ("worker lost during <stage>": the worker
  * failed, not the target), stops the target and the k6 processes it left, and
- * no run gets a result.
+ * no run gets a result. The worker that swept one stage's run is the one
+ * killed during the next stage: a worker start is seconds of module loading.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Queue } from "bullmq";
 import type { Db } from "@sfbench/db";
@@ -13,13 +12,28 @@ import { runningTarget } from "@sfbench/provider-local";
 import { redisUrl } from "@sfbench/services";
 import { createRunQueue, enqueueRun, redisConnection, type RunJob } from "../src/queue.ts";
 import { deadLock } from "../src/run-lock.ts";
-import { createRun, FIXTURE_TARGETS, freshDb, manifestOf, stageWithTarget, startWorkerProcess, tempDir, uniqueQueue, waitFor } from "./helpers.ts";
+import {
+  createRun,
+  FIXTURE_TARGETS,
+  freshDb,
+  manifestOf,
+  portFree,
+  processesOf,
+  stageWithTarget,
+  startWorkerProcess,
+  stopWorkerProcess,
+  tempDir,
+  uniqueQueue,
+  waitFor,
+} from "./helpers.ts";
 
 let db: Db;
 let url: string;
 let queue: Queue<RunJob>;
 let queueName: string;
 const results = tempDir("sfbench-crash-");
+/** the worker that swept the last test's run, waiting for the next one */
+let idle: ReturnType<typeof startWorkerProcess> | undefined;
 
 beforeAll(async () => {
   ({ db, url } = await freshDb());
@@ -28,30 +42,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (idle) await stopWorkerProcess(idle);
   await queue.obliterate({ force: true });
   await queue.close();
   await db.$disconnect();
 });
-
-const portFree = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const s = createServer()
-      .once("error", () => resolve(false))
-      .listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
-  });
-
-function processesOf(runId: string): number[] {
-  return readdirSync("/proc")
-    .filter((n) => /^\d+$/.test(n))
-    .filter((n) => {
-      try {
-        return readFileSync(`/proc/${n}/cmdline`, "utf8").includes(`/runs/${runId}/`);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
 
 const env = () => ({ DATABASE_URL: url, SFBENCH_QUEUE: queueName, SFBENCH_RESULTS_DIR: results, SFBENCH_TARGETS_DIR: FIXTURE_TARGETS });
 
@@ -64,7 +59,8 @@ describe("a worker killed mid-run", () => {
     ["audit", "good"],
   ])("during %s: the next worker ends the run as lost and leaves nothing behind", async (stage, target) => {
     const runId = await createRun(db, manifestOf(FIXTURE_TARGETS, target));
-    const first = startWorkerProcess(env());
+    const first = idle ?? startWorkerProcess(env());
+    idle = undefined;
     await enqueueRun(queue, runId);
     const port = await stageWithTarget(db, runId, stage, target);
     first.child.kill("SIGKILL");
@@ -91,9 +87,9 @@ describe("a worker killed mid-run", () => {
       // machine needs the lock gone, and a loaded machine can show the record well before the lock goes
       await waitFor("the sweep to clear the lost worker's run lock", async () => deadLock() === undefined, 10_000);
       expect(await db.cellResult.count({ where: { runId } })).toBe(0);
+      idle = second;
     } finally {
-      second.child.kill("SIGTERM");
-      await new Promise((r) => second.child.once("exit", r));
+      if (idle !== second) await stopWorkerProcess(second);
     }
   });
 });

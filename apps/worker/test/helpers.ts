@@ -1,7 +1,8 @@
 /** Test helpers: a fresh database, a unique queue, run rows, a worker process. */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -118,6 +119,36 @@ export function startWorkerProcess(env: {
   child.stdout!.on("data", (d: Buffer) => (output += d));
   child.stderr!.on("data", (d: Buffer) => (output += d));
   return { child, output: () => output };
+}
+
+/** Stops a worker started by startWorkerProcess and waits for its exit. */
+export async function stopWorkerProcess(worker: { child: ChildProcess }): Promise<void> {
+  if (worker.child.exitCode !== null || worker.child.signalCode !== null) return;
+  const gone = new Promise((r) => worker.child.once("exit", r));
+  worker.child.kill("SIGTERM");
+  await gone;
+}
+
+/** Whether nothing listens on the loopback port. */
+export const portFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const s = createServer()
+      .once("error", () => resolve(false))
+      .listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
+  });
+
+/** The processes whose command line names the run's raw-data folder (its k6 runs), from /proc. */
+export function processesOf(runId: string): number[] {
+  return readdirSync("/proc")
+    .filter((n) => /^\d+$/.test(n))
+    .filter((n) => {
+      try {
+        return readFileSync(`/proc/${n}/cmdline`, "utf8").includes(`/runs/${runId}/`);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 /** Every key path of a document (array items as [], their keys merged), sorted: its shape without its values. */

@@ -2,10 +2,11 @@
  * Stop the worker (SIGTERM or SIGINT, as the demo's Ctrl-C and a service
  * manager do) during each stage: it stops the target and k6 at once, ends the
  * run as interrupted (kept with its stage and reason, not failed, no numbers,
- * never on the leaderboard) and exits 0. A second worker does not run it again.
+ * never on the leaderboard) and exits 0. A second worker does not run it
+ * again; it is the worker stopped during the next stage, since a worker start
+ * is seconds of module loading.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { existsSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Queue } from "bullmq";
 import { parseResult } from "@sfbench/core";
@@ -13,13 +14,28 @@ import type { Db } from "@sfbench/db";
 import { runningTarget } from "@sfbench/provider-local";
 import { redisUrl } from "@sfbench/services";
 import { createRunQueue, enqueueRun, redisConnection, type RunJob } from "../src/queue.ts";
-import { createRun, FIXTURE_TARGETS, freshDb, manifestOf, stageWithTarget, startWorkerProcess, tempDir, uniqueQueue, waitFor } from "./helpers.ts";
+import {
+  createRun,
+  FIXTURE_TARGETS,
+  freshDb,
+  manifestOf,
+  portFree,
+  processesOf,
+  stageWithTarget,
+  startWorkerProcess,
+  stopWorkerProcess,
+  tempDir,
+  uniqueQueue,
+  waitFor,
+} from "./helpers.ts";
 
 let db: Db;
 let url: string;
 let queue: Queue<RunJob>;
 let queueName: string;
 const results = tempDir("sfbench-interrupt-");
+/** the worker started after the last test's stop, waiting for the next run */
+let idle: ReturnType<typeof startWorkerProcess> | undefined;
 
 beforeAll(async () => {
   ({ db, url } = await freshDb());
@@ -28,30 +44,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (idle) await stopWorkerProcess(idle);
   await queue.obliterate({ force: true });
   await queue.close();
   await db.$disconnect();
 });
-
-const portFree = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const s = createServer()
-      .once("error", () => resolve(false))
-      .listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
-  });
-
-function processesOf(runId: string): number[] {
-  return readdirSync("/proc")
-    .filter((n) => /^\d+$/.test(n))
-    .filter((n) => {
-      try {
-        return readFileSync(`/proc/${n}/cmdline`, "utf8").includes(`/runs/${runId}/`);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
 
 const env = () => ({ DATABASE_URL: url, SFBENCH_QUEUE: queueName, SFBENCH_RESULTS_DIR: results, SFBENCH_TARGETS_DIR: FIXTURE_TARGETS });
 
@@ -64,7 +61,8 @@ describe("a worker stopped mid-run", () => {
     ["audit", "good", "SIGTERM"],
   ] as const)("during %s: ends the run as interrupted at once, leaves nothing behind and exits 0", async (stage, target, signal) => {
     const runId = await createRun(db, manifestOf(FIXTURE_TARGETS, target));
-    const worker = startWorkerProcess(env());
+    const worker = idle ?? startWorkerProcess(env());
+    idle = undefined;
     await enqueueRun(queue, runId);
     const port = await stageWithTarget(db, runId, stage, target);
     const exited = new Promise<number | null>((r) => worker.child.once("exit", (code) => r(code)));
@@ -98,10 +96,9 @@ describe("a worker stopped mid-run", () => {
       await new Promise((r) => setTimeout(r, 2_000));
       expect((await db.run.findUniqueOrThrow({ where: { id: runId } })).status).toBe("interrupted");
       expect(runningTarget(target)).toBeUndefined();
+      idle = next;
     } finally {
-      const gone = new Promise((r) => next.child.once("exit", r));
-      next.child.kill("SIGTERM");
-      await gone;
+      if (idle !== next) await stopWorkerProcess(next);
     }
   });
 });
