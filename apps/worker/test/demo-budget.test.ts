@@ -68,15 +68,15 @@ describe("the demo's campaign within a budget", () => {
       { system: "node-postgres", round: 1, document: doc(100) },
       { system: "node-postgres", round: 2, document: doc(110) },
       { system: "node-postgres", round: 3, document: doc(90) },
-      { system: "statefun", round: 1, document: doc(150) },
-      { system: "statefun", round: 2, document: doc(165) },
+      { system: "statefun", round: 1, document: doc(50) },
+      { system: "statefun", round: 2, document: doc(55) },
       { system: "statefun", round: 3, document: doc(null) },
       { system: "pekko", round: 1, document: doc(50, "failed") },
     ];
     const live = liveStatistics(["node-postgres", "statefun", "pekko"], "node-postgres", trials);
     const statefun = live.find((s) => s.target === "statefun")!;
-    expect(statefun).toMatchObject({ n: 2, invalid: 1, median: 157.5 });
-    expect(statefun.ratioToReference).toMatchObject({ reference: "node-postgres", n: 2, ratio: 1.5 });
+    expect(statefun).toMatchObject({ n: 2, invalid: 1, median: 52.5 });
+    expect(statefun.ratioToReference).toMatchObject({ reference: "node-postgres", n: 2, ratio: 0.5 });
     const ratios = keptRatios(kept, "standard", "node-postgres");
     const rows = compareStatistics(ratios, live, "node-postgres");
     const row = rows.find((r) => r.target === "statefun")!;
@@ -87,9 +87,9 @@ describe("the demo's campaign within a budget", () => {
     const keptRatio = newest.statistics.find((s) => s.target === "statefun")!.ratioToReference!;
     expect(ratios.find((s) => s.target === "statefun")!.ratioToReference).toEqual(keptRatio);
     expect(row.kept?.ratio).toBe(keptRatio.ratio);
-    // a 1.5 measured here lies outside the newest kept interval
-    expect(keptRatio.interval!.low).toBeGreaterThan(1.5);
-    expect(row.here?.ratio).toBe(1.5);
+    // a 0.5 measured here lies below every kept interval of statefun (1.35x and more on either machine)
+    expect(keptRatio.interval!.low).toBeGreaterThan(0.5);
+    expect(row.here?.ratio).toBe(0.5);
     expect(row.holds).toBe(false);
     expect(rows.find((r) => r.target === "pekko")).toMatchObject({ here: null, holds: null });
   });
