@@ -4,7 +4,11 @@
  * portal (`next start`), submits node-postgres's image archive with --wait and
  * reads the run's status; the real worker (its own queue, real PostgreSQL and
  * Redis) loads the archive into podman, runs the container through the quick
- * profile and stores the result, which the leaderboard then shows. The folder
+ * profile (a run with a stored image archive is not needs_cluster) and stores
+ * the result, which the leaderboard then shows. The image's tag is removed
+ * before the submission, so that only loading the archive brings it back, and
+ * the worker removes it again after the run: a team's image lives only as long
+ * as its run. The folder
  * is what the demo's --with-image entry prepares (scripts/lib/demo-image.ts:
  * `sfbench image build`, `podman save`, target.json under a name of its own).
  */
@@ -14,7 +18,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseResult } from "@sfbench/core";
 import type { Db } from "@sfbench/db";
-import { runContainers } from "@sfbench/provider-container";
+import { podman, runContainers } from "@sfbench/provider-container";
 import { startMailSink, type MailSink } from "../../web/scripts/mail-sink.ts";
 import { ensureBuild, startServer, type RunningServer } from "../../web/scripts/server.ts";
 import { demoAccount, demoCredentials, operatorLink } from "../../../scripts/lib/demo-account.ts";
@@ -49,6 +53,8 @@ beforeAll(async () => {
     say: (line) => console.log(line),
     port: TARGET_PORT,
   });
+  // the archive holds the tag; the storage keeps sfbench's own build of the same layers under its other name
+  await podman(["untag", prepared.image, prepared.image]);
   npx = await installPackedCli(home, team);
 
   const fresh = await freshDb();
@@ -78,7 +84,8 @@ afterAll(async () => {
 }, 120_000);
 
 describe("a team submits its image archive with the packed CLI", () => {
-  it("logs in, submits with --wait, the worker runs the container to completion, and status and the leaderboard show it", async () => {
+  it("logs in, submits with --wait, the worker loads the archive, runs the container to completion and removes the image, and status and the leaderboard show it", async () => {
+    await expect(podman(["image", "exists", prepared.image])).rejects.toThrow();
     const login = await npx(["login", "--server", server.url, "--token", token]);
     expect(login.code, login.stderr).toBe(0);
     const submit = await npx([
@@ -115,6 +122,8 @@ describe("a team submits its image archive with the packed CLI", () => {
     expect(doc.result.environment.cost).toEqual({ source: "cgroup" });
     expect(doc.result.cells[0]?.cost?.targetCpuSeconds ?? 0).toBeGreaterThan(0);
     expect(await runContainers(runId)).toEqual([]);
+    // the team's image lived only as long as its run: the next run loads the archive again
+    await expect(podman(["image", "exists", prepared.image])).rejects.toThrow();
 
     const board = await (await fetch(server.url)).text();
     expect(board).toContain(IMAGE_DEMO.name);
