@@ -74,12 +74,23 @@ export async function createRun(
   return run.id;
 }
 
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 60_000, everyMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+/**
+ * Polls `fn` until it gives a value. The deadline is on the monotonic clock: a
+ * wall clock set forward under a loaded or paused machine must not end a wait
+ * early. `state` says, in the timeout's message, what was seen instead.
+ */
+export async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | undefined | null | false>,
+  timeoutMs = 60_000,
+  everyMs = 50,
+  state?: () => Promise<string>,
+): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
   for (;;) {
     const v = await fn();
     if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${state ? `; instead: ${await state()}` : ""}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
@@ -90,11 +101,16 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
  * port the target got (a run takes a free one), to find free once it is gone.
  */
 export async function stageWithTarget(db: Db, runId: string, stage: string, target: string): Promise<number> {
+  const run = () => db.run.findUniqueOrThrow({ where: { id: runId } });
   await waitFor(
     `stage ${stage} with the target launched`,
-    async () => (await db.run.findUniqueOrThrow({ where: { id: runId } })).stage === stage && runningTarget(target) !== undefined,
+    async () => (await run()).stage === stage && runningTarget(target) !== undefined,
     90_000,
     10,
+    async () => {
+      const r = await run();
+      return `run ${r.status} at stage ${r.stage ?? "-"}${r.errorMessage ? ` (${r.errorStage}: ${r.errorMessage})` : ""}, target ${runningTarget(target) ? "launched" : "not launched"}`;
+    },
   );
   return runningTarget(target)!.port;
 }

@@ -7,7 +7,7 @@
  * is seconds of module loading.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Queue } from "bullmq";
 import { parseResult } from "@sfbench/core";
 import type { Db } from "@sfbench/db";
@@ -36,11 +36,18 @@ let queueName: string;
 const results = tempDir("sfbench-interrupt-");
 /** the worker started after the last test's stop, waiting for the next run */
 let idle: ReturnType<typeof startWorkerProcess> | undefined;
+/** the worker a test signals; one left running by a failed test would go on with its run beside the next test's */
+let current: ReturnType<typeof startWorkerProcess> | undefined;
 
 beforeAll(async () => {
   ({ db, url } = await freshDb());
   queueName = uniqueQueue();
   queue = createRunQueue(redisConnection(redisUrl()), queueName);
+});
+
+afterEach(async () => {
+  if (current && current !== idle) await stopWorkerProcess(current);
+  current = undefined;
 });
 
 afterAll(async () => {
@@ -61,7 +68,7 @@ describe("a worker stopped mid-run", () => {
     ["audit", "good", "SIGTERM"],
   ] as const)("during %s: ends the run as interrupted at once, leaves nothing behind and exits 0", async (stage, target, signal) => {
     const runId = await createRun(db, manifestOf(FIXTURE_TARGETS, target));
-    const worker = idle ?? startWorkerProcess(env());
+    const worker = (current = idle ?? startWorkerProcess(env()));
     idle = undefined;
     await enqueueRun(queue, runId);
     const port = await stageWithTarget(db, runId, stage, target);
