@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { Cart, CheckoutResult, CreatedId, FreqItems, Order, Product, User } from "@sfbench/core";
-import type { Client } from "./client.ts";
+import type { Client, RequestOptions } from "./client.ts";
 import { expectShape, expectStatus } from "./check.ts";
 
 /** Ids the suite chooses itself (via the PATCH upsert) carry a per-run prefix. */
@@ -48,8 +48,8 @@ export class Actions {
     for (const [productId, amount] of items) await this.addToCart(cart, productId, amount);
     return cart;
   }
-  checkoutRaw(cartId: string, userId: string) {
-    return this.c.post("/orders/checkout", { cartId, userId });
+  checkoutRaw(cartId: string, userId: string, opts?: RequestOptions) {
+    return this.c.post("/orders/checkout", { cartId, userId }, opts);
   }
   async checkout(cartId: string, userId: string): Promise<CheckoutResult> {
     return expectShape(expectStatus(await this.checkoutRaw(cartId, userId), 200, "POST /orders/checkout"), CheckoutResult);

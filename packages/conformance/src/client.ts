@@ -46,6 +46,17 @@ export class Client {
     private readonly defaultTimeoutMs = 10_000,
   ) {}
 
+  /**
+   * The options of one of `n` requests sent at once on one item (a product, a
+   * cart, a user). A system may serve them one after another, so the last answer
+   * may wait on all the others; the per-request timeout is there to catch a
+   * hang, not to rank how fast a line moves, so it grows with the line: one
+   * default per ten requests in it.
+   */
+  inLine(n: number): RequestOptions {
+    return { timeoutMs: this.defaultTimeoutMs * Math.max(1, Math.ceil(n / 10)) };
+  }
+
   /** Forget recorded exchanges (each check starts with an empty list). */
   reset(): void {
     this.exchanges.length = 0;

@@ -17,6 +17,11 @@ export function conformanceMarkdown(): string {
     "`micro` group at the end; `runConformance(url, { micro: true })` runs them. The values they compare",
     "with (io payload hash, divide result, histogram buckets) come from packages/conformance/src/micro.ts.",
     "",
+    "A request that gets no answer within 10 s fails its check: the limit finds a hang, not a slow",
+    "system. Requests sent at once on one item (the concurrency group's lines of checkouts on one",
+    "product or cart, of additions to one user or product) may be served one after another, so each",
+    "gets 10 s per ten requests in its line.",
+    "",
   ];
   for (const { group, checks } of groups) {
     lines.push(`## ${group} (${checks.length})`, "", "| check | what it asserts |", "|---|---|");

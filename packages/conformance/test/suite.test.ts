@@ -72,6 +72,18 @@ describe("the conformance suite", () => {
     expect(report.checks[0]!.message).toMatch(/connection failed/);
   });
 
+  it("waits on a line of concurrent checkouts on one product longer than on one request, and still catches a hang", async () => {
+    // 50 checkouts served one after another, 60 ms each: the last answers after 3 s, past the 1 s a single request gets
+    target = await startMemoryTarget({ checkoutLineMs: 60 });
+    const inLine = await runConformance(target.url, { only: ["concurrency.no-5xx", "concurrency.exactly-stock-succeed"], timeoutMs: 1000 });
+    expect(inLine.checks.filter((c) => !c.passed).map((c) => `${c.id}: ${c.message}`)).toEqual([]);
+    await target.close();
+    // one checkout alone that takes 1.5 s is past the 1 s
+    target = await startMemoryTarget({ checkoutLineMs: 1500 });
+    const alone = await runConformance(target.url, { only: ["checkout.total"], timeoutMs: 1000 });
+    expect(alone.checks[0]!.message).toMatch(/no answer within 1000 ms/);
+  });
+
   it("fails everything at once, without a timeout per check, when /health does not answer 200", async () => {
     const { createServer } = await import("node:http");
     const srv = createServer((_req, res) => res.writeHead(503, { "content-type": "application/json" }).end('{"error":"starting","message":"not yet"}'));

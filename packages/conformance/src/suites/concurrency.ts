@@ -17,7 +17,7 @@ async function scarceStock(c: Client) {
       return { user, cart: await a.cartWith([[product, 1]]) };
     },
   );
-  const answers = await Promise.all(buyers.map((b) => a.checkoutRaw(b.cart, b.user)));
+  const answers = await Promise.all(buyers.map((b) => a.checkoutRaw(b.cart, b.user, c.inLine(buyers.length))));
   return { a, product, buyers, statuses: answers.map((r) => r.status) };
 }
 
@@ -65,7 +65,7 @@ export function concurrency(opts: { quietMs: number }): Check[] {
         const product = await a.createProduct({ price: 4, stock: 100 });
         const user = await a.createUser(1000);
         const cart = await a.cartWith([[product, 2]]);
-        const statuses = (await Promise.all(Array.from({ length: 10 }, () => a.checkoutRaw(cart, user)))).map((r) => r.status);
+        const statuses = (await Promise.all(Array.from({ length: 10 }, () => a.checkoutRaw(cart, user, c.inLine(10))))).map((r) => r.status);
         expectEqual(statuses.filter((s) => s === 200).length, 1, "successful checkouts of the same cart");
         expectEqual((await a.user(user)).credits, 992, "credits (1000 - 8)");
         expectEqual((await a.product(product)).stock, 98, "stock (100 - 2)");
@@ -77,7 +77,7 @@ export function concurrency(opts: { quietMs: number }): Check[] {
       run: async (c) => {
         const a = new Actions(c);
         const user = await a.createUser(0);
-        const res = await Promise.all(Array.from({ length: 20 }, () => c.patch(`/users/${user}/credits/add`, { credits: 5 })));
+        const res = await Promise.all(Array.from({ length: 20 }, () => c.patch(`/users/${user}/credits/add`, { credits: 5 }, c.inLine(20))));
         res.forEach((r) => expectStatus(r, 200, "PATCH /users/{id}/credits/add"));
         expectEqual((await a.user(user)).credits, 100, "credits after 20 x 5");
       },
@@ -88,7 +88,7 @@ export function concurrency(opts: { quietMs: number }): Check[] {
       run: async (c) => {
         const a = new Actions(c);
         const product = await a.createProduct({ price: 1, stock: 0 });
-        const res = await Promise.all(Array.from({ length: 20 }, () => c.patch(`/products/${product}`, { stock: 3 })));
+        const res = await Promise.all(Array.from({ length: 20 }, () => c.patch(`/products/${product}`, { stock: 3 }, c.inLine(20))));
         res.forEach((r) => expectStatus(r, 200, "PATCH /products/{id}"));
         expectEqual((await a.product(product)).stock, 60, "stock after 20 x 3");
       },
@@ -115,7 +115,7 @@ export function concurrency(opts: { quietMs: number }): Check[] {
               [z, 1],
             ]),
         );
-        const statuses = (await Promise.all(carts.map((cart) => a.checkoutRaw(cart, user)))).map((r) => r.status);
+        const statuses = (await Promise.all(carts.map((cart) => a.checkoutRaw(cart, user, c.inLine(carts.length))))).map((r) => r.status);
         expectEqual(statuses.filter((s) => s === 200).length, 20, "successful concurrent checkouts");
         const names = new Map([
           [y, "y"],
