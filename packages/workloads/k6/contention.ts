@@ -17,7 +17,7 @@ import { check } from "k6";
 import exec from "k6/execution";
 import { hotProductId, hotProductPrice, productChooser, soldOutProductId, soldOutProductPrice } from "../src/distributions.ts";
 import { contentionEnv } from "../src/workload-env.ts";
-import { audit, type CheckoutAudit } from "./lib/audit.ts";
+import { auditedCheckout, type CheckoutAudit } from "./lib/audit.ts";
 import { seedProduct } from "./lib/catalog.ts";
 import { Api } from "./lib/http.ts";
 import { iterationRng } from "./lib/iteration.ts";
@@ -59,7 +59,19 @@ export default function (): void {
 
   const ids = prepareCheckout(api, credits, items);
   if (ids === undefined) return;
-  const answer = api.checkout(ids.cart, ids.user, items.length, true);
+  const answer = auditedCheckout(
+    {
+      scenario: exec.scenario.name,
+      iteration: exec.scenario.iterationInTest,
+      user: ids.user,
+      credits,
+      cart: ids.cart,
+      items: items.map((item): [string, number] => [item.id, item.amount]),
+      expectedTotal,
+      planned,
+    },
+    () => api.checkout(ids.cart, ids.user, items.length, true),
+  );
   check(
     answer,
     {
@@ -67,16 +79,4 @@ export default function (): void {
     },
     { op: "checkout" },
   );
-  audit({
-    kind: "checkout",
-    scenario: exec.scenario.name,
-    iteration: exec.scenario.iterationInTest,
-    user: ids.user,
-    credits,
-    cart: ids.cart,
-    items: items.map((item): [string, number] => [item.id, item.amount]),
-    expectedTotal,
-    ...answer,
-    planned,
-  });
 }

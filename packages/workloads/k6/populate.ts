@@ -18,7 +18,7 @@ import exec from "k6/execution";
 import type { Options } from "k6/options";
 import { productChooser, productId, productPrice } from "../src/distributions.ts";
 import { populateEnv } from "../src/workload-env.ts";
-import { audit } from "./lib/audit.ts";
+import { auditedCheckout } from "./lib/audit.ts";
 import { Api } from "./lib/http.ts";
 import { iterationRng } from "./lib/iteration.ts";
 import { commonOptions } from "./lib/options.ts";
@@ -73,16 +73,16 @@ function checkOut(data: SetupData): void {
   if (cart === undefined) return;
   for (const item of items) if (!api.addToCart(cart, item.id, item.amount)) return;
   const user = data.users[iteration % data.users.length] as string;
-  const answer = api.checkout(cart, user, items.length, false);
-  audit({
-    kind: "checkout",
-    scenario: exec.scenario.name,
-    iteration,
-    user,
-    credits: config.credits,
-    cart,
-    items: items.map((item): [string, number] => [item.id, item.amount]),
-    expectedTotal: totalOf(items),
-    ...answer,
-  });
+  auditedCheckout(
+    {
+      scenario: exec.scenario.name,
+      iteration,
+      user,
+      credits: config.credits,
+      cart,
+      items: items.map((item): [string, number] => [item.id, item.amount]),
+      expectedTotal: totalOf(items),
+    },
+    () => api.checkout(cart, user, items.length, false),
+  );
 }

@@ -164,6 +164,8 @@ export interface ArrivalConfig extends CatalogConfig {
   maxVus?: number;
   /** Expected iteration duration, to size the VU pools. */
   iterationMs: number;
+  /** Seconds an iteration may still run after its step ends; default GRACEFUL_STOP_S. */
+  gracefulStopS?: number;
 }
 
 export interface CartConfig {
@@ -239,6 +241,7 @@ function arrival(r: Reader, iterationMs: number): ArrivalConfig {
     preVus,
     maxVus,
     iterationMs: r.int("ITERATION_MS", iterationMs, 1, 600_000),
+    gracefulStopS: r.int("GRACEFUL_STOP_S", GRACEFUL_STOP_S, 0, 600),
   };
 }
 
@@ -390,7 +393,9 @@ export function stepVus(step: Step, config: Pick<ArrivalConfig, "iterationMs" | 
  * starting when the previous one ends (open model: k6 counts the iterations
  * it could not start as dropped_iterations, per scenario).
  */
-export function arrivalScenarios(config: Pick<ArrivalConfig, "steps" | "iterationMs" | "preVus" | "maxVus">): Record<string, ArrivalScenario> {
+export function arrivalScenarios(
+  config: Pick<ArrivalConfig, "steps" | "iterationMs" | "preVus" | "maxVus" | "gracefulStopS">,
+): Record<string, ArrivalScenario> {
   const scenarios: Record<string, ArrivalScenario> = {};
   let start = 0;
   config.steps.forEach((step, i) => {
@@ -402,7 +407,7 @@ export function arrivalScenarios(config: Pick<ArrivalConfig, "steps" | "iteratio
       startTime: `${start}s`,
       preAllocatedVUs: pre,
       maxVUs: max,
-      gracefulStop: `${GRACEFUL_STOP_S}s`,
+      gracefulStop: `${config.gracefulStopS ?? GRACEFUL_STOP_S}s`,
     };
     start += step.duration;
   });

@@ -320,6 +320,10 @@ describe("k6 workloads against the in-memory target", () => {
 
       const audits = run.records.filter((r) => r.kind === "checkout");
       expect(audits).toHaveLength(checkouts.length);
+      // each logged first as sent, with the same plan and no answer
+      const sent = run.records.filter((r) => r.kind === "checkout-sent");
+      expect(sent.map((r) => r.cart).sort()).toEqual(audits.map((r) => r.cart).sort());
+      for (const r of sent) expect(r.status).toBeUndefined();
       for (const r of audits) {
         const items = r.items as [string, number][];
         expect(r).toMatchObject({ sfbench: "audit", status: 200, credits: 1_000_000_000, total: r.expectedTotal });
@@ -353,14 +357,37 @@ describe("k6 workloads against the in-memory target", () => {
     }
   }, 40_000);
 
+  it("logs a checkout as sent before its request, so one that k6 cuts at the graceful stop is still known to the audit", async () => {
+    // a target that serves checkouts one after another, 3 s each: k6 ends the step's iterations 1 s after its 1 s,
+    // in the middle of their checkouts, which the target goes on to finish
+    const slow = await startMemoryTarget({ checkoutLineMs: 3000 });
+    try {
+      const seeded = await runK6("seed.ts", { ...common(), BASE_URL: slow.url });
+      expect(seeded.code, seeded.stderr).toBe(0);
+      const run = await runK6("checkout.ts", { ...common(), BASE_URL: slow.url, STEPS: JSON.stringify([{ rate: 2, duration: 1 }]), GRACEFUL_STOP_S: 1 });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.records.filter((r) => r.kind === "checkout")).toEqual([]);
+      const sent = run.records.filter((r) => r.kind === "checkout-sent");
+      expect(sent.length).toBeGreaterThanOrEqual(1);
+      for (const r of sent) {
+        const cart = () => getJson(slow.url, `/shopping-carts/${r.cart as string}`);
+        await expect.poll(async () => (await cart()).body, { timeout: 15_000, interval: 250 }).toMatchObject({ checkedOut: true });
+      }
+    } finally {
+      await slow.close();
+    }
+  }, 60_000);
+
   it("populate then analytics: freq-items at the step rate, tagged with shape, top and depth", async () => {
     const populate = await runK6("populate.ts", { ...common(), POPULATE: 300, VUS: 8, USERS: 4 });
     expect(populate.code, populate.stderr).toBe(0);
     expect(requests(populate, "checkout").filter((s) => s.status === "200")).toHaveLength(300);
     // a record per checkout, for the analytics cell's audit of the graph; its users are shared
-    expect(populate.records).toHaveLength(300);
-    expect(populate.records.every((r) => r.kind === "checkout" && r.status === 200)).toBe(true);
-    expect(new Set(populate.records.map((r) => r.user)).size).toBe(4);
+    const populated = populate.records.filter((r) => r.kind === "checkout");
+    expect(populated).toHaveLength(300);
+    expect(populated.every((r) => r.status === 200)).toBe(true);
+    expect(populate.records.filter((r) => r.kind === "checkout-sent")).toHaveLength(300);
+    expect(new Set(populated.map((r) => r.user)).size).toBe(4);
     const graph = (await getJson(target.url, `/products/${productId(PREFIX, 0)}/freq-items?top=5`)).body as string[];
     expect(graph.length).toBeGreaterThan(0);
 

@@ -1,6 +1,13 @@
 /**
  * Audit records: what each checkout iteration did, as the k6 scripts log it
  * (one JSON object per console line, `{"sfbench":"audit","kind":"checkout",...}`).
+ *
+ * A checkout is logged twice: as sent, right before its request, and with its
+ * answer. An iteration that k6 ends at its hard stop (the scenario's graceful
+ * stop ran out while the request was in flight) logs only the first line, yet
+ * the target got the request and may finish it; such a checkout is read back
+ * as one without an answer (status 0), which the audit resolves by reading its
+ * cart, instead of stock and credits the audit cannot account for.
  */
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
@@ -40,7 +47,13 @@ export const ProductRecord = z.object({
 });
 export type ProductRecord = z.infer<typeof ProductRecord>;
 
-const AuditRecord = z.discriminatedUnion("kind", [CheckoutRecord, ProductRecord]);
+/** A checkout right before its request was sent: the record without the answer. */
+export const SentRecord = CheckoutRecord.omit({ status: true, orderId: true, total: true, error: true, traceId: true, kind: true }).extend({
+  kind: z.literal("checkout-sent"),
+});
+export type SentRecord = z.infer<typeof SentRecord>;
+
+const AuditRecord = z.discriminatedUnion("kind", [CheckoutRecord, ProductRecord, SentRecord]);
 export type AuditRecord = z.infer<typeof AuditRecord>;
 
 /** One audit record from a console line: raw JSON, or k6's `--log-format=json` wrapper `{"msg": "..."}`. */
@@ -60,6 +73,7 @@ export function parseAuditLine(line: string): AuditRecord | undefined {
 }
 
 export interface AuditRecords {
+  /** every checkout sent: with its answer, or with status 0 if none was logged */
   checkouts: CheckoutRecord[];
   products: ProductRecord[];
 }
@@ -74,10 +88,16 @@ export async function readAuditRecords(file: string): Promise<AuditRecords> {
   } catch {
     return out;
   }
+  // a cart is checked out once per iteration: its sent line waits here for its answer line
+  const unanswered = new Map<string, SentRecord>();
   for await (const line of createInterface({ input, crlfDelay: Infinity })) {
     const r = parseAuditLine(line);
-    if (r?.kind === "checkout") out.checkouts.push(r);
+    if (r?.kind === "checkout") {
+      unanswered.delete(r.cart);
+      out.checkouts.push(r);
+    } else if (r?.kind === "checkout-sent") unanswered.set(r.cart, r);
     else if (r?.kind === "product") out.products.push(r);
   }
+  for (const sent of unanswered.values()) out.checkouts.push({ ...sent, kind: "checkout", status: 0 });
   return out;
 }

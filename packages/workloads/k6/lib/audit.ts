@@ -1,9 +1,13 @@
 /**
- * Audit records: one console line per checkout, read back from k6's
- * --console-output file (with --log-format=json each line is
- * `{"level":"info","msg":"<record as JSON>",...}`) by the consistency audit
- * (SPEC 2.3).
+ * Audit records: console lines read back from k6's --console-output file
+ * (with --log-format=json each line is `{"level":"info","msg":"<record as
+ * JSON>",...}`) by the consistency audit (SPEC 2.3). A checkout logs two: one
+ * right before its request, one with its answer. k6 ends an iteration still
+ * running when a scenario's graceful stop runs out, in the middle of its
+ * request; the target may still finish that checkout, and the first line is
+ * how the audit knows of it.
  */
+import type { CheckoutAnswer } from "./http.ts";
 
 /** One checkout as the workload planned and saw it. */
 export interface CheckoutAudit {
@@ -44,10 +48,21 @@ export interface ProductAudit {
   tries: number;
 }
 
-export type AuditRecord = CheckoutAudit | ProductAudit;
+/** A checkout about to be sent: its record without the answer. */
+export type SentAudit = Omit<CheckoutAudit, "kind" | keyof CheckoutAnswer> & { kind: "checkout-sent" };
+
+export type AuditRecord = CheckoutAudit | ProductAudit | SentAudit;
 
 type WithoutTag<T> = T extends unknown ? Omit<T, "sfbench"> : never;
 
 export function audit(record: WithoutTag<AuditRecord>): void {
   console.log(JSON.stringify({ sfbench: "audit", ...record }));
+}
+
+/** Logs the checkout as sent, sends it, logs it with its answer and returns the answer. */
+export function auditedCheckout(planned: Omit<SentAudit, "sfbench" | "kind">, send: () => CheckoutAnswer): CheckoutAnswer {
+  audit({ kind: "checkout-sent", ...planned });
+  const answer = send();
+  audit({ kind: "checkout", ...planned, ...answer });
+  return answer;
 }
