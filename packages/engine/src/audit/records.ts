@@ -48,10 +48,10 @@ export const ProductRecord = z.object({
 export type ProductRecord = z.infer<typeof ProductRecord>;
 
 /** A checkout right before its request was sent: the record without the answer. */
-export const SentRecord = CheckoutRecord.omit({ status: true, orderId: true, total: true, error: true, traceId: true, kind: true }).extend({
+const SentRecord = CheckoutRecord.omit({ status: true, orderId: true, total: true, error: true, traceId: true, kind: true }).extend({
   kind: z.literal("checkout-sent"),
 });
-export type SentRecord = z.infer<typeof SentRecord>;
+type SentRecord = z.infer<typeof SentRecord>;
 
 const AuditRecord = z.discriminatedUnion("kind", [CheckoutRecord, ProductRecord, SentRecord]);
 export type AuditRecord = z.infer<typeof AuditRecord>;
