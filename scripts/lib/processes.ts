@@ -18,8 +18,8 @@ export function startLogged(name: string, cmd: string, args: string[], opts: { c
 }
 
 export async function waitHttp(url: string, timeoutMs: number, exited: () => boolean): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
     if (exited()) throw new Error(`the process serving ${url} exited`);
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
@@ -39,14 +39,14 @@ export async function waitHttp(url: string, timeoutMs: number, exited: () => boo
  * must not end a demo whose runs are fine. HTTP errors are not retried.
  */
 export async function getJson<T>(url: string, retryMs = 30_000): Promise<T> {
-  const deadline = Date.now() + retryMs;
+  const deadline = performance.now() + retryMs;
   for (;;) {
     let res: Response;
     try {
       res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
     } catch (e) {
       const err = e as Error & { cause?: Error };
-      if (Date.now() > deadline) throw new Error(`GET ${url} failed: ${err.message}${err.cause ? ` (${err.cause.message})` : ""}`);
+      if (performance.now() > deadline) throw new Error(`GET ${url} failed: ${err.message}${err.cause ? ` (${err.cause.message})` : ""}`);
       await new Promise((r) => setTimeout(r, 500));
       continue;
     }

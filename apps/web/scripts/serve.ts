@@ -95,7 +95,7 @@ if (!values.detach) {
   closeSync(out);
   child.unref();
   writeFileSync(pidFile, String(child.pid));
-  const deadline = Date.now() + 60_000;
+  const deadline = performance.now() + 60_000;
   for (;;) {
     if (
       await fetch(`${url}/docs/openapi.json`).then(
@@ -104,7 +104,7 @@ if (!values.detach) {
       )
     )
       break;
-    if (!alive(child.pid!) || Date.now() > deadline) {
+    if (!alive(child.pid!) || performance.now() > deadline) {
       process.stderr.write(`serve: the portal did not start; see ${logFile}\n`);
       process.exit(3);
     }

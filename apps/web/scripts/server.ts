@@ -88,7 +88,7 @@ export async function startServer(opts: { databaseUrl: string; env?: Record<stri
     }
     await exited;
   };
-  const deadline = Date.now() + 60_000;
+  const deadline = performance.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`next start exited (${child.exitCode}):\n${output}`);
     try {
@@ -97,7 +97,7 @@ export async function startServer(opts: { databaseUrl: string; env?: Record<stri
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) {
+    if (performance.now() > deadline) {
       await stop();
       throw new Error(`next start did not answer within 60 s:\n${output}`);
     }

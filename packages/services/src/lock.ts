@@ -15,9 +15,9 @@ const EMPTY_LOCK_GRACE_MS = 10_000;
 export async function withLock<T>(name: string, timeoutMs: number, fn: () => Promise<T>): Promise<T> {
   const file = path.join(paths.home, "locks", `${name}.lock`);
   await mkdir(path.dirname(file), { recursive: true });
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   while (!(await tryAcquire(file))) {
-    if (Date.now() > deadline) {
+    if (performance.now() > deadline) {
       throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${file} (held by pid ${await ownerOf(file)})`);
     }
     await sleep(POLL_MS);

@@ -86,11 +86,11 @@ export async function waitFor<T>(
   check: () => Promise<T | undefined>,
   opts: { timeoutMs: number; intervalMs?: number; describe: () => Promise<string> | string },
 ): Promise<T> {
-  const deadline = Date.now() + opts.timeoutMs;
+  const deadline = performance.now() + opts.timeoutMs;
   for (;;) {
     const value = await check();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(await opts.describe());
+    if (performance.now() > deadline) throw new Error(await opts.describe());
     await sleep(opts.intervalMs ?? 200);
   }
 }

@@ -67,7 +67,7 @@ export function shopper(base: string) {
  * last error is thrown, or one that says the probe never held.
  */
 export async function eventually<T>(check: () => Promise<T>, ms = 30_000): Promise<Exclude<T, false>> {
-  const deadline = Date.now() + ms;
+  const deadline = performance.now() + ms;
   for (;;) {
     let failure: unknown;
     try {
@@ -77,7 +77,7 @@ export async function eventually<T>(check: () => Promise<T>, ms = 30_000): Promi
     } catch (e) {
       failure = e;
     }
-    if (Date.now() > deadline) throw failure;
+    if (performance.now() > deadline) throw failure;
     await new Promise((r) => setTimeout(r, 100));
   }
 }

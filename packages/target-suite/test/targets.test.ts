@@ -105,8 +105,8 @@ for (const [index, bundled] of catalogue.entries()) {
           () => false,
         );
         if (healthy) return undefined;
-        const deadline = Date.now() + 15_000;
-        while (exited() === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+        const deadline = performance.now() + 15_000;
+        while (exited() === undefined && performance.now() < deadline) await new Promise((r) => setTimeout(r, 200));
       }
       const how = exited();
       return how === undefined ? `${name} no longer answers its health route` : `${name} is not running any more: its launcher exited with ${how}`;

@@ -37,9 +37,9 @@ interface Graph {
 
 /** Co-purchase counts are updated after the answer: wait until the last order is visible. */
 async function waitQuiet(a: Actions, id: Record<Name, string>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   let last: string[] = [];
-  while (Date.now() < deadline) {
+  while (performance.now() < deadline) {
     last = await a.freqItems(id.h, 2);
     const m = await a.freqItems(id.m3, 2);
     if ([id.d, id.f].every((x) => last.includes(x)) && [id.m1, id.m2].every((x) => m.includes(x))) return;

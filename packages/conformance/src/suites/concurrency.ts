@@ -123,9 +123,9 @@ export function concurrency(opts: { quietMs: number }): Check[] {
           [z, "z"],
           [u, "u"],
         ]);
-        const deadline = Date.now() + opts.quietMs;
+        const deadline = performance.now() + opts.quietMs;
         let top2: string[] = [];
-        while (Date.now() < deadline) {
+        while (performance.now() < deadline) {
           top2 = await a.freqItems(y, 2);
           if (top2.includes(z)) break;
           await new Promise((r) => setTimeout(r, 100));

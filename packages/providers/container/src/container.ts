@@ -367,9 +367,9 @@ export async function launchNode(
 
 /** Waits until `url` answers 200, failing early when the container's client exited. */
 export async function waitHealthy(url: string, exited: () => string | undefined, timeoutMs: number, log: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   let last = "no answer";
-  while (Date.now() < deadline) {
+  while (performance.now() < deadline) {
     const how = exited();
     if (how !== undefined) throw new TargetError(`the container exited with ${how} during startup; last log lines:\n${tail(log)}`);
     try {
@@ -675,8 +675,8 @@ export async function teardownRun(runId: string, opts: { logsTo?: string; keepDa
 
 /** Waits (at most 10 s) until no process holds any of `published` on the host's loopback. */
 async function portsReleased(published: number[]): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (const port of published) while (!(await portFree(port)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  const deadline = performance.now() + 10_000;
+  for (const port of published) while (!(await portFree(port)) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 }
 
 /** Tears down every run that left containers or state behind (a worker's start-up sweep after a crash). */

@@ -49,7 +49,7 @@ async function k6Api(): Promise<number> {
   const port = await freePort();
   writeFileSync(k6Script, "export default function () {}\n");
   k6 = spawn(await k6Path(), ["run", "--paused", `--address=127.0.0.1:${port}`, "--quiet", k6Script], { stdio: "ignore" });
-  for (const deadline = Date.now() + 60_000; ; await new Promise((r) => setTimeout(r, 200))) {
+  for (const deadline = performance.now() + 60_000; ; await new Promise((r) => setTimeout(r, 200))) {
     if (
       await fetch(`http://127.0.0.1:${port}/v1/status`).then(
         (r) => r.ok,
@@ -57,7 +57,7 @@ async function k6Api(): Promise<number> {
       )
     )
       return port;
-    if (Date.now() > deadline || k6.exitCode !== null) throw new Error(`k6's REST API did not answer on 127.0.0.1:${port}`);
+    if (performance.now() > deadline || k6.exitCode !== null) throw new Error(`k6's REST API did not answer on 127.0.0.1:${port}`);
   }
 }
 
@@ -253,8 +253,8 @@ describe("a hostile image", () => {
     // its servers write to the host's disk, outside its volume: past the run's quota they are killed, and the run ends saying why
     // (blocks allocated in the broker's directory stand in for records an image would have it keep)
     await execFileAsync("fallocate", ["-l", `${QUOTA_MIB + 16}M`, join(restarted.kafka!.dir, "grown")]);
-    const deadline = Date.now() + 30_000;
-    while (control.exited() === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const deadline = performance.now() + 30_000;
+    while (control.exited() === undefined && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(control.exited()).toMatch(
       new RegExp(`^its servers' data on the host's disk \\(\\d+ MiB\\) passed the run's quota of ${QUOTA_MIB} MiB \\(SFBENCH_RUN_DISK_MIB\\)`),
     );

@@ -107,16 +107,16 @@ describe("node-postgres from its image as several containers", () => {
       SFBENCH_CLUSTER_PEERS: state.nodes.map((n) => `127.0.0.1:${n.clusterPort}`).join(","),
     });
     expect(JSON.parse(readFileSync(state.balancer!.backendsFile, "utf8"))).toEqual({ backends: state.nodes.map((n) => n.url) });
-    const deadline = Date.now() + 30_000;
-    while (!readFileSync(state.balancer!.log, "utf8").includes(node2.url) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const deadline = performance.now() + 30_000;
+    while (!readFileSync(state.balancer!.log, "utf8").includes(node2.url) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(readFileSync(state.balancer!.log, "utf8")).toContain(node2.url);
     expect(await throughBalancer(started.url, 6)).toEqual(Array(6).fill(200));
     expect(control.pids()).toHaveLength(4);
 
     // a container that dies without the experiment killing it is a death
     await podman(["kill", "--signal", "KILL", node2.container]);
-    const seen = Date.now() + 30_000;
-    while (control.exited() === undefined && Date.now() < seen) await new Promise((r) => setTimeout(r, 100));
+    const seen = performance.now() + 30_000;
+    while (control.exited() === undefined && performance.now() < seen) await new Promise((r) => setTimeout(r, 100));
     expect(control.exited()).toMatch(/^node 2: /);
 
     // teardown: no container, no balancer, no PostgreSQL, no state, the run's port free

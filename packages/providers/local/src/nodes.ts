@@ -194,7 +194,7 @@ async function clearStaleLock(name: string): Promise<void> {
   if (!existsSync(file)) return;
   const pid = Number(readFileSync(file, "utf8").split("\n")[0]);
   if (!Number.isInteger(pid) || pid <= 0 || isAlive(pid)) return;
-  const deadline = Date.now() + 2_000;
+  const deadline = performance.now() + 2_000;
   const exists = () => {
     try {
       process.kill(pid, 0);
@@ -203,7 +203,7 @@ async function clearStaleLock(name: string): Promise<void> {
       return false;
     }
   };
-  while (exists() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  while (exists() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   if (exists()) rmSync(file, { force: true });
 }
 

@@ -166,11 +166,11 @@ export async function spawnBalancerProcess(port: number, backendsFile: string, l
   child.on("exit", (code, signal) => (exited = code !== null ? `code ${code}` : `signal ${signal}`));
   if (!child.pid) throw new TargetError("could not start the balancer");
   child.unref();
-  const deadline = Date.now() + 30_000;
+  const deadline = performance.now() + 30_000;
   // connect, not bind: a probe that binds the port could take it from the balancer's own listen
   while (!(await portAnswers(port))) {
     if (exited !== undefined) throw new TargetError(`the balancer exited with ${exited}; last log lines:\n${tail(log)}`);
-    if (Date.now() > deadline) {
+    if (performance.now() > deadline) {
       killGroup(child.pid, "SIGKILL");
       throw new TargetError(`the balancer did not listen on 127.0.0.1:${port} within 30 s; last log lines:\n${tail(log)}`);
     }

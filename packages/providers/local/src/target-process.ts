@@ -158,8 +158,8 @@ export function killGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 export async function waitGone(pid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const deadline = performance.now() + timeoutMs;
+  while (isAlive(pid) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   return !isAlive(pid);
 }
 
@@ -191,15 +191,15 @@ export function groupMembers(pgid: number): number[] {
  * the kernel queued for it; "gone" must mean the port refuses.
  */
 export async function waitGroupGone(pgid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (groupMembers(pgid).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const deadline = performance.now() + timeoutMs;
+  while (groupMembers(pgid).length > 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   return groupMembers(pgid).length === 0;
 }
 
 export async function waitHealthy(url: string, pid: number, exited: () => string | undefined, timeoutMs: number, log: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   let last = "no answer";
-  while (Date.now() < deadline) {
+  while (performance.now() < deadline) {
     const how = exited();
     if (how !== undefined) throw new TargetError(`target exited with ${how} during startup; last log lines:\n${tail(log)}`);
     try {

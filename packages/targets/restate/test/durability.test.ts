@@ -26,14 +26,14 @@ let t: RunningTarget | undefined;
  * ephemeral port) is left to keep it taken for the restart in our place.
  */
 async function holdPort(port: number, ms = 20_000): Promise<Server | undefined> {
-  const deadline = Date.now() + ms;
+  const deadline = performance.now() + ms;
   for (;;) {
     const srv = await new Promise<Server | undefined>((resolve, reject) => {
       const s = createServer();
       s.once("error", (e: NodeJS.ErrnoException) => (e.code === "EADDRINUSE" ? resolve(undefined) : reject(e)));
       s.listen(port, "127.0.0.1", () => resolve(s));
     });
-    if (srv || Date.now() > deadline) return srv;
+    if (srv || performance.now() > deadline) return srv;
     await new Promise((r) => setTimeout(r, 200));
   }
 }

@@ -89,8 +89,8 @@ function start(name: string, command: string, args: string[]): void {
 /** Stops the remaining children: SIGTERM, SIGKILL after `graceMs`. */
 async function stopChildren(graceMs: number): Promise<void> {
   for (const child of children.values()) child.kill("SIGTERM");
-  const deadline = Date.now() + graceMs;
-  while (children.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  const deadline = performance.now() + graceMs;
+  while (children.size > 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   for (const child of children.values()) child.kill("SIGKILL");
 }
 

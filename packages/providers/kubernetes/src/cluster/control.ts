@@ -92,12 +92,12 @@ export async function clusterTargetControl(o: ClusterControlOptions): Promise<Cl
   timer.unref();
 
   async function waitReady(count: number, why: string): Promise<PodState[]> {
-    const deadline = Date.now() + support.restartTimeoutSeconds * 1000;
+    const deadline = performance.now() + support.restartTimeoutSeconds * 1000;
     for (;;) {
       const pods = await targetPods();
       const ready = pods.filter((p) => p.ready);
       if (ready.length >= count) return ready;
-      if (Date.now() > deadline)
+      if (performance.now() > deadline)
         throw new Error(
           `${why}: ${ready.length} of ${count} target pods ready after ${support.restartTimeoutSeconds} s (${pods.map((p) => `${p.name} ${p.phase}`).join(", ")})`,
         );

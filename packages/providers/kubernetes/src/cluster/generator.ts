@@ -58,13 +58,13 @@ export function clusterGenerator(o: ClusterGeneratorOptions): LoadGenerator {
     const archiveBase64 = await o.archive(inv.script, env);
     const out = await o.stack.up({ ...o.base(), k6: { name, parallelism: runnersFor(inv.script, o.parallelism), archiveBase64, env, image: K6_RUNNER_IMAGE } });
     const testRun = out.testRun ?? name;
-    const deadline = Date.now() + plannedSeconds(env) * 1000 + (o.startupMarginMs ?? 15 * 60_000);
+    const deadline = performance.now() + plannedSeconds(env) * 1000 + (o.startupMarginMs ?? 15 * 60_000);
     let stage: string | undefined;
     for (;;) {
       if (inv.signal?.aborted) return { exitCode: null, csv, console: consoleFile, stderrTail: "interrupted", wallS: (performance.now() - started) / 1000 };
       stage = await o.cluster.testRunStage(o.namespace, testRun).catch((e: Error) => (o.log?.(`TestRun ${testRun}: ${e.message}`), undefined));
       if (stage && FINAL_STAGES.includes(stage)) break;
-      if (Date.now() > deadline)
+      if (performance.now() > deadline)
         return {
           exitCode: null,
           csv,

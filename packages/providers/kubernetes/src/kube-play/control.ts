@@ -88,14 +88,14 @@ export async function kubePlayTargetControl(
         await podman(["pod", "stop", pod.pod]);
         await podman(["pod", "start", pod.pod]);
       });
-      const deadline = Date.now() + support.restartTimeoutSeconds * 1000;
+      const deadline = performance.now() + support.restartTimeoutSeconds * 1000;
       for (;;) {
         const ok = await fetch(health, { signal: AbortSignal.timeout(HEALTH_POLL_MS * 4) }).then(
           (r) => r.status === 200,
           () => false,
         );
         if (ok) break;
-        if (Date.now() > deadline) throw new TargetError(`${pod.pod} did not answer ${health} within ${support.restartTimeoutSeconds} s of its restart`);
+        if (performance.now() > deadline) throw new TargetError(`${pod.pod} did not answer ${health} within ${support.restartTimeoutSeconds} s of its restart`);
         await new Promise((r) => setTimeout(r, HEALTH_POLL_MS));
       }
       await refresh(pod.containers);

@@ -146,7 +146,7 @@ async function requireImages(doc: KubePlayDocument): Promise<void> {
 }
 
 async function waitHealthy(url: string, containers: string[], timeoutMs: number, checkStopped: () => void): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   for (;;) {
     checkStopped();
     const ok = await fetch(url, { signal: AbortSignal.timeout(HEALTH_POLL_MS * 4) }).then(
@@ -164,7 +164,7 @@ async function waitHealthy(url: string, containers: string[], timeoutMs: number,
         throw new Error(`${c} exited (${state}) before answering ${url}:\n${logs.trim()}`);
       }
     }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer 200 within ${timeoutMs / 1000} s`);
+    if (performance.now() > deadline) throw new Error(`${url} did not answer 200 within ${timeoutMs / 1000} s`);
     await new Promise((r) => setTimeout(r, HEALTH_POLL_MS));
   }
 }

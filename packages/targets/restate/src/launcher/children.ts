@@ -47,8 +47,8 @@ export class Children {
     this.stopping = true;
     const running = () => this.list.filter((c) => c.exited === undefined);
     for (const child of [...running()].reverse()) child.process.kill("SIGTERM");
-    const deadline = Date.now() + graceMs;
-    while (running().length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    const deadline = performance.now() + graceMs;
+    while (running().length > 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     for (const child of running()) child.process.kill("SIGKILL");
     while (running().length > 0) await new Promise((resolve) => setTimeout(resolve, 20));
   }

@@ -70,7 +70,7 @@ try {
   });
   children.start("restate-server", restateServerBinary(), ["--config-file", config, "--no-logo"], base);
 
-  const deadline = Date.now() + env.RESTATE_STARTUP_TIMEOUT * 1000;
+  const deadline = performance.now() + env.RESTATE_STARTUP_TIMEOUT * 1000;
   const aborted = () => children.firstExit();
   await waitFor("the service endpoint", deadline, () => listening(ports.service), aborted);
   await waitFor("the Restate admin API", deadline, () => adminHealthy(adminUrl), aborted);
@@ -83,7 +83,7 @@ try {
         return true;
       } catch (err) {
         // the admin API may answer before the cluster can take a deployment
-        if (Date.now() > deadline - 1000) throw err;
+        if (performance.now() > deadline - 1000) throw err;
         return false;
       }
     },

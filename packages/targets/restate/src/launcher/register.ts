@@ -24,12 +24,12 @@ async function answers(url: string): Promise<Response | undefined> {
   }
 }
 
-/** Polls until `ready` says yes, or throws after the deadline naming what was awaited. */
+/** Polls until `ready` says yes, or throws after the deadline (on `performance.now()`) naming what was awaited. */
 export async function waitFor(what: string, deadline: number, ready: () => Promise<boolean>, aborted: () => string | undefined): Promise<void> {
   while (!(await ready())) {
     const why = aborted();
     if (why) throw new Error(`${why} while waiting for ${what}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(100);
   }
 }
