@@ -77,7 +77,7 @@ func Load() (Config, error) {
 
 // MemberEnv is what the launcher passes to a member process besides the shared variables.
 type MemberEnv struct {
-	// Hosts are the membership (auto-managed provider) addresses of all members.
+	// Hosts are the membership (/_health) addresses of all members.
 	Hosts []string
 	Index int
 }

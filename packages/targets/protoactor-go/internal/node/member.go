@@ -1,8 +1,9 @@
 // Package node starts Proto.Actor cluster members: the actor system, remoting
-// on a free loopback port, the auto-managed cluster provider (members find
-// each other by polling each member's /_health on a list of loopback
-// addresses) and distributed-hash identity lookup (the owner of a grain is
-// chosen by rendezvous hashing over the members).
+// on a free loopback port, a cluster provider in the manner of Proto.Actor's
+// automanaged one (members find each other by polling each member's /_health
+// on a list of loopback addresses; LoopbackProvider) and distributed-hash
+// identity lookup (the owner of a grain is chosen by rendezvous hashing over
+// the members).
 package node
 
 import (
@@ -32,7 +33,7 @@ const ClusterName = "sfbench"
 
 // MemberOptions describe one member process.
 type MemberOptions struct {
-	// Membership is this member's listener for the auto-managed provider's /_health (on 127.0.0.1).
+	// Membership is this member's listener for the cluster provider's /_health (on 127.0.0.1).
 	Membership net.Listener
 	// Hosts are the membership addresses of all members, this one included.
 	Hosts       []string
@@ -73,12 +74,12 @@ func StartMember(opts MemberOptions) (*Member, error) {
 	system := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return opts.Log }))
 
 	// The provider serves /_health on our listener (bound to 127.0.0.1 by the
-	// launcher) instead of binding 0.0.0.0 itself.
+	// launcher); its answer is automanaged's node model.
 	web := echo.New()
 	web.HideBanner, web.HidePort = true, true
 	web.Listener = opts.Membership
 	membershipPort := opts.Membership.Addr().(*net.TCPAddr).Port
-	provider := automanaged.NewWithTesting(500*time.Millisecond, membershipPort, web, opts.Hosts...)
+	provider := NewLoopbackProvider(web, opts.Hosts, 500*time.Millisecond, 2*time.Second, slowMemberGrace, opts.Log)
 
 	cfg := cluster.Configure(ClusterName, provider, disthash.New(), remote.Configure("127.0.0.1", 0, remoteLimits...),
 		cluster.WithKinds(rt.Kinds()...), cluster.WithRequestTimeout(rt.Timeout))
@@ -91,9 +92,27 @@ func StartMember(opts MemberOptions) (*Member, error) {
 		}
 		return ctx.JSON(http.StatusOK, automanaged.NewNode(ClusterName, system.ID, host, port, membershipPort, c.GetClusterKinds()))
 	})
+	// A member that leaves the topology is blocked for good (Proto.Actor lets no
+	// id back in), and the grains it owned answer 504 from then on: say so at
+	// the level the target logs, with the members left, so a 504 can be traced.
+	system.EventStream.Subscribe(func(evt interface{}) {
+		if t, ok := evt.(*cluster.ClusterTopology); ok && len(t.Left) > 0 {
+			left := make([]string, len(t.Left))
+			for i, m := range t.Left {
+				left[i] = m.Id
+			}
+			opts.Log.Warn("members left the cluster for good", slog.Any("left", left), slog.Int("members", len(t.Members)))
+		}
+	})
 	c.StartMember()
 	return &Member{Runtime: rt, store: st}, nil
 }
+
+// slowMemberGrace is how long a member that is alive (its port takes
+// connections) may leave its /_health unanswered before the others drop it:
+// longer than a grain call's timeout, so a member starved of CPU on a loaded
+// machine is waited for like any slow answer, and a hung one still leaves.
+const slowMemberGrace = 30 * time.Second
 
 // remoteLimits raise gRPC's 4 MiB message limit: a remoting batch carries up
 // to 1000 messages, and micro's divide sends slices of up to 500,000 items.
