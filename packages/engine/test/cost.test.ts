@@ -3,9 +3,9 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MAX_COST_PROCESSES } from "@sfbench/core";
-import { describe, expect, it } from "vitest";
-import { descendants, labelOf, processLabel, readStat } from "../src/cost/proc.ts";
-import { cpuBetween, cpuByLabel, ProcessSampler } from "../src/cost/sampler.ts";
+import { describe, expect, it, vi } from "vitest";
+import { descendants, labelOf, processLabel, readStat, type ProcStat } from "../src/cost/proc.ts";
+import { cpuBetween, cpuByLabel, ProcessSampler, type ProcSource } from "../src/cost/sampler.ts";
 import { splitByProcess, stableCost } from "../src/experiment/phases/stable.ts";
 import { tracedCost } from "../src/experiment/phases/traced.ts";
 import { planSplit } from "../src/cost/affinity.ts";
@@ -122,6 +122,68 @@ describe("process sampling from /proc", () => {
     expect(result.groups.tree!.cpuSeconds).toBeLessThan(4);
     // never more than what the tree had used by the end, as a double count would be
     for (const p of series) expect(p.cpuSeconds).toBeLessThanOrEqual(series.at(-1)!.cpuSeconds + 1e-9);
+  });
+
+  /**
+   * A scripted /proc of a shell (pid 10) and its child (pid 11). Reading the child with `reapOnRead`
+   * set plays the race a loaded machine hits: the shell reaps it just after the sampler read the
+   * shell, so the child's time has moved into the shell's reaped time and the child is gone.
+   */
+  function shellAndChild() {
+    const k = { sh: { own: 0.01, reaped: 0, alive: true }, child: { own: 0.1, alive: true }, reapOnRead: false, shellExitsOnReap: false };
+    const stat = (pid: number, ppid: number, own: number, reaped: number): ProcStat => ({
+      pid,
+      comm: pid === 10 ? "sh" : "node",
+      ppid,
+      state: "R",
+      cpuSeconds: own,
+      childCpuSeconds: reaped,
+      rssBytes: 1 << 20,
+      start: pid,
+    });
+    const proc: ProcSource = {
+      livePids: () => [...(k.sh.alive ? [10] : []), ...(k.child.alive ? [11] : [])],
+      readStat: (pid) => {
+        if (pid === 10) return k.sh.alive ? stat(10, 1, k.sh.own, k.sh.reaped) : undefined;
+        if (pid !== 11 || !k.child.alive) return undefined;
+        if (!k.reapOnRead) return stat(11, 10, k.child.own, 0);
+        k.sh.reaped += k.child.own;
+        k.child.alive = false;
+        if (k.shellExitsOnReap) k.sh.alive = false;
+        return undefined;
+      },
+      label: (_pid, comm) => comm,
+    };
+    return { k, sampler: new ProcessSampler({ tree: () => (k.sh.alive ? [10] : []) }, 1000, {}, proc) };
+  }
+
+  it("counts a child reaped between its parent's read and its own, in the parent read again", () => {
+    const { k, sampler } = shellAndChild();
+    sampler.start();
+    k.child.own = 0.5;
+    k.reapOnRead = true;
+    const result = sampler.stop();
+    // the child grew 0.4 s and the shell nothing: before, the shell's early read counted the child nowhere
+    expect(result.groups.tree!.cpuSeconds).toBeCloseTo(0.4, 9);
+    expect(result.groups.tree!.byProcess).toEqual({ sh: expect.closeTo(0.5, 9), node: 0 });
+  });
+
+  it("keeps what was seen of a child whose parent reaped it after its read and then left", () => {
+    vi.useFakeTimers();
+    try {
+      const { k, sampler } = shellAndChild();
+      sampler.start();
+      k.child.own = 0.3;
+      vi.advanceTimersByTime(1000);
+      k.reapOnRead = true;
+      k.shellExitsOnReap = true;
+      const result = sampler.stop();
+      const series = result.series.tree!;
+      expect(series.map((p) => p.cpuSeconds)).toEqual([0, expect.closeTo(0.2, 9), expect.closeTo(0.2, 9)]);
+      expect(result.groups.tree!.cpuSeconds).toBeCloseTo(0.2, 9);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("splits a tree's CPU by what each process runs", async () => {

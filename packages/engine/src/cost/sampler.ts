@@ -5,8 +5,12 @@
  * of the children it has reaped. A tree's CPU over the phase is then, per
  * process, (last total - total when the phase started; a process born during
  * the phase counts from zero), where a process that exited and was reaped by
- * a parent still in the tree counts only minus its start value, because its
- * whole time now sits in that parent's cutime. Short-lived processes (a
+ * a parent in the tree counts only minus its start value once that parent
+ * has been read after the child was seen gone, because its whole time then
+ * sits in the parent's cutime. A parent read earlier, even in the same
+ * sample, may predate the reap: a child that vanishes between its parent's
+ * read and its own would otherwise count in neither (its parent is read
+ * again at once). Short-lived processes (a
  * PostgreSQL autovacuum worker, a backend for one connection) are counted
  * even when no sample saw them. A process reaped outside the tree (the root
  * itself, when the target dies) keeps what was last seen of it.
@@ -31,6 +35,14 @@
  * blocked its event loop for ~8 ms a time.)
  */
 import { childrenOf, livePids, processLabel, readStat, treePids, type ProcStat } from "./proc.ts";
+
+/** Where a sampler reads processes: /proc, or a scripted one in unit tests. */
+export interface ProcSource {
+  livePids(): number[];
+  readStat(pid: number): ProcStat | undefined;
+  /** processLabel */
+  label(pid: number, comm: string): string | undefined;
+}
 
 export interface TreeUsage {
   cpuSeconds: number;
@@ -82,6 +94,9 @@ interface Track {
   last: number;
   /** the sample that last saw it */
   lastSample: number;
+  /** the sampler's read count at its last read, and when it was seen gone: the order of a child's end and its parent's read */
+  lastRead: number;
+  goneRead?: number;
   /** what the process is (processLabel), read when first seen */
   label: string;
 }
@@ -90,8 +105,8 @@ const total = (s: ProcStat) => s.cpuSeconds + s.childCpuSeconds;
 
 /**
  * A tree's CPU from its first sample to sample `now`: each process's growth, where one that is gone
- * and was reaped by a parent still seen since counts only minus its start value, because its whole
- * time sits in that parent's cutime from then on.
+ * and was reaped by a parent read since it was seen gone counts only minus its start value, because
+ * its whole time sits in that parent's cutime from then on.
  */
 function treeCpu(tracks: Map<string, Track>, now: number): number {
   let cpu = 0;
@@ -105,8 +120,8 @@ function contributions(tracks: Map<string, Track>, now: number): Array<[Track, n
   for (const t of tracks.values()) byPid.set(t.pid, [...(byPid.get(t.pid) ?? []), t]);
   return [...tracks.values()].map((t) => {
     if (t.lastSample === now) return [t, t.last - t.first];
-    const goneAt = t.lastSample + 1;
-    const absorbed = (byPid.get(t.ppid) ?? []).some((p) => p.lastSample >= goneAt);
+    const gone = t.goneRead;
+    const absorbed = gone !== undefined && (byPid.get(t.ppid) ?? []).some((p) => p.lastRead > gone);
     return [t, absorbed ? -t.first : t.last - t.first];
   });
 }
@@ -130,6 +145,8 @@ export class ProcessSampler {
   /** per group with a counter: its reading at the first sample and at the latest */
   private readonly readings = new Map<string, { first: number; last: number }>();
   private readonly series = new Map<string, CpuPoint[]>();
+  /** stats read so far: orders a child's vanishing against its parent's reads */
+  private reads = 0;
 
   /**
    * groups: a name (e.g. "target", "services", "generator") -> root pids;
@@ -141,7 +158,13 @@ export class ProcessSampler {
     private readonly groups: Record<string, () => number[]>,
     private readonly intervalMs = 250,
     private readonly counters: Partial<Record<string, () => number>> = {},
+    private readonly proc: ProcSource = { livePids, readStat, label: processLabel },
   ) {}
+
+  private read(pid: number): ProcStat | undefined {
+    this.reads++;
+    return this.proc.readStat(pid);
+  }
 
   start(): void {
     this.started = performance.now();
@@ -157,11 +180,11 @@ export class ProcessSampler {
 
   /** Lists /proc and reads the stat of new pids only: their parents are what the trees need. */
   private refreshTable(): void {
-    const live = new Set(livePids());
+    const live = new Set(this.proc.livePids());
     for (const pid of this.known.keys()) if (!live.has(pid)) this.known.delete(pid);
     for (const pid of live) {
       if (this.known.has(pid)) continue;
-      const s = readStat(pid);
+      const s = this.read(pid);
       if (s) this.known.set(pid, { ppid: s.ppid });
     }
   }
@@ -173,14 +196,13 @@ export class ProcessSampler {
     const children = childrenOf([...this.known].map(([pid, k]) => ({ pid, ppid: k.ppid })));
     for (const [group, roots] of Object.entries(this.groups)) {
       const tracks = this.tracks.get(group)!;
-      let rss = 0;
-      for (const pid of treePids(roots(), (p) => this.known.has(p), children)) {
-        const s = readStat(pid);
-        if (!s) continue;
+      // a process that is not listed now was reaped before any of this sample's reads
+      const listed = this.reads;
+      const update = (pid: number, s: ProcStat) => {
         this.known.set(pid, { ppid: s.ppid });
         const key = `${pid}:${s.start}`;
         const t = tracks.get(key);
-        if (t) Object.assign(t, { ppid: s.ppid, last: total(s), lastSample: this.sampleNo });
+        if (t) Object.assign(t, { ppid: s.ppid, last: total(s), lastSample: this.sampleNo, lastRead: this.reads, goneRead: undefined });
         else
           tracks.set(key, {
             pid,
@@ -188,10 +210,29 @@ export class ProcessSampler {
             first: initial ? total(s) : 0,
             last: total(s),
             lastSample: this.sampleNo,
-            label: processLabel(pid, s.comm) ?? "?",
+            lastRead: this.reads,
+            label: this.proc.label(pid, s.comm) ?? "?",
           });
+      };
+      let rss = 0;
+      const vanished: number[] = [];
+      for (const pid of treePids(roots(), (p) => this.known.has(p), children)) {
+        const s = this.read(pid);
+        if (!s) {
+          vanished.push(pid);
+          for (const t of tracks.values()) if (t.pid === pid && t.lastSample < this.sampleNo) t.goneRead = this.reads;
+          continue;
+        }
+        update(pid, s);
         rss += s.rssBytes;
       }
+      // a child that vanished after its parent was read: the parent's cutime holds it only from now
+      for (const parent of new Set(vanished.map((pid) => this.known.get(pid)?.ppid))) {
+        if (parent === undefined || ![...tracks.values()].some((t) => t.pid === parent && t.lastSample === this.sampleNo)) continue;
+        const s = this.read(parent);
+        if (s && tracks.get(`${parent}:${s.start}`)?.lastSample === this.sampleNo) update(parent, s);
+      }
+      for (const t of tracks.values()) if (t.lastSample < this.sampleNo && t.goneRead === undefined) t.goneRead = listed;
       this.peaks.set(group, Math.max(this.peaks.get(group)!, rss));
       this.series.get(group)!.push({ t: Date.now(), cpuSeconds: treeCpu(tracks, this.sampleNo) });
       const counter = this.counters[group];
