@@ -21,7 +21,7 @@ import (
 // in one rule: it tells a member that is gone from one that is slow. A refused
 // connection (nothing listens on the member's port: it died) drops the member
 // at its first poll; a poll that times out keeps it while it answered within
-// SlowGrace. automanaged drops a member at its first poll slower than 2 s, and
+// its slow grace (slowMemberGrace). automanaged drops a member at its first poll slower than 2 s, and
 // Proto.Actor never lets a dropped member back in (its id is blocked), so a
 // member starved of CPU for 2 s on a loaded machine left the cluster for good
 // and every grain it owned answered 504 until the target was restarted.
@@ -77,7 +77,7 @@ func (p *LoopbackProvider) watch(c *cluster.Cluster) {
 	name := c.Config.Name
 	for {
 		var wg sync.WaitGroup
-		polls := make([]poll, len(p.hosts))
+		polls := make([]pollResult, len(p.hosts))
 		for i, host := range p.hosts {
 			wg.Add(1)
 			go func() {
@@ -107,25 +107,25 @@ func (p *LoopbackProvider) watch(c *cluster.Cluster) {
 	}
 }
 
-type poll struct {
+type pollResult struct {
 	node *automanaged.NodeModel
 	err  error
 }
 
-func (p *LoopbackProvider) poll(host string) poll {
+func (p *LoopbackProvider) poll(host string) pollResult {
 	res, err := p.client.Get("http://" + host + "/_health")
 	if err != nil {
-		return poll{err: err}
+		return pollResult{err: err}
 	}
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
-		return poll{err: fmt.Errorf("/_health answered %d", res.StatusCode)}
+		return pollResult{err: fmt.Errorf("/_health answered %d", res.StatusCode)}
 	}
 	var node automanaged.NodeModel
 	if err := json.NewDecoder(res.Body).Decode(&node); err != nil {
-		return poll{err: fmt.Errorf("/_health: %w", err)}
+		return pollResult{err: fmt.Errorf("/_health: %w", err)}
 	}
-	return poll{node: &node}
+	return pollResult{node: &node}
 }
 
 // Membership is what one member knows of the others: each host's node as it
