@@ -85,6 +85,8 @@ describe("the knee procedure", () => {
       warmupSettleTolerance: 0.1,
       warmupSettled: true,
       quietMaxS: 1,
+      // a target given by URL has nothing to watch: every wait counts as settled
+      quietUnsettled: 0,
       confirmCount: 2,
       confirmStepS: 4,
       confirmStepsDown: 1,

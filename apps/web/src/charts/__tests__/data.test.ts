@@ -510,6 +510,11 @@ describe("the knee procedure next to the knee", () => {
     expect(procedureText(mt, { warmupS: 8, warmupSteps: 6, warmupSettleTolerance: 0.1, warmupSettled: false, stepS: 6, quietMaxS: 4 })).toContain(
       "warm-up 6 x 8 s (not judged), the target's CPU per request still falling by more than 10% or its cores full at the last;",
     );
+    expect(procedureText(mt, { warmupS: 8, stepS: 6, quietMaxS: 30, quietUnsettled: 0 })).toContain("; quiet time up to 30 s between steps; confirmation");
+    expect(procedureText(mt, { warmupS: 8, stepS: 6, quietMaxS: 30, quietUnsettled: 2 })).toContain(
+      "quiet time up to 30 s between steps (2 steps began before the target settled, on the previous step's backlog);",
+    );
+    expect(procedureText(mt, { warmupS: 8, stepS: 6, quietMaxS: 30, quietUnsettled: 1 })).toContain("(1 step began before");
     expect(procedureText(mt, { warmupS: 8, stepS: 6, quietMaxS: 4, repeatNarrow: true })).toContain(
       "quiet time up to 4 s between steps; a search step that failed narrowly run again at once; confirmation",
     );

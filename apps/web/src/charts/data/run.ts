@@ -135,7 +135,11 @@ export function procedureText(mt: MaxThroughput, parameters: Cell["parameters"] 
         (p.warmupSettled === false
           ? `the target's CPU per request still falling by more than ${round(tolerance * 100)}% or its cores full at the last`
           : `until the target's CPU per request fell by at most ${round(tolerance * 100)}% from one to the next`);
-  const parts = [warmup, `steps of ${n("stepS") ?? "?"} s`, `quiet time up to ${n("quietMaxS")} s between steps`];
+  const unsettled = n("quietUnsettled") ?? 0;
+  const quiet =
+    `quiet time up to ${n("quietMaxS")} s between steps` +
+    (unsettled > 0 ? ` (${unsettled} step${unsettled === 1 ? "" : "s"} began before the target settled, on the previous step's backlog)` : "");
+  const parts = [warmup, `steps of ${n("stepS") ?? "?"} s`, quiet];
   if (p.repeatNarrow === true) parts.push("a search step that failed narrowly run again at once");
   const c = mt.knee?.confirmation;
   if (c)

@@ -13,7 +13,7 @@ import { confirmKnee, findKnee, roundRate, type KneeResult, type KneeStep } from
 import { runLoadStep, targetAnsweredInTime, targetCpu } from "../load-step.ts";
 import { confirmPlan } from "../profiles.ts";
 import { progress, type LoadOutcome, type Phase } from "../phase.ts";
-import { waitQuiet } from "../quiet.ts";
+import { type QuietOutcome, waitQuiet } from "../quiet.ts";
 
 declare module "../phase.ts" {
   interface CellState {
@@ -164,11 +164,16 @@ export const ramp: Phase = {
     const steps: LoadOutcome[] = [];
     const phases: StepPhase[] = [];
     const quietS: number[] = [];
+    let unsettled = 0;
     const cores: (number | undefined)[] = [];
     const load = async (rate: number, kind: StepPhase, durationS: number) => {
       // the step after an overload inherits its drain unless the target settles first
-      const waited = steps.length ? await waitQuiet(proc.quiet, ctx.targetPids, ctx.signal) : 0;
+      const waited: QuietOutcome = steps.length ? await waitQuiet(proc.quiet, ctx.targetPids, ctx.signal) : { seconds: 0, settled: true };
       const detail = `${kind} step ${steps.length + 1} at ${rate}/s`;
+      if (!waited.settled) {
+        unsettled++;
+        progress(ctx, cell, "ramp", `${detail} starts on a backlog: the target still used ${waited.cores} cores after ${waited.seconds} s`);
+      }
       const p = await runLoadStep(ctx, cell, {
         rate,
         durationS,
@@ -181,7 +186,7 @@ export const ramp: Phase = {
       });
       steps.push(p);
       phases.push(kind);
-      quietS.push(waited);
+      quietS.push(waited.seconds);
       cores.push(ctx.targetPids().length ? coresUsed(targetCpu(p.usage, p.agg)) : undefined);
       return judgeStep(p.step).sustainable;
     };
@@ -291,6 +296,7 @@ export const ramp: Phase = {
         ...(proc.warmupSettle ? { warmupSettleTolerance: proc.warmupSettle.tolerance, warmupSettled: warm.settled } : {}),
         quietMaxS: proc.quiet.maxS,
         quietCpuShare: proc.quiet.cpuShare,
+        quietUnsettled: unsettled,
         confirmCount: proc.confirm.count,
         confirmStepS: proc.confirm.stepS,
         confirmStepsDown: proc.confirm.stepsDown,

@@ -88,7 +88,7 @@ export const stable: Phase = {
     const basis = ramp.sustainableRate ?? ramp.peak;
     const rate = s.fixedStableRate ?? Math.max(0.1, roundRate(basis * s.stableShare));
     // the stable figures are the target's at this rate, not those of a queue the ramp left behind
-    const drainedS = await waitQuiet(s.procedure.drain, ctx.targetPids, ctx.signal);
+    const drainedS = (await waitQuiet(s.procedure.drain, ctx.targetPids, ctx.signal)).seconds;
     const outcome = await runLoadStep(ctx, cell, {
       rate,
       durationS: s.stableS,
